@@ -1,0 +1,79 @@
+// Results of the analysis layer, stored next to the measurements they were computed from.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+#include "model/json_support.hpp"
+
+namespace kprof {
+
+enum class Verdict { ok, warn, unavailable };
+NLOHMANN_JSON_SERIALIZE_ENUM(Verdict, {{Verdict::ok, "ok"}, {Verdict::warn, "warn"}, {Verdict::unavailable, "unavailable"}})
+
+// One row of the metric interpretation table: value against its healthy threshold.
+struct MetricVerdict {
+  std::string metric;     // canonical field name ("tensor_pipe_pct")
+  std::string label;      // "TC util"
+  std::optional<double> value;
+  std::string unit;       // "%", "B", ""
+  std::string healthy;    // "> 60%"
+  Verdict verdict = Verdict::unavailable;
+  std::string meaning;    // what a bad value means, from the thresholds file
+};
+KPROF_JSON(MetricVerdict, metric, label, value, unit, healthy, verdict, meaning)
+
+enum class BottleneckKind { memory, compute, latency, balanced, unknown };
+NLOHMANN_JSON_SERIALIZE_ENUM(BottleneckKind, {{BottleneckKind::memory, "memory"}, {BottleneckKind::compute, "compute"},
+                                              {BottleneckKind::latency, "latency"}, {BottleneckKind::balanced, "balanced"},
+                                              {BottleneckKind::unknown, "unknown"}})
+
+struct Bottleneck {
+  BottleneckKind kind = BottleneckKind::unknown;
+  bool locality_issue = false;  // L2 hit rate under its threshold
+  std::string unit;             // what binds: "DRAM", "tensor pipe", "FP32 pipe (SM)", "grid too small", ...
+  std::string root_cause;       // at most two sentences
+  std::string key_issue;        // one short phrase for tables
+  std::string rule;             // which classification rule fired, for the reader
+};
+KPROF_JSON(Bottleneck, kind, locality_issue, unit, root_cause, key_issue, rule)
+
+// Placement of one kernel against one roof.
+struct RooflinePlacement {
+  std::string precision;          // peak used: "bf16", "fp32", ...
+  std::string memory_level = "dram";
+  double peak_tflops = 0;
+  double peak_gbps = 0;
+  std::string peak_source;        // "datasheet" / "measured", with the figure's source
+  double ridge_flop_per_byte = 0; // peak_tflops*1e12 / (peak_gbps*1e9)
+  double arithmetic_intensity = 0;
+  double achieved_tflops = 0;
+  double roof_tflops = 0;         // min(peak, AI * bandwidth)
+  double pct_of_roof = 0;         // achieved / roof * 100
+  std::string bound_by;           // "memory" (left of ridge) or "compute"
+  std::string flops_source;       // "counters" or "declared"
+};
+KPROF_JSON(RooflinePlacement, precision, memory_level, peak_tflops, peak_gbps, peak_source, ridge_flop_per_byte,
+           arithmetic_intensity, achieved_tflops, roof_tflops, pct_of_roof, bound_by, flops_source)
+
+struct Opportunity {
+  std::string name;             // "Raise occupancy"
+  double est_gain_pct = 0;      // estimated reduction of kernel time, %, already bounded by roofline headroom
+  std::string trigger_metric;   // "achieved_occupancy_pct"
+  std::optional<double> trigger_value;
+  std::string trigger;          // "achieved_occupancy=12.5%" as printed
+  std::string rationale;        // one sentence
+  std::string source;           // "kprof" or "ncu:<RuleName>"
+};
+KPROF_JSON(Opportunity, name, est_gain_pct, trigger_metric, trigger_value, trigger, rationale, source)
+
+struct KernelAnalysis {
+  std::vector<MetricVerdict> verdicts;
+  Bottleneck bottleneck;
+  std::optional<RooflinePlacement> roofline;
+  std::vector<RooflinePlacement> hierarchical;   // per memory level when bytes per level are known
+  std::vector<Opportunity> opportunities;        // ranked, best first (top 3 shown in the contract)
+  std::vector<std::string> notes;                // e.g. "FLOPs unavailable: roofline skipped"
+};
+KPROF_JSON(KernelAnalysis, verdicts, bottleneck, roofline, hierarchical, opportunities, notes)
+
+}  // namespace kprof

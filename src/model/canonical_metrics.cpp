@@ -1,0 +1,43 @@
+#include "model/canonical_metrics.hpp"
+
+namespace kprof {
+
+std::optional<double> CanonicalMetrics::total_flops() const {
+  bool any = false;
+  double sum = 0;
+  for (const auto& f : {flops_fp64, flops_fp32, flops_fp16, flops_tensor})
+    if (f) { any = true; sum += *f; }
+  return any ? std::optional<double>(sum) : std::nullopt;
+}
+
+std::optional<double> CanonicalMetrics::achieved_tflops() const {
+  auto f = total_flops();
+  if (!f || !duration_ns || *duration_ns <= 0) return std::nullopt;
+  return *f / (*duration_ns * 1e-9) / 1e12;
+}
+
+std::optional<double> CanonicalMetrics::achieved_dram_gbps() const {
+  if (!dram_bytes || !duration_ns || *duration_ns <= 0) return std::nullopt;
+  return *dram_bytes / (*duration_ns * 1e-9) / 1e9;
+}
+
+std::optional<double> CanonicalMetrics::arithmetic_intensity() const {
+  auto f = total_flops();
+  if (!f || !dram_bytes || *dram_bytes <= 0) return std::nullopt;
+  return *f / *dram_bytes;
+}
+
+std::string CanonicalMetrics::dominant_precision() const {
+  std::string best;
+  double best_v = 0;
+  auto consider = [&](const std::optional<double>& v, const std::string& name) {
+    if (v && *v > best_v) { best_v = *v; best = name; }
+  };
+  consider(flops_tensor, tensor_precision.empty() ? std::string("bf16") : tensor_precision);
+  consider(flops_fp32, "fp32");
+  consider(flops_fp64, "fp64");
+  consider(flops_fp16, "fp16");
+  return best;
+}
+
+}  // namespace kprof

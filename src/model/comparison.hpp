@@ -1,0 +1,35 @@
+// Two runs side by side (baseline vs current): what `kprof compare`, "vs Baseline" and "vs Previous" show.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+#include "model/json_support.hpp"
+
+namespace kprof {
+
+struct ComparisonRow {
+  std::string metric;      // "Duration (us)", "Achieved TFLOP/s", ...
+  std::optional<double> previous;
+  std::optional<double> current;
+  std::optional<double> change_pct;  // (current - previous) / previous * 100
+  bool lower_is_better = false;
+  std::string verdict;     // "better", "worse", "same" (within noise or threshold), "" when not comparable
+};
+KPROF_JSON(ComparisonRow, metric, previous, current, change_pct, lower_is_better, verdict)
+
+struct StageComparison {
+  std::string stage;       // stage / kernel label present in either run
+  std::vector<ComparisonRow> rows;
+};
+KPROF_JSON(StageComparison, stage, rows)
+
+struct Comparison {
+  std::string baseline_label;  // "mla v1 (20261130-120000)"
+  std::string current_label;
+  std::vector<ComparisonRow> summary;     // whole run
+  std::vector<StageComparison> stages;
+  std::vector<std::string> notes;         // e.g. "different devices", "different params"
+};
+KPROF_JSON(Comparison, baseline_label, current_label, summary, stages, notes)
+
+}  // namespace kprof

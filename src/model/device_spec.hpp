@@ -1,0 +1,55 @@
+// Device peaks: datasheet figures with their source, optionally overridden by measured ones.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+#include "model/json_support.hpp"
+
+namespace kprof {
+
+// One peak figure and where it came from ("NVIDIA H200 datasheet, 2024", "kprof peaks --measure 2026-11-30").
+struct Peak {
+  double value = 0;
+  std::string source;
+};
+KPROF_JSON(Peak, value, source)
+
+// Keys used in `datasheet` / `measured` (units in the key name):
+//   dram_gbps, l2_gbps, smem_gbps, fp64_tflops, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, fp8_tflops
+struct DeviceSpec {
+  std::string name;                  // "NVIDIA H200 SXM"
+  std::string id;                    // "h200-sxm": short key, used in file names
+  std::vector<std::string> aliases;  // names profilers print ("NVIDIA H200")
+  std::string compute_capability;    // "9.0"
+  int sm_count = 0;
+  double boost_clock_mhz = 0;
+  double memory_clock_mhz = 0;
+  double l2_mb = 0;
+  double memory_gb = 0;
+  std::map<std::string, Peak> datasheet;
+  std::map<std::string, Peak> measured;  // overrides datasheet values key by key
+  std::string notes;
+
+  // Measured value if present, else datasheet; nullopt when neither has the key.
+  std::optional<Peak> peak(const std::string& key) const;
+  // "measured" or "datasheet" for the value peak(key) returns.
+  std::string peak_kind(const std::string& key) const;
+  // Ridge point (FLOP/byte) for a precision ("bf16", "fp32", ...) against DRAM bandwidth.
+  std::optional<double> ridge(const std::string& precision) const;
+};
+KPROF_JSON(DeviceSpec, name, id, aliases, compute_capability, sm_count, boost_clock_mhz, memory_clock_mhz, l2_mb,
+           memory_gb, datasheet, measured, notes)
+
+// What the profile says about the GPU it ran on.
+struct DeviceInfo {
+  std::string name;                // as printed by the profiler ("NVIDIA H200"); may be empty
+  std::string compute_capability;  // "9.0"
+  int sm_count = 0;
+  double sm_clock_mhz = 0;         // from the profile when present
+  double memory_clock_mhz = 0;
+  std::string matched_spec;        // DeviceSpec::id it was matched to, empty when none
+};
+KPROF_JSON(DeviceInfo, name, compute_capability, sm_count, sm_clock_mhz, memory_clock_mhz, matched_spec)
+
+}  // namespace kprof

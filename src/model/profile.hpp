@@ -1,0 +1,130 @@
+// The one data model every collector fills and every renderer reads:
+// ProfileRun → Stage → KernelGroup → KernelLaunch.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+#include "model/analysis.hpp"
+#include "model/canonical_metrics.hpp"
+#include "model/device_spec.hpp"
+#include "model/json_support.hpp"
+#include "model/metric.hpp"
+#include "model/params.hpp"
+
+namespace kprof {
+
+struct LaunchConfig {
+  std::array<int, 3> grid{0, 0, 0};
+  std::array<int, 3> block{0, 0, 0};
+  int registers_per_thread = 0;
+  std::int64_t shared_mem_static_bytes = 0;
+  std::int64_t shared_mem_dynamic_bytes = 0;
+  std::string str() const;  // "grid (1056,1,1) block (256,1,1)"
+};
+KPROF_JSON(LaunchConfig, grid, block, registers_per_thread, shared_mem_static_bytes, shared_mem_dynamic_bytes)
+
+// A metric as a details-page section shows it ("GPU Speed Of Light Throughput" / "Duration").
+struct SectionMetric {
+  std::string section;
+  std::string name;
+  std::string unit;  // base unit after conversion
+  std::optional<double> value;
+  std::string text;  // as printed, for non-numeric values
+};
+KPROF_JSON(SectionMetric, section, name, unit, value, text)
+
+// One result of an NCU rule (the guided-analysis text).
+struct RuleResult {
+  std::string section;       // "SpeedOfLight", "Occupancy", ...
+  std::string name;          // "SOLBottleneck", "AchievedOccupancy", ...
+  std::string type;          // "OPT", "INF", "WRN"
+  std::string description;
+  std::string speedup_type;  // "global", "local" or ""
+  std::optional<double> speedup_pct;
+};
+KPROF_JSON(RuleResult, section, name, type, description, speedup_type, speedup_pct)
+
+// One kernel launch as a collector saw it.
+struct KernelLaunch {
+  int id = -1;                   // profiler's launch ID (ncu "ID"), or the order seen
+  std::string name;              // demangled signature as printed: "fma_loop(float *, int)"
+  std::string function;          // base name: "fma_loop"
+  std::string mangled;           // when known
+  std::string nvtx_range;        // innermost push/pop range ("stage_fma"), "" when none
+  std::vector<std::string> nvtx_stack;  // outermost first
+  std::int64_t stream = -1;
+  std::int64_t context = -1;
+  int device = 0;
+  LaunchConfig launch;
+  std::optional<double> duration_ns;
+  std::optional<double> start_ns;  // trace timestamps, when a tracer saw it
+  MetricMap metrics;               // raw metrics, base units
+  std::vector<SectionMetric> sections;
+  std::vector<RuleResult> rules;
+};
+KPROF_JSON(KernelLaunch, id, name, function, mangled, nvtx_range, nvtx_stack, stream, context, device, launch,
+           duration_ns, start_ns, metrics, sections, rules)
+
+// Order statistics of repeated measurements.
+struct SampleStats {
+  std::size_t count = 0;
+  double median = 0, min = 0, max = 0, mean = 0, p10 = 0, p90 = 0, stdev = 0;
+  double cv() const { return mean != 0 ? stdev / mean : 0; }
+  static SampleStats of(std::vector<double> samples);
+};
+KPROF_JSON(SampleStats, count, median, min, max, mean, p10, p90, stdev)
+
+// Work the plan declares for a stage (no counters needed).
+struct DeclaredWork {
+  std::optional<double> flops;
+  std::optional<double> min_bytes;
+  std::string precision;  // "bf16", "fp32" ...
+};
+KPROF_JSON(DeclaredWork, flops, min_bytes, precision)
+
+// One kernel (by function name and launch shape) within one stage; repeated launches are aggregated.
+struct KernelGroup {
+  std::string kernel;            // function base name
+  std::string signature;         // full demangled name
+  std::string label;             // what tables print: "fma_loop" or "fma_loop [66x1x1]" when shapes differ
+  LaunchConfig launch;
+  std::vector<KernelLaunch> launches;
+  SampleStats duration_ns;       // over launches
+  CanonicalMetrics metrics;      // from the representative (median-duration) launch
+  int representative = -1;       // index into launches
+  DeclaredWork declared;
+  std::optional<KernelAnalysis> analysis;  // filled by the analysis layer
+};
+KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns, metrics, representative, declared,
+           analysis)
+
+struct Stage {
+  std::string name;              // NVTX range, or the kernel name when the export has no ranges
+  std::vector<KernelGroup> kernels;
+  DeclaredWork declared;
+  double total_duration_ns() const;  // sum over kernels of count × median
+};
+KPROF_JSON(Stage, name, kernels, declared)
+
+struct ProfileRun {
+  std::string schema = "kprof.profile/1";
+  std::string mode;              // "annotation", "ncu", "event", "nsys", "import"
+  std::string kernel;            // package / kernel name ("mla"), or the process name
+  std::string version = "-";
+  ProblemParams params;
+  DeviceInfo device;
+  std::optional<DeviceSpec> device_spec;  // the spec used for peaks (copied, so the run is self-contained)
+  std::string timestamp;         // ISO 8601 UTC, when collected or imported
+  std::string command;           // profiled command line, when known
+  std::vector<std::string> sources;  // input files
+  std::string clock_control;     // "none", "base", ... as profiled
+  std::vector<Stage> stages;
+  std::vector<std::string> warnings;
+  std::optional<Bottleneck> overall;  // whole-run bottleneck (the stage that dominates time)
+};
+KPROF_JSON(ProfileRun, schema, mode, kernel, version, params, device, device_spec, timestamp, command, sources,
+           clock_control, stages, warnings, overall)
+
+}  // namespace kprof

@@ -1,0 +1,45 @@
+// Error types that carry what the user needs to act: which input, where, and the process exit code.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace kprof {
+
+// Exit codes (documented in docs/cli.md).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,        // internal error
+  kExitUsage = 2,          // bad command line
+  kExitBadInput = 3,       // malformed or unreadable input file
+  kExitNoGpu = 4,          // no GPU / driver
+  kExitNoTool = 5,         // ncu or another tool missing
+  kExitNoPermission = 6,   // ERR_NVGPUCTRPERM and friends
+  kExitProgramFailed = 7,  // the profiled program crashed or exited non-zero
+  kExitBusy = 8,           // another kprof profiling run holds the GPU lock (--no-wait)
+  kExitInterrupted = 130,  // Ctrl-C
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(const std::string& msg, int exit_code = kExitFailure) : std::runtime_error(msg), code_(exit_code) {}
+  int exit_code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+// Malformed input: names the file and line.
+class ParseError : public Error {
+ public:
+  ParseError(const std::string& file, long line, const std::string& what)
+      : Error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + what, kExitBadInput),
+        file_(file), line_(line) {}
+  const std::string& file() const { return file_; }
+  long line() const { return line_; }
+
+ private:
+  std::string file_;
+  long line_;
+};
+
+}  // namespace kprof

@@ -1,0 +1,15 @@
+// File helpers: every write kprof makes is atomic (temporary file + rename), so a crash or Ctrl-C
+// never leaves a half-written report next to good ones.
+#pragma once
+#include <filesystem>
+#include <string>
+
+namespace kprof {
+
+std::string read_file(const std::filesystem::path& p);  // throws Error (exit 3) when unreadable
+void write_file_atomic(const std::filesystem::path& p, const std::string& content);  // creates parent dirs
+void append_file_atomic(const std::filesystem::path& p, const std::string& content);  // read + write whole
+std::string utc_timestamp();        // "2026-11-30T12:34:56Z"
+std::string utc_timestamp_dir();    // "20261130-123456" (filesystem-safe, sorts by time)
+
+}  // namespace kprof

@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include "model/profile.hpp"
+
+using namespace kprof;
+
+TEST(ProblemParams, DirNameIsCanonicalAndSorted) {
+  ProblemParams p;
+  p.set("t", "4096");
+  p.set("b", "32");
+  p.set("s", "16");
+  p.set("dtype", "bf16");
+  EXPECT_EQ(p.dir_name(), "b32_s16_t4096_bf16");
+  EXPECT_EQ(ProblemParams{}.dir_name(), "default");
+}
+
+TEST(ProblemParams, RejectsBadValues) {
+  ProblemParams p;
+  EXPECT_THROW(p.set("b", "3x"), std::invalid_argument);
+  EXPECT_THROW(p.set("b", "-1"), std::invalid_argument);
+  EXPECT_THROW(p.set("../b", "1"), std::invalid_argument);
+  EXPECT_THROW(p.set("dtype", "bf/16"), std::invalid_argument);
+}
+
+TEST(SampleStats, QuantilesByInterpolation) {
+  auto s = SampleStats::of({5, 1, 4, 2, 3});
+  EXPECT_EQ(s.count, 5u);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.p10, 1.4);
+  EXPECT_DOUBLE_EQ(s.p90, 4.6);
+  EXPECT_NEAR(s.stdev, 1.5811388, 1e-6);
+}
+
+TEST(ProfileRun, JsonRoundTripIsLossless) {
+  ProfileRun run;
+  run.mode = "import";
+  run.kernel = "kernels";
+  run.params.set("b", "32");
+  run.params.dtype = "bf16";
+  run.device.name = "NVIDIA H200";
+  Stage st;
+  st.name = "stage_fma";
+  KernelGroup g;
+  g.kernel = "fma_loop";
+  KernelLaunch l;
+  l.id = 6;
+  l.name = "fma_loop(float *, int)";
+  l.duration_ns = 1026528.0;
+  l.metrics["gpu__time_duration.sum"] = MetricValue{1026528.0, "ns", "", true};
+  l.rules.push_back(RuleResult{"Occupancy", "AchievedOccupancy", "OPT", "text, with \"quotes\"", "local", 42.48});
+  g.launches.push_back(l);
+  g.metrics.duration_ns = 1026528.0;
+  g.metrics.flops_fp32 = 0.1 + 0.2;  // not exactly representable: must still round-trip
+  g.metrics.unavailable = {"tensor_pipe_pct"};
+  KernelAnalysis a;
+  a.bottleneck.kind = BottleneckKind::compute;
+  a.opportunities.push_back(Opportunity{"Raise occupancy", 12.5, "achieved_occupancy_pct", 57.5, "x=57.5%", "r", "kprof"});
+  g.analysis = a;
+  st.kernels.push_back(g);
+  run.stages.push_back(st);
+
+  json j = run;
+  ProfileRun back = j.get<ProfileRun>();
+  EXPECT_EQ(json(back).dump(), j.dump());
+  EXPECT_EQ(back.stages[0].kernels[0].metrics.flops_fp32, 0.1 + 0.2);
+  EXPECT_FALSE(back.stages[0].kernels[0].metrics.tensor_pipe_pct.has_value());
+  EXPECT_EQ(back.stages[0].kernels[0].analysis->bottleneck.kind, BottleneckKind::compute);
+}
