@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds kprof and runs every test (the README's second Quick start command; .ci/run calls it).
+# GPU tests skip with a message when no GPU is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cmake --preset release
+cmake --build --preset release
+ctest --preset release
