@@ -1,0 +1,102 @@
+// kprof command line: subcommands, options, and the mapping from errors to exit codes (docs/cli.md).
+#include "cli/app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <csignal>
+#include <iostream>
+
+#include "cli/commands/commands.hpp"
+#include "util/errors.hpp"
+
+namespace kprof::cli {
+
+namespace {
+
+void add_common(CLI::App* sub, CommonOptions& c) {
+  sub->add_option("--devices", c.devices_file, "Extra devices.json; its entries override the shipped ones");
+  sub->add_option("--thresholds", c.thresholds_file, "thresholds.toml overriding the shipped healthy thresholds");
+  sub->add_flag("--json", c.json, "Print machine-readable JSON instead of Markdown");
+  sub->add_flag("-q,--quiet", c.quiet, "Print only errors");
+}
+
+// Problem parameters are free-form `--name=value` flags (`--b=32 --s=16 --dtype=bf16`).
+void take_params(const std::vector<std::string>& extras, ProblemParams& params) {
+  for (const auto& arg : extras) {
+    if (arg.rfind("--", 0) != 0 || arg.find('=') == std::string::npos)
+      throw Error("unexpected argument '" + arg + "' (problem parameters are written --name=value)", kExitUsage);
+    auto eq = arg.find('=');
+    try {
+      params.set(arg.substr(2, eq - 2), arg.substr(eq + 1));
+    } catch (const std::invalid_argument& e) {
+      throw Error(e.what(), kExitUsage);
+    }
+  }
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{"kprof: profile GPU kernels, name the bottleneck, rank what to try next"};
+  app.set_version_flag("--version", std::string("kprof ") + KPROF_VERSION);
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 no GPU, 5 tool missing,\n"
+             "6 no counter permission, 7 profiled program failed, 8 GPU busy, 130 interrupted (docs/cli.md).");
+
+  AnalyzeOptions an;
+  auto* analyze = app.add_subcommand("analyze", "Analyse Nsight Compute CSV exports (or an artifact directory)");
+  analyze->add_option("inputs", an.inputs, "ncu --csv files (raw, details, source, session pages) or an artifact dir")
+      ->required();
+  analyze->add_option("--kernel", an.kernel, "Kernel/package name (default: the profiled process name)");
+  analyze->add_option("--version", an.version, "Version label (default: -)");
+  analyze->add_option("--baseline", an.baseline, "Artifact directory (or profile.json) to compare with");
+  analyze->add_option("--out-root", an.out_root, "Root of the artifact tree")->capture_default_str();
+  analyze->add_option("--out", an.out_dir, "Exact artifact directory to write");
+  analyze->add_flag("--devlog", an.devlog, "Append a devlog entry to <docs>/<kernel>.md");
+  analyze->add_option("--docs", an.docs_dir, "Devlog folder")->capture_default_str();
+  analyze->add_flag("!--no-write", an.write, "Print only; write no artifact directory");
+  analyze->allow_extras();
+  analyze->footer("Problem parameters: --name=value (e.g. --b=32 --s=16 --t=4096 --dtype=bf16).");
+  add_common(analyze, an.common);
+
+  CompareOptions cmp;
+  auto* compare = app.add_subcommand("compare", "Compare two artifact directories (baseline, current)");
+  compare->add_option("baseline", cmp.baseline, "Baseline artifact directory or profile.json")->required();
+  compare->add_option("current", cmp.current, "Current artifact directory or profile.json")->required();
+  add_common(compare, cmp.common);
+
+  DevlogOptions dl;
+  auto* devlog = app.add_subcommand("devlog", "Append a devlog entry for an artifact to docs/kernels/<kernel>.md");
+  devlog->add_option("artifact", dl.artifact, "Artifact directory or profile.json")->required();
+  devlog->add_option("--docs", dl.docs_dir, "Devlog folder")->capture_default_str();
+  add_common(devlog, dl.common);
+
+  DevicesOptions dev;
+  auto* devices = app.add_subcommand("devices", "List known devices and their peaks (datasheet or measured)");
+  devices->add_option("--show", dev.show, "Show every peak of one device, with sources");
+  add_common(devices, dev.common);
+
+  try {
+    app.parse(argc, argv);
+    if (*analyze) {
+      take_params(analyze->remaining(), an.params);
+      return cmd_analyze(an);
+    }
+    if (*compare) return cmd_compare(cmp);
+    if (*devlog) return cmd_devlog(dl);
+    if (*devices) return cmd_devices(dev);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  } catch (const Error& e) {
+    std::cerr << "kprof: error: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "kprof: internal error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace kprof::cli

@@ -1,5 +1,0 @@
-#include "cli/app.hpp"
-#include <cstdio>
-namespace kprof::cli {
-int run(int, char**) { std::puts("kprof: not yet"); return 0; }
-}
