@@ -12,7 +12,7 @@ python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', tr
 nvcc -O2 -arch=sm_90 -lineinfo -o $W/kernels examples/programs/probe_kernels.cu -lnvToolsExt 2>&1 || \
   nvcc -O2 -arch=sm_90 -lineinfo -o $W/kernels examples/programs/probe_kernels.cu 2>&1
 M=$(grep -v '^#' data/ncu-annotation-metrics.txt | grep . | paste -sd, -)
-t() { local s=$(date +%s.%N); "$@" >/dev/null 2>&1; local rc=$?; echo "$(echo "$(date +%s.%N) - $s" | bc) rc=$rc"; }
+t() { local s=$EPOCHREALTIME; "$@" >/dev/null 2>&1; local rc=$?; awk -v a=$s -v b=$EPOCHREALTIME -v rc=$rc 'BEGIN{printf "%.2f s rc=%d", b-a, rc}'; }
 echo "plain run: $(t $W/kernels 1)" | tee -a $OUT/timing.txt
 echo "set full: $(t ncu --clock-control none --set full -f -o $W/full $W/kernels 1)" | tee -a $OUT/timing.txt
 echo "metrics all launches: $(t ncu --clock-control none --metrics $M --csv --page raw --print-units base --log-file $W/all.csv $W/kernels 1)" | tee -a $OUT/timing.txt
