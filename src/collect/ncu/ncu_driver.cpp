@@ -1,0 +1,113 @@
+#include "collect/ncu/ncu_driver.hpp"
+
+#include <filesystem>
+#include <sstream>
+
+#include "util/errors.hpp"
+#include "util/fs.hpp"
+
+namespace kprof::ncu {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> ncu_collect_args(const NcuRunOptions& opt) {
+  std::vector<std::string> a{opt.ncu, "--clock-control", opt.clock_control, "--nvtx"};
+  std::string name_re = opt.kernel_regex.empty() ? ".*" : opt.kernel_regex;
+  if (opt.mode == "annotation") {
+    std::string joined;
+    for (const auto& m : opt.metrics) joined += (joined.empty() ? "" : ",") + m;
+    a.insert(a.end(), {"--metrics", joined});
+    if (opt.first_launch_per_kernel) {
+      // context:stream:name:invocation — invocation 1 of every kernel matching the name filter.
+      a.insert(a.end(), {"--kernel-id", "::regex:" + name_re + ":1"});
+    } else if (!opt.kernel_regex.empty()) {
+      a.insert(a.end(), {"-k", "regex:" + opt.kernel_regex});
+    }
+    a.insert(a.end(), {"--csv", "--page", "raw", "--print-units", "base", "--log-file",
+                       (fs::path(opt.work_dir) / "ncu_raw.csv").string()});
+  } else {
+    a.insert(a.end(), {"--set", "full", "--import-source", "yes", "-f", "-o",
+                       (fs::path(opt.work_dir) / "profile").string()});
+    if (!opt.kernel_regex.empty()) a.insert(a.end(), {"-k", "regex:" + opt.kernel_regex});
+  }
+  if (!opt.nvtx_include.empty()) a.insert(a.end(), {"--nvtx-include", opt.nvtx_include});
+  if (opt.launch_skip > 0) a.insert(a.end(), {"-s", std::to_string(opt.launch_skip)});
+  if (opt.launch_count > 0) a.insert(a.end(), {"-c", std::to_string(opt.launch_count)});
+  a.insert(a.end(), opt.extra_args.begin(), opt.extra_args.end());
+  a.insert(a.end(), opt.command.begin(), opt.command.end());
+  return a;
+}
+
+void classify_ncu_log(const std::string& log, NcuRunResult& r) {
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("==ERROR==", 0) == 0 || line.rfind("==WARNING==", 0) == 0) r.messages.push_back(line);
+    if (line.find("ERR_NVGPUCTRPERM") != std::string::npos)
+      throw Error(
+          "Nsight Compute has no permission to read the GPU performance counters (ERR_NVGPUCTRPERM).\n"
+          "  Fix: run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0\n"
+          "  (e.g. `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in /etc/modprobe.d, then reboot);\n"
+          "  in a container add --cap-add=SYS_ADMIN. `kprof run --prof_type=event` needs no counters.",
+          kExitNoPermission);
+    if (line.find("no CUDA-capable device") != std::string::npos || line.find("CUDA_ERROR_NO_DEVICE") != std::string::npos)
+      throw Error("no CUDA GPU is visible to the profiled program (ncu: " + line + ")", kExitNoGpu);
+    if (line.find("The application returned an error code") != std::string::npos ||
+        line.find("application terminated") != std::string::npos) {
+      r.program_failed = true;
+      r.failure = line;
+    }
+    if (line.find("No kernels were profiled") != std::string::npos && r.failure.empty())
+      r.failure = "ncu profiled no kernels (check the kernel/NVTX filters and that the program launches kernels)";
+  }
+}
+
+NcuRunResult run_ncu(const NcuRunOptions& opt) {
+  auto ncu_exe = find_executable(opt.ncu);
+  if (!ncu_exe)
+    throw Error("Nsight Compute (`" + opt.ncu + "`) is not on PATH. Install Nsight Compute or pass --ncu PATH; "
+                "`--prof_type=event` and `--prof_type=nsys` work without it.", kExitNoTool);
+  fs::create_directories(opt.work_dir);
+  NcuRunResult r;
+  r.log_file = (fs::path(opt.work_dir) / "ncu_console.log").string();
+  ProcessSpec spec;
+  spec.argv = ncu_collect_args(opt);
+  spec.argv[0] = *ncu_exe;
+  spec.stdout_file = r.log_file;
+  spec.stderr_file = "=stdout";
+  r.process = run_process(spec);
+  classify_ncu_log(read_file(r.log_file), r);
+  if (r.process.interrupted && r.failure.empty()) r.failure = "interrupted (Ctrl-C)";
+  if (!r.process.interrupted && (r.process.signaled || r.process.exit_code != 0) && r.failure.empty())
+    r.failure = "ncu " + r.process.describe();
+
+  if (opt.mode == "annotation") {
+    auto raw = (fs::path(opt.work_dir) / "ncu_raw.csv").string();
+    if (fs::exists(raw) && fs::file_size(raw) > 0) r.csv_files.push_back(raw);
+    return r;
+  }
+  r.report_file = (fs::path(opt.work_dir) / "profile.ncu-rep").string();
+  if (!fs::exists(r.report_file)) return r;
+  // Export the pages the importer reads; base units so no auto-scaling guesswork.
+  struct Page { const char* name; std::vector<std::string> args; };
+  const std::vector<Page> pages = {
+      {"raw", {"--page", "raw", "--print-units", "base"}},
+      {"details", {"--page", "details", "--print-units", "base"}},
+      {"source", {"--page", "source", "--print-source", "sass,cuda"}},
+      {"session", {"--page", "session"}},
+  };
+  for (const auto& p : pages) {
+    ProcessSpec ex;
+    ex.argv = {*ncu_exe, "--import", r.report_file, "--csv"};
+    ex.argv.insert(ex.argv.end(), p.args.begin(), p.args.end());
+    auto out = (fs::path(opt.work_dir) / (std::string("ncu_") + p.name + ".csv")).string();
+    ex.stdout_file = out;
+    ex.stderr_file = (fs::path(opt.work_dir) / (std::string("ncu_") + p.name + ".err")).string();
+    auto res = run_process(ex);
+    if (res.exit_code == 0 && fs::file_size(out) > 0) r.csv_files.push_back(out);
+    else r.messages.push_back(std::string("export of the ") + p.name + " page failed: " + res.describe());
+  }
+  return r;
+}
+
+}  // namespace kprof::ncu

@@ -1,0 +1,47 @@
+// Runs Nsight Compute on a program and leaves CSV pages (and, in ncu mode, the .ncu-rep) in a work directory.
+// Parsing is not done here: the files go through the same importer as `kprof analyze`.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "util/process.hpp"
+
+namespace kprof::ncu {
+
+struct NcuRunOptions {
+  std::string mode = "annotation";      // "annotation": compact metric list; "ncu": --set full + source
+  std::vector<std::string> command;     // program and its arguments
+  std::string work_dir;                 // where CSVs, logs and the report go
+  std::string ncu = "ncu";              // executable (PATH lookup)
+  std::string clock_control = "none";   // passed as --clock-control
+  std::vector<std::string> metrics;     // annotation mode metric list
+  std::string kernel_regex;             // -k regex:<re>
+  std::string nvtx_include;             // --nvtx-include
+  int launch_skip = 0;                  // -s
+  int launch_count = 0;                 // -c (0 = no limit)
+  bool first_launch_per_kernel = true;  // annotation: --kernel-id ::regex:<re>:1 (counters once per kernel)
+  std::vector<std::string> extra_args;  // passed to ncu verbatim
+};
+
+struct NcuRunResult {
+  ProcessResult process;            // ncu's own exit status
+  std::vector<std::string> csv_files;  // pages written (raw first)
+  std::string report_file;          // .ncu-rep (ncu mode)
+  std::string log_file;             // ncu's and the program's console output
+  std::vector<std::string> messages;   // ==ERROR==/==WARNING== lines
+  bool program_failed = false;      // "The application returned an error code"
+  std::string failure;              // one-line reason when something went wrong
+};
+
+// The argument vector for the collection run (exposed for tests and for --dry-run).
+std::vector<std::string> ncu_collect_args(const NcuRunOptions& opt);
+
+// Runs ncu. Throws Error with a specific exit code for: ncu missing (5), no counter permission (6),
+// no GPU (4). A program that fails or is interrupted is reported in the result, not thrown, so the
+// caller can still write whatever was measured.
+NcuRunResult run_ncu(const NcuRunOptions& opt);
+
+// Reads ncu's console log and classifies known failures (exposed for tests on captured text).
+void classify_ncu_log(const std::string& log, NcuRunResult& result);
+
+}  // namespace kprof::ncu
