@@ -1,0 +1,42 @@
+#include "render/comparison_markdown.hpp"
+
+#include <fmt/format.h>
+
+#include "render/markdown_table.hpp"
+#include "render/number_format.hpp"
+
+namespace kprof::render {
+
+namespace {
+std::string rows_table(const std::vector<ComparisonRow>& rows) {
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& r : rows)
+    cells.push_back({r.metric, fmt_number(r.previous), fmt_number(r.current), fmt_change(r.change_pct, r.verdict),
+                     r.lower_is_better ? "lower" : "higher"});
+  return markdown_table({"Metric", "Baseline", "Current", "Change", "Better when"}, cells);
+}
+
+std::string or_unnamed(const std::string& s) { return s.empty() ? std::string("(unnamed)") : s; }
+}  // namespace
+
+std::string render_comparison(const Comparison& cmp) {
+  std::string out = fmt::format("# Comparison: {} → {}\n\n", or_unnamed(cmp.baseline_label),
+                                or_unnamed(cmp.current_label));
+  out += fmt::format("Baseline: {}  \nCurrent: {}\n", or_unnamed(cmp.baseline_label), or_unnamed(cmp.current_label));
+  if (!cmp.notes.empty()) {
+    out += "\n## Notes\n";
+    for (const auto& n : cmp.notes) out += "- " + n + "\n";
+  }
+  out += "\n## Whole run\n";
+  out += cmp.summary.empty() ? std::string("No comparable figures.\n") : rows_table(cmp.summary);
+  if (!cmp.stages.empty()) {
+    out += "\n## Stages\n";
+    for (const auto& s : cmp.stages) {
+      out += "\n### " + or_unnamed(s.stage) + "\n";
+      out += s.rows.empty() ? std::string("No comparable figures.\n") : rows_table(s.rows);
+    }
+  }
+  return out;
+}
+
+}  // namespace kprof::render

@@ -1,0 +1,163 @@
+#include "render/contract_view.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "render/number_format.hpp"
+
+namespace kprof::render {
+
+std::string bottleneck_kind_name(BottleneckKind k) { return json(k).get<std::string>(); }
+
+std::string bottleneck_title(BottleneckKind k) {
+  switch (k) {
+    case BottleneckKind::memory: return "memory-bound";
+    case BottleneckKind::compute: return "compute-bound";
+    case BottleneckKind::latency: return "latency-bound";
+    case BottleneckKind::balanced: return "balanced";
+    case BottleneckKind::unknown: break;
+  }
+  return "unknown";
+}
+
+std::string device_line(const ProfileRun& run) {
+  std::string name = run.device.name;
+  int sms = run.device.sm_count;
+  std::string cc = run.device.compute_capability;
+  if (run.device_spec) {
+    if (name.empty()) name = run.device_spec->name;
+    if (sms == 0) sms = run.device_spec->sm_count;
+    if (cc.empty()) cc = run.device_spec->compute_capability;
+  }
+  if (name.empty()) name = "unknown device";
+  std::vector<std::string> parts;
+  if (sms > 0) parts.push_back(fmt::format("{} SMs", sms));
+  if (!cc.empty()) parts.push_back("CC " + cc);
+  if (parts.empty()) return name;
+  return fmt::format("{} ({})", name, fmt::join(parts, ", "));
+}
+
+std::string kernel_label(const KernelGroup& g) {
+  if (!g.label.empty()) return g.label;
+  if (!g.kernel.empty()) return g.kernel;
+  return g.signature;
+}
+
+std::string stage_display(const Stage& s, const KernelGroup& g) {
+  std::string label = kernel_label(g);
+  if (s.name.empty()) return label;
+  if (s.name == label || label.empty()) return s.name;
+  return s.name + " · " + label;
+}
+
+std::size_t kernel_count(const ProfileRun& run) {
+  std::size_t n = 0;
+  for (const auto& s : run.stages) n += s.kernels.size();
+  return n;
+}
+
+namespace {
+double group_time(const KernelGroup& g) {
+  if (g.duration_ns.count > 0) return g.duration_ns.median * static_cast<double>(g.duration_ns.count);
+  return g.metrics.duration_ns.value_or(0);
+}
+
+std::optional<double> group_median(const KernelGroup& g) {
+  if (g.duration_ns.count > 0) return g.duration_ns.median;
+  return g.metrics.duration_ns;
+}
+}  // namespace
+
+const KernelGroup* dominant_kernel(const ProfileRun& run) {
+  const KernelGroup* best = nullptr;
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels)
+      if (!best || group_time(g) > group_time(*best)) best = &g;
+  return best;
+}
+
+std::string trigger_text(const Opportunity& o) {
+  if (!o.trigger.empty()) return o.trigger;
+  if (!o.trigger_metric.empty())
+    return o.trigger_metric + "=" + (o.trigger_value ? fmt_number(o.trigger_value) : std::string(kDash));
+  return kDash;
+}
+
+std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::size_t limit) {
+  const KernelGroup* dom = dominant_kernel(run);
+  bool multi = kernel_count(run) > 1;
+  auto make = [&](const Opportunity& o, const KernelGroup& g) {
+    return ContractOpportunity{o.name, multi ? kernel_label(g) : std::string(), o.est_gain_pct, trigger_text(o)};
+  };
+  std::vector<ContractOpportunity> out;
+  if (dom && dom->analysis)
+    for (const auto& o : dom->analysis->opportunities) out.push_back(make(o, *dom));
+  std::vector<ContractOpportunity> rest;
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels)
+      if (&g != dom && g.analysis)
+        for (const auto& o : g.analysis->opportunities) rest.push_back(make(o, g));
+  // Stable: equal gains keep run order, so the output does not depend on sort internals.
+  std::stable_sort(rest.begin(), rest.end(),
+                   [](const auto& a, const auto& b) { return a.est_gain_pct > b.est_gain_pct; });
+  out.insert(out.end(), rest.begin(), rest.end());
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_baseline) {
+  ContractView v;
+  v.kernel = run.kernel;
+  v.version = run.version;
+  v.mode = run.mode;
+
+  if (run.params.empty()) {
+    v.configuration.emplace_back("params", "(none)");
+  } else {
+    for (const auto& [k, val] : run.params.values) v.configuration.emplace_back(k, std::to_string(val));
+    if (!run.params.dtype.empty()) v.configuration.emplace_back("dtype", run.params.dtype);
+  }
+  v.configuration.emplace_back("device", device_line(run));
+  v.configuration.emplace_back("mode", run.mode.empty() ? std::string(kDash) : run.mode);
+
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels) {
+      ContractStageRow r;
+      r.stage = s.name;
+      r.kernel_label = kernel_label(g);
+      r.display = stage_display(s, g);
+      r.launches = g.duration_ns.count > 0 ? g.duration_ns.count : g.launches.size();
+      r.duration_ns = group_median(g);
+      r.tc_pct = g.metrics.tensor_pipe_pct;
+      r.dram_pct = g.metrics.dram_throughput_pct;
+      r.occupancy_pct = g.metrics.achieved_occupancy_pct;
+      if (g.analysis) {
+        r.bottleneck = bottleneck_kind_name(g.analysis->bottleneck.kind);
+        r.key_issue = g.analysis->bottleneck.key_issue;
+      }
+      v.stages.push_back(std::move(r));
+    }
+
+  // Whole-run bottleneck: run.overall; without it, the dominant kernel's own.
+  std::optional<Bottleneck> overall = run.overall;
+  if (!overall) {
+    const KernelGroup* dom = dominant_kernel(run);
+    if (dom && dom->analysis) overall = dom->analysis->bottleneck;
+  }
+  BottleneckKind kind = overall ? overall->kind : BottleneckKind::unknown;
+  v.bottleneck_kind = bottleneck_kind_name(kind);
+  v.bottleneck_title = bottleneck_title(kind);
+  if (overall) v.root_cause = first_sentences(overall->root_cause, 2);
+
+  v.top = top_opportunities(run, 3);
+
+  if (vs_baseline) {
+    v.has_baseline = true;
+    v.vs_baseline = vs_baseline->summary;
+    v.baseline_notes = vs_baseline->notes;
+  }
+  return v;
+}
+
+}  // namespace kprof::render

@@ -1,0 +1,62 @@
+// The output contract as data: what the Markdown contract prints and the JSON "contract" object holds.
+// Built once here so the two renderings can never disagree.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+#include "model/comparison.hpp"
+#include "model/profile.hpp"
+
+namespace kprof::render {
+
+struct ContractStageRow {
+  std::string stage;            // stage name
+  std::string kernel_label;     // KernelGroup::label (or kernel name)
+  std::string display;          // "stage_copy · copy_f4", or just the stage when the names match
+  std::size_t launches = 0;
+  std::optional<double> duration_ns;   // median over launches
+  std::optional<double> tc_pct;
+  std::optional<double> dram_pct;
+  std::optional<double> occupancy_pct;
+  std::string bottleneck;       // "memory", "compute", ...; empty when not analysed
+  std::string key_issue;
+};
+
+struct ContractOpportunity {
+  std::string name;
+  std::string kernel_label;     // set only when the run has more than one kernel
+  double est_gain_pct = 0;
+  std::string trigger;          // "achieved_occupancy=57.5%"
+};
+
+struct ContractView {
+  std::string kernel, version, mode;
+  std::vector<std::pair<std::string, std::string>> configuration;  // Param → Value rows, in order
+  std::vector<ContractStageRow> stages;
+  std::string bottleneck_kind;   // "memory", "compute", "latency", "balanced", "unknown"
+  std::string bottleneck_title;  // "memory-bound", ... "unknown"
+  std::string root_cause;        // at most two sentences; empty when not analysed
+  std::vector<ContractOpportunity> top;   // at most 3
+  std::vector<ComparisonRow> vs_baseline; // empty without a comparison
+  std::vector<std::string> baseline_notes;
+  bool has_baseline = false;
+};
+
+ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_baseline);
+
+// Shared pieces other renderers reuse.
+std::string bottleneck_kind_name(BottleneckKind k);   // "memory"
+std::string bottleneck_title(BottleneckKind k);       // "memory-bound", "balanced", "unknown"
+std::string device_line(const ProfileRun& run);       // "NVIDIA H200 (132 SMs, CC 9.0)"
+std::string kernel_label(const KernelGroup& g);       // label, else kernel, else signature
+std::string stage_display(const Stage& s, const KernelGroup& g);  // "stage_copy · copy_f4"
+std::size_t kernel_count(const ProfileRun& run);      // kernel groups over all stages
+// The group holding most time (count × median); nullptr for an empty run.
+const KernelGroup* dominant_kernel(const ProfileRun& run);
+// The top opportunities as the contract ranks them (dominant kernel first, then the rest best first).
+std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::size_t limit);
+// Opportunity trigger as printed: its `trigger`, else "metric=value", else "—".
+std::string trigger_text(const Opportunity& o);
+
+}  // namespace kprof::render

@@ -1,0 +1,229 @@
+#include "render/devlog.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sstream>
+#include <vector>
+
+#include "render/contract_view.hpp"
+#include "render/markdown_table.hpp"
+#include "render/number_format.hpp"
+#include "render/run_totals.hpp"
+
+namespace kprof::render {
+
+namespace {
+constexpr const char* kSep = " — ";
+constexpr std::size_t kMaxIssues = 5;
+
+std::string relative_change(const std::optional<double>& prev, const std::optional<double>& cur) {
+  if (!prev || !cur || *prev == 0) return kDash;
+  return fmt_signed_pct((*cur - *prev) / *prev * 100.0);
+}
+
+std::string point_change(const std::optional<double>& prev, const std::optional<double>& cur) {
+  if (!prev || !cur) return kDash;
+  double d = *cur - *prev;
+  if (std::abs(d) < 0.05) d = 0;
+  return fmt::format("{:+.1f} pp", d);
+}
+
+std::string issues_line(const ProfileRun& run) {
+  bool multi = kernel_count(run) > 1;
+  bool analysed = false;
+  std::vector<std::string> issues;
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels) {
+      if (!g.analysis) continue;
+      analysed = true;
+      for (const auto& v : g.analysis->verdicts) {
+        if (v.verdict != Verdict::warn) continue;
+        std::string label = v.label.empty() ? v.metric : v.label;
+        std::vector<std::string> notes;
+        if (!v.healthy.empty()) notes.push_back("healthy " + v.healthy);
+        if (multi) notes.push_back(kernel_label(g));
+        std::string paren = notes.empty() ? std::string() : fmt::format(" ({})", fmt::join(notes, ", "));
+        issues.push_back(label + " " + fmt_quantity(v.value, v.unit) + paren);
+      }
+    }
+  if (!analysed) return "not analysed";
+  if (issues.empty()) return "none";
+  if (issues.size() > kMaxIssues) issues.resize(kMaxIssues);
+  return fmt::format("{}", fmt::join(issues, "; "));
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Cells of a "| a | b |" line, honouring "\|" escapes.
+std::vector<std::string> split_row(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cur;
+  std::string t = trim(line);
+  if (t.empty() || t[0] != '|') return cells;
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '|') {
+      cur += '|';
+      ++i;
+    } else if (t[i] == '|') {
+      cells.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += t[i];
+    }
+  }
+  if (!trim(cur).empty()) cells.push_back(trim(cur));
+  return cells;
+}
+
+// "536.7 us" → 536.7; "1.2 ms" → 1200 when scaling to µs; "—", "-", "" or text → nullopt.
+std::optional<double> parse_value(const std::string& cell, bool is_duration) {
+  std::string s = trim(cell);
+  if (s.empty()) return std::nullopt;
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  const char* begin = s.c_str();
+  char* end = nullptr;
+  double v = std::strtod(begin, &end);
+  if (end == begin) return std::nullopt;
+  std::string unit = lower(trim(std::string(end)));
+  if (is_duration) {
+    if (unit.rfind("ms", 0) == 0) v *= 1000.0;
+    else if (unit.rfind("ns", 0) == 0) v /= 1000.0;
+    else if (unit == "s") v *= 1e6;
+  }
+  return v;
+}
+
+// "## <version> — <timestamp> — <mode>" (also accepts " - " for hand-edited files).
+std::optional<DevlogEntry> parse_heading(const std::string& line) {
+  std::string t = trim(line);
+  if (t.rfind("## ", 0) != 0) return std::nullopt;
+  std::string rest = t.substr(3);
+  std::vector<std::string> parts;
+  for (const std::string& sep : {std::string(kSep), std::string(" - ")}) {
+    parts.clear();
+    std::size_t pos = 0, next;
+    while ((next = rest.find(sep, pos)) != std::string::npos) {
+      parts.push_back(trim(rest.substr(pos, next - pos)));
+      pos = next + sep.size();
+    }
+    parts.push_back(trim(rest.substr(pos)));
+    if (parts.size() == 3) break;
+  }
+  if (parts.size() != 3) return std::nullopt;
+  DevlogEntry e;
+  e.version = parts[0];
+  e.timestamp = parts[1];
+  e.mode = parts[2];
+  return e;
+}
+}  // namespace
+
+std::string devlog_header(const std::string& kernel) {
+  return fmt::format(
+      "# Devlog: {}\n\n"
+      "One entry per profiling run, newest last, written by kprof. \"vs Previous\" compares with the entry above:\n"
+      "relative change for duration and throughputs, percentage points (pp) for occupancy and TC util.\n\n",
+      kernel.empty() ? std::string("kernel") : kernel);
+}
+
+DevlogEntry devlog_values(const ProfileRun& run) {
+  RunTotals t = compute_run_totals(run);
+  DevlogEntry e;
+  e.version = run.version;
+  e.timestamp = run.timestamp;
+  e.mode = run.mode;
+  if (t.duration_ns) e.duration_us = *t.duration_ns / 1000.0;
+  e.tflops = t.tflops;
+  e.dram_gbps = t.dram_gbps;
+  e.occupancy_pct = t.occupancy_pct;
+  e.tc_util_pct = t.tc_util_pct;
+  return e;
+}
+
+std::string render_devlog_entry(const ProfileRun& run, const std::optional<DevlogEntry>& previous) {
+  DevlogEntry cur = devlog_values(run);
+  auto vs = [&](auto member, bool points) -> std::string {
+    if (!previous) return "first entry";
+    return points ? point_change((*previous).*member, cur.*member) : relative_change((*previous).*member, cur.*member);
+  };
+  auto with_unit = [](const std::optional<double>& v, const char* unit) {
+    return v ? fmt_fixed(v, 1) + unit : std::string(kDash);
+  };
+  std::string device = run.device.name.empty() && run.device_spec ? run.device_spec->name : run.device.name;
+
+  std::string out = fmt::format("## {}{}{}{}{}\n\n", run.version, kSep, run.timestamp.empty() ? kDash : run.timestamp,
+                                kSep, run.mode.empty() ? kDash : run.mode);
+  out += fmt::format("**Performance** ({}, {})\n", device.empty() ? "unknown device" : device, run.params.dir_name());
+  out += markdown_table({"Metric", "Value", "vs Previous"},
+                        {{"Duration", with_unit(cur.duration_us, " us"), vs(&DevlogEntry::duration_us, false)},
+                         {"Achieved TFLOP/s", fmt_number(cur.tflops), vs(&DevlogEntry::tflops, false)},
+                         {"Achieved GB/s", fmt_fixed(cur.dram_gbps, 1), vs(&DevlogEntry::dram_gbps, false)},
+                         {"Occupancy", with_unit(cur.occupancy_pct, "%"), vs(&DevlogEntry::occupancy_pct, true)},
+                         {"TC Util", with_unit(cur.tc_util_pct, "%"), vs(&DevlogEntry::tc_util_pct, true)}});
+
+  ContractView view = build_contract_view(run, nullptr);
+  out += "\n**Bottleneck**: " + view.bottleneck_title;
+  if (!view.root_cause.empty()) out += kSep + view.root_cause;
+  // Blank lines between the three: consecutive lines would render as one paragraph.
+  out += "\n\n**Issues**: " + issues_line(run) + "\n";
+  auto top = top_opportunities(run, 3);
+  if (top.empty()) {
+    out += "\n**Insights**: none\n";
+  } else {
+    out += "\n**Insights**:\n";
+    for (const auto& o : top) {
+      std::string name = o.kernel_label.empty() ? o.name : fmt::format("{} ({})", o.name, o.kernel_label);
+      out += fmt::format("- {} — est. {}% gain — trigger: {}\n", name, std::lround(o.est_gain_pct), o.trigger);
+    }
+  }
+  return out + "\n";
+}
+
+std::optional<DevlogEntry> parse_last_devlog_entry(const std::string& devlog_markdown) {
+  std::vector<std::string> lines;
+  std::istringstream in(devlog_markdown);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+
+  std::optional<DevlogEntry> entry;
+  std::size_t start = 0;
+  bool in_fence = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (trim(lines[i]).rfind("```", 0) == 0) in_fence = !in_fence;
+    if (in_fence) continue;
+    if (auto h = parse_heading(lines[i])) {
+      entry = h;
+      start = i + 1;
+    }
+  }
+  if (!entry) return std::nullopt;
+
+  for (std::size_t i = start; i < lines.size(); ++i) {
+    auto cells = split_row(lines[i]);
+    if (cells.size() < 2) continue;
+    std::string metric = lower(cells[0]);
+    bool dur = metric.find("duration") != std::string::npos;
+    auto v = parse_value(cells[1], dur);
+    if (dur) entry->duration_us = v;
+    else if (metric.find("tflop") != std::string::npos) entry->tflops = v;
+    else if (metric.find("gb/s") != std::string::npos) entry->dram_gbps = v;
+    else if (metric.find("occupancy") != std::string::npos) entry->occupancy_pct = v;
+    else if (metric.find("tc") == 0 || metric.find("tensor") != std::string::npos) entry->tc_util_pct = v;
+  }
+  return entry;
+}
+
+}  // namespace kprof::render

@@ -1,0 +1,12 @@
+// JSON output: the model as it serialises, plus a "contract" object with the Markdown contract's fields,
+// so agents need not parse Markdown. Pretty-printed (2 spaces); keys sorted, so the order is stable.
+#pragma once
+#include <string>
+#include "model/comparison.hpp"
+#include "model/profile.hpp"
+
+namespace kprof::render {
+
+std::string render_json(const ProfileRun& run, const Comparison* vs_baseline);
+
+}  // namespace kprof::render

@@ -1,0 +1,239 @@
+#include "render/report_markdown.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "render/contract_markdown.hpp"
+#include "render/contract_view.hpp"
+#include "render/markdown_table.hpp"
+#include "render/number_format.hpp"
+
+namespace kprof::render {
+
+namespace {
+using Rows = std::vector<std::vector<std::string>>;
+
+std::string or_dash(const std::string& s) { return s.empty() ? std::string(kDash) : s; }
+
+std::string params_text(const ProblemParams& p) {
+  if (p.empty()) return "(none)";
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : p.values) parts.push_back(fmt::format("{}={}", k, v));
+  if (!p.dtype.empty()) parts.push_back("dtype=" + p.dtype);
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string header(const ProfileRun& run) {
+  std::string device = device_line(run);
+  if (!run.device.matched_spec.empty()) device += " — spec " + run.device.matched_spec;
+  std::string out = fmt::format("# kprof report: {} {}\n\n", or_dash(run.kernel), run.version);
+  out += markdown_table({"Field", "Value"},
+                        {{"Kernel", or_dash(run.kernel)},
+                         {"Version", or_dash(run.version)},
+                         {"Mode", or_dash(run.mode)},
+                         {"Device", device},
+                         {"Params", params_text(run.params)},
+                         {"Timestamp", or_dash(run.timestamp)},
+                         {"Command", run.command.empty() ? std::string(kDash) : "`" + run.command + "`"},
+                         {"Clock control", or_dash(run.clock_control)},
+                         {"Sources", run.sources.empty() ? std::string(kDash)
+                                                         : fmt::format("{}", fmt::join(run.sources, ", "))}});
+  out += "\n**Warnings**:";
+  if (run.warnings.empty()) return out + " none\n";
+  out += "\n";
+  for (const auto& w : run.warnings) out += "- " + w + "\n";
+  return out;
+}
+
+std::string launch_section(const KernelGroup& g) {
+  const auto& l = g.launch;
+  std::string smem = fmt::format("{} static + {} dynamic", fmt_bytes(static_cast<double>(l.shared_mem_static_bytes)),
+                                 fmt_bytes(static_cast<double>(l.shared_mem_dynamic_bytes)));
+  std::string out = "### Launch\n";
+  out += markdown_table({"Grid", "Block", "Registers/thread", "Shared memory/block"},
+                        {{fmt::format("({},{},{})", l.grid[0], l.grid[1], l.grid[2]),
+                          fmt::format("({},{},{})", l.block[0], l.block[1], l.block[2]),
+                          l.registers_per_thread > 0 ? std::to_string(l.registers_per_thread) : kDash, smem}});
+  return out;
+}
+
+std::string duration_section(const KernelGroup& g) {
+  const auto& s = g.duration_ns;
+  std::string out = "\n### Duration\n";
+  if (s.count == 0)
+    return out + markdown_table({"Launches", "Duration (us)"}, {{"0", fmt_us(g.metrics.duration_ns)}});
+  std::string cv = s.count > 1 ? fmt_fixed(s.cv() * 100.0, 1) + "%" : std::string(kDash);
+  return out + markdown_table({"Launches", "Median (us)", "Min (us)", "Max (us)", "CV"},
+                              {{std::to_string(s.count), fmt_us(s.median), fmt_us(s.min), fmt_us(s.max), cv}});
+}
+
+std::string verdict_mark(Verdict v) {
+  switch (v) {
+    case Verdict::ok: return "✓";
+    case Verdict::warn: return "✗";
+    case Verdict::unavailable: break;
+  }
+  return kDash;
+}
+
+std::string metrics_section(const KernelAnalysis& a) {
+  std::string out = "\n### Metrics\n";
+  if (a.verdicts.empty()) return out + "No metric verdicts.\n";
+  Rows rows;
+  for (const auto& v : a.verdicts)
+    rows.push_back({v.label.empty() ? v.metric : v.label, fmt_quantity(v.value, v.unit), or_dash(v.healthy),
+                    verdict_mark(v.verdict), or_dash(v.meaning)});
+  return out + markdown_table({"Metric", "Value", "Healthy", "Verdict", "Meaning"}, rows);
+}
+
+std::vector<std::string> roofline_row(const RooflinePlacement& r) {
+  return {or_dash(r.memory_level),
+          or_dash(r.precision),
+          fmt_number(r.arithmetic_intensity),
+          fmt_number(r.achieved_tflops),
+          fmt_number(r.roof_tflops),
+          fmt_fixed(r.pct_of_roof, 1) + "%",
+          or_dash(r.bound_by),
+          fmt::format("{} TFLOP/s, {} GB/s, ridge {} FLOP/B", fmt_number(r.peak_tflops), fmt_number(r.peak_gbps),
+                      fmt_number(r.ridge_flop_per_byte)),
+          or_dash(r.peak_source),
+          or_dash(r.flops_source)};
+}
+
+std::string roofline_section(const KernelAnalysis& a) {
+  std::string out = "\n### Roofline\n";
+  if (!a.roofline && a.hierarchical.empty()) return out + "No roofline placement (see notes).\n";
+  Rows rows;
+  if (a.roofline) rows.push_back(roofline_row(*a.roofline));
+  for (const auto& h : a.hierarchical) rows.push_back(roofline_row(h));
+  return out + markdown_table({"Level", "Precision", "AI (FLOP/B)", "Achieved TFLOP/s", "Roof TFLOP/s", "% of roof",
+                               "Bound", "Peaks", "Peak source", "FLOPs from"},
+                              rows);
+}
+
+std::string opportunities_section(const KernelAnalysis& a) {
+  std::string out = "\n### Opportunities\n";
+  if (a.opportunities.empty()) return out + "None identified.\n";
+  for (std::size_t i = 0; i < a.opportunities.size(); ++i) {
+    const auto& o = a.opportunities[i];
+    out += fmt::format("{}. **{}** — est. {}% gain — trigger: {} — source: {}\n", i + 1, o.name,
+                       std::lround(o.est_gain_pct), trigger_text(o), or_dash(o.source));
+    if (!o.rationale.empty()) out += "   " + o.rationale + "\n";
+  }
+  return out;
+}
+
+std::string analysis_sections(const KernelGroup& g) {
+  if (!g.analysis) return "\n### Analysis\nNot analysed.\n";
+  const auto& a = *g.analysis;
+  std::string out;
+  const auto& b = a.bottleneck;
+  out += fmt::format("\n### Bottleneck: {}{}\n", bottleneck_title(b.kind), b.unit.empty() ? "" : " (" + b.unit + ")");
+  if (!b.root_cause.empty()) out += b.root_cause + "\n";
+  if (b.locality_issue) out += "\nL2 locality issue: hit rate below its threshold.\n";
+  if (!b.rule.empty()) out += "\nRule: " + b.rule + "\n";
+  out += metrics_section(a);
+  out += roofline_section(a);
+  out += opportunities_section(a);
+  if (!a.notes.empty()) {
+    out += "\n### Notes\n";
+    for (const auto& n : a.notes) out += "- " + n + "\n";
+  }
+  return out;
+}
+
+// OPT and WRN first, then by estimated speedup (largest first); equal keys keep the profiler's order.
+std::vector<RuleResult> ranked_rules(std::vector<RuleResult> rules) {
+  auto actionable = [](const RuleResult& r) { return r.type == "OPT" || r.type == "WRN"; };
+  std::stable_sort(rules.begin(), rules.end(), [&](const RuleResult& a, const RuleResult& b) {
+    if (actionable(a) != actionable(b)) return actionable(a);
+    return a.speedup_pct.value_or(-1) > b.speedup_pct.value_or(-1);
+  });
+  return rules;
+}
+
+std::string speedup_text(const RuleResult& r) {
+  if (!r.speedup_pct) return kDash;
+  std::string s = fmt_fixed(r.speedup_pct, 1) + "%";
+  return r.speedup_type.empty() ? s : s + " " + r.speedup_type;
+}
+
+const KernelLaunch* representative(const KernelGroup& g) {
+  if (g.representative >= 0 && static_cast<std::size_t>(g.representative) < g.launches.size())
+    return &g.launches[g.representative];
+  return g.launches.empty() ? nullptr : &g.launches.front();
+}
+
+std::string rules_section(const KernelGroup& g) {
+  const KernelLaunch* l = representative(g);
+  if (!l || l->rules.empty()) return "";
+  Rows rows;
+  for (const auto& r : ranked_rules(l->rules))
+    rows.push_back({r.type, r.name, r.section, speedup_text(r), first_sentences(r.description, 1)});
+  return fmt::format("\n### NCU rules (launch {})\n", l->id) +
+         markdown_table({"Type", "Rule", "Section", "Est. speedup", "Recommendation"}, rows);
+}
+
+std::string verbose_sections(const KernelGroup& g) {
+  std::string out;
+  for (const auto& l : g.launches) {
+    if (!l.sections.empty()) {
+      out += fmt::format("\n### All section metrics (launch {})\n", l.id);
+      std::vector<std::string> order;  // sections in first-seen order
+      for (const auto& m : l.sections)
+        if (std::find(order.begin(), order.end(), m.section) == order.end()) order.push_back(m.section);
+      for (const auto& sec : order) {
+        Rows rows;
+        for (const auto& m : l.sections)
+          if (m.section == sec)
+            // Verbose shows values as measured: shortest exact form, not rounded.
+            rows.push_back({m.name, m.value ? fmt::format("{}", *m.value) : (m.text.empty() ? kDash : m.text),
+                            or_dash(m.unit)});
+        out += "\n#### " + or_dash(sec) + "\n" + markdown_table({"Metric", "Value", "Unit"}, rows);
+      }
+    }
+    if (!l.rules.empty()) {
+      out += fmt::format("\n### All NCU rules (launch {})\n", l.id);
+      for (const auto& r : ranked_rules(l.rules))
+        out += fmt::format("- **{} {}** ({}, est. speedup {}): {}\n", r.type, r.name, r.section, speedup_text(r),
+                           r.description.empty() ? kDash : r.description);
+    }
+  }
+  return out;
+}
+
+std::string unavailable_section(const ProfileRun& run) {
+  std::string out = "\n## Unavailable metrics\n";
+  Rows rows;
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels)
+      if (!g.metrics.unavailable.empty())
+        rows.push_back({stage_display(s, g), fmt::format("{}", fmt::join(g.metrics.unavailable, ", "))});
+  return out + (rows.empty() ? std::string("None.\n") : markdown_table({"Kernel", "Unavailable"}, rows));
+}
+
+std::string render(const ProfileRun& run, const Comparison* vs_baseline, bool verbose) {
+  std::string out = header(run);
+  out += "\n" + render_contract(run, vs_baseline);
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels) {
+      out += "\n## Kernel: " + stage_display(s, g) + "\n";
+      if (!g.signature.empty()) out += "`" + g.signature + "`\n";
+      out += "\n" + launch_section(g) + duration_section(g) + analysis_sections(g) + rules_section(g);
+      if (verbose) out += verbose_sections(g);
+    }
+  out += unavailable_section(run);
+  return out;
+}
+}  // namespace
+
+std::string render_report(const ProfileRun& run, const Comparison* vs_baseline) {
+  return render(run, vs_baseline, false);
+}
+
+std::string render_report_verbose(const ProfileRun& run, const Comparison* vs_baseline) {
+  return render(run, vs_baseline, true);
+}
+
+}  // namespace kprof::render

@@ -1,0 +1,56 @@
+#include "render/run_totals.hpp"
+
+namespace kprof::render {
+
+namespace {
+struct Sum {
+  double value = 0;
+  bool all = true;  // every kernel contributed
+  void add(const std::optional<double>& per_launch, double launches) {
+    if (per_launch) value += *per_launch * launches; else all = false;
+  }
+};
+
+struct WeightedMean {
+  double num = 0, den = 0;
+  void add(const std::optional<double>& v, double weight) {
+    if (v && weight > 0) { num += *v * weight; den += weight; }
+  }
+  std::optional<double> get() const { return den > 0 ? std::optional<double>(num / den) : std::nullopt; }
+};
+}  // namespace
+
+RunTotals compute_run_totals(const ProfileRun& run) {
+  RunTotals t;
+  double total_ns = 0;
+  bool any_kernel = false;
+  Sum flops, bytes;
+  WeightedMean occ, tc;
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels) {
+      any_kernel = true;
+      double launches = static_cast<double>(g.duration_ns.count);
+      double median = g.duration_ns.median;
+      if (g.duration_ns.count == 0 && g.metrics.duration_ns) {  // a group without stats: one launch
+        launches = 1;
+        median = *g.metrics.duration_ns;
+      }
+      double time = launches * median;
+      total_ns += time;
+      auto f = g.metrics.total_flops();
+      flops.add(f ? f : g.declared.flops, launches);
+      bytes.add(g.metrics.dram_bytes ? g.metrics.dram_bytes : g.declared.min_bytes, launches);
+      occ.add(g.metrics.achieved_occupancy_pct, time);
+      tc.add(g.metrics.tensor_pipe_pct, time);
+    }
+  if (!any_kernel || total_ns <= 0) return t;
+  t.duration_ns = total_ns;
+  double seconds = total_ns * 1e-9;
+  if (flops.all) t.tflops = flops.value / seconds / 1e12;
+  if (bytes.all) t.dram_gbps = bytes.value / seconds / 1e9;
+  t.occupancy_pct = occ.get();
+  t.tc_util_pct = tc.get();
+  return t;
+}
+
+}  // namespace kprof::render

@@ -1,0 +1,152 @@
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "render/contract_markdown.hpp"
+#include "support/golden.hpp"
+#include "support/sample_run.hpp"
+
+using namespace kprof;
+using namespace kprof::render;
+using namespace kprof::testing;
+
+namespace {
+std::vector<std::string> headings(const std::string& md) {
+  std::vector<std::string> out;
+  std::istringstream in(md);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("#", 0) == 0) out.push_back(l);
+  return out;
+}
+
+std::string line_starting(const std::string& md, const std::string& prefix) {
+  std::istringstream in(md);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind(prefix, 0) == 0) return l;
+  return "";
+}
+}  // namespace
+
+TEST(RenderContract, GoldenThreeStages) { expect_golden("contract_sample.md", render_contract(sample_run(), nullptr)); }
+
+TEST(RenderContract, GoldenWithBaseline) {
+  auto cmp = sample_comparison();
+  expect_golden("contract_vs_baseline.md", render_contract(sample_run(), &cmp));
+}
+
+TEST(RenderContract, GoldenAnnotationSingleKernel) {
+  expect_golden("contract_annotation.md", render_contract(sample_annotation_run(), nullptr));
+}
+
+TEST(RenderContract, HasExactlyTheSectionHeadingsInOrder) {
+  auto run = sample_run();
+  std::vector<std::string> want = {"## Profile: kernels v1", "### Configuration", "### Stages",
+                                   "### Bottleneck: latency-bound", "### Top 3 Opportunities"};
+  EXPECT_EQ(headings(render_contract(run, nullptr)), want);
+  auto cmp = sample_comparison();
+  want.push_back("### vs Baseline");
+  EXPECT_EQ(headings(render_contract(run, &cmp)), want);
+}
+
+TEST(RenderContract, MissingMetricRendersDashNeverZero) {
+  auto run = sample_run();
+  std::string md = render_contract(run, nullptr);
+  // stage_concurrent has no tensor-pipe or DRAM figures; copy has a measured 0.0 TC%.
+  EXPECT_EQ(line_starting(md, "| stage_concurrent"),
+            "| stage_concurrent · fma_loop [66x1x1] | 1279.7 ×2 | — | — | 12.5 | latency | 66 blocks on 132 SMs |");
+  EXPECT_EQ(line_starting(md, "| stage_copy"),
+            "| stage_copy · copy_f4 | 536.7 | 0.0 | 82.4 | 97.5 | memory | DRAM at 82% of peak |");
+  run.stages[0].kernels[0].metrics.achieved_occupancy_pct.reset();
+  EXPECT_EQ(line_starting(render_contract(run, nullptr), "| stage_copy"),
+            "| stage_copy · copy_f4 | 536.7 | 0.0 | 82.4 | — | memory | DRAM at 82% of peak |");
+}
+
+TEST(RenderContract, UnanalysedKernelShowsDashes) {
+  auto run = sample_run();
+  run.stages[1].kernels[0].analysis.reset();
+  EXPECT_EQ(line_starting(render_contract(run, nullptr), "| stage_fma"),
+            "| stage_fma · fma_loop | 1026.5 | 2.0 | 0.0 | 57.5 | — | — |");
+}
+
+TEST(RenderContract, EscapesPipesInNames) {
+  auto run = sample_run();
+  run.stages[0].name = "attn|fwd";
+  run.stages[0].kernels[0].label = "reduce<float, op|max>";
+  std::string md = render_contract(run, nullptr);
+  std::string row = line_starting(md, "| attn");
+  EXPECT_EQ(row.rfind("| attn\\|fwd · reduce<float, op\\|max> | 536.7 |", 0), 0u) << row;
+  // Every table row keeps 7 columns: 8 unescaped pipes.
+  std::size_t pipes = 0;
+  for (std::size_t i = 0; i < row.size(); ++i)
+    if (row[i] == '|' && (i == 0 || row[i - 1] != '\\')) ++pipes;
+  EXPECT_EQ(pipes, 8u);
+  // The opportunity suffix names the kernel too; it is not a table cell, so it stays as written.
+  EXPECT_NE(md.find("(reduce<float, op|max>)"), std::string::npos);
+}
+
+TEST(RenderContract, EmptyParamsGetANoneRow) {
+  auto run = sample_run();
+  run.params = ProblemParams{};
+  std::string md = render_contract(run, nullptr);
+  EXPECT_NE(md.find("| params | (none) |\n| device | NVIDIA H200 (132 SMs, CC 9.0) |\n| mode | ncu |"),
+            std::string::npos)
+      << md;
+}
+
+TEST(RenderContract, ParamsInCanonicalOrderThenDtype) {
+  auto run = sample_run();
+  run.params = ProblemParams{};
+  run.params.set("t", "4096");
+  run.params.set("b", "32");
+  run.params.dtype = "bf16";
+  std::string md = render_contract(run, nullptr);
+  EXPECT_NE(md.find("|---|---|\n| b | 32 |\n| t | 4096 |\n| dtype | bf16 |\n| device |"), std::string::npos) << md;
+}
+
+TEST(RenderContract, TopOpportunitiesDominantKernelFirstThenBestOfTheRest) {
+  std::string md = render_contract(sample_run(), nullptr);
+  EXPECT_NE(md.find("### Top 3 Opportunities\n"
+                    "1. Fill the GPU: launch at least 132 blocks (fma_loop [66x1x1]) — est. 50% gain — trigger: "
+                    "waves_per_sm=0.06\n"
+                    "2. Raise achieved occupancy (fma_loop) — est. 18% gain — trigger: achieved_occupancy=57.5%\n"
+                    "3. Approach measured DRAM bandwidth (copy_f4) — est. 8% gain — trigger: dram_throughput=82.4%\n"),
+            std::string::npos)
+      << md;
+}
+
+TEST(RenderContract, SingleKernelOpportunitiesHaveNoSuffix) {
+  std::string md = render_contract(sample_annotation_run(), nullptr);
+  EXPECT_NE(md.find("1. Approach measured DRAM bandwidth — est. 4% gain — trigger: achieved_gbps=4133.6\n"),
+            std::string::npos)
+      << md;
+}
+
+TEST(RenderContract, OverallBottleneckFallsBackToDominantKernel) {
+  auto run = sample_run();
+  run.overall.reset();
+  EXPECT_NE(render_contract(run, nullptr).find("### Bottleneck: latency-bound\n"), std::string::npos);
+  for (auto& s : run.stages) s.kernels[0].analysis.reset();
+  std::string md = render_contract(run, nullptr);
+  EXPECT_NE(md.find("### Bottleneck: unknown\nNot analysed.\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Top 3 Opportunities\nNone identified.\n"), std::string::npos) << md;
+}
+
+TEST(RenderContract, RootCauseIsAtMostTwoSentences) {
+  std::string md = render_contract(sample_run(), nullptr);
+  EXPECT_EQ(md.find("Overlap on two streams"), std::string::npos);
+  EXPECT_NE(md.find("Launch more blocks or give each launch more work.\n"), std::string::npos);
+}
+
+TEST(RenderContract, LongDurationsStayInMicroseconds) {
+  auto run = sample_annotation_run();
+  run.stages[0].kernels[0].duration_ns = SampleStats::of({12345678.9});
+  EXPECT_NE(render_contract(run, nullptr).find("| copy_f4 | 12345.7 |"), std::string::npos);
+}
+
+TEST(RenderContract, BaselineChangeIsSignedWithAWord) {
+  auto cmp = sample_comparison();
+  std::string md = render_contract(sample_run(), &cmp);
+  EXPECT_NE(md.find("| Duration (us) | 4259.1 | 4122.5 | -3.2% better |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Achieved TFLOP/s | 11.4 | 11.8 | +3.3% better |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Achieved GB/s | — | — | — |"), std::string::npos) << md;
+}

@@ -1,0 +1,118 @@
+#include <gtest/gtest.h>
+
+#include "render/devlog.hpp"
+#include "support/golden.hpp"
+#include "support/sample_run.hpp"
+
+using namespace kprof;
+using namespace kprof::render;
+using namespace kprof::testing;
+
+namespace {
+std::string row(const std::string& md, const std::string& metric) {
+  std::istringstream in(md);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("| " + metric + " |", 0) == 0) return l;
+  return "";
+}
+
+// A previous entry as a user's devlog may hold it: CRLF, hand-edited prose, "—" values.
+const char* kPrevious =
+    "# Devlog: copy\r\n\r\n"
+    "## v0 — 2026-11-28T09:00:00Z — ncu\r\n\r\n"
+    "| Duration | 600.0 us | first entry |\r\n\r\n"
+    "## v1 — 2026-11-29T10:00:00Z — annotation\r\n"
+    "\r\n"
+    "**Performance** (NVIDIA H200, n67108864_fp32)\r\n"
+    "| Metric | Value | vs Previous |\r\n"
+    "|---|---|---|\r\n"
+    "| Duration | 536.7 us | -3.2% |\r\n"
+    "| Achieved TFLOP/s | — | — |\r\n"
+    "| Achieved GB/s | 4,001.5 | +1.0% |\r\n"
+    "| Occupancy | — | — |\r\n"
+    "| TC Util | 12.5% | first entry |\r\n"
+    "\r\n"
+    "Notes typed by hand after the entry.\r\n";
+}  // namespace
+
+TEST(RenderDevlog, GoldenFirstEntry) {
+  expect_golden("devlog_first.md", devlog_header("kernels") + render_devlog_entry(sample_run(), std::nullopt));
+}
+
+TEST(RenderDevlog, GoldenFollowUpEntry) {
+  auto prev = parse_last_devlog_entry(kPrevious);
+  ASSERT_TRUE(prev);
+  expect_golden("devlog_followup.md", render_devlog_entry(sample_annotation_run(), prev));
+}
+
+TEST(RenderDevlog, ParsesTheLastEntryRobustly) {
+  auto e = parse_last_devlog_entry(kPrevious);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->version, "v1");
+  EXPECT_EQ(e->timestamp, "2026-11-29T10:00:00Z");
+  EXPECT_EQ(e->mode, "annotation");
+  ASSERT_TRUE(e->duration_us);
+  EXPECT_DOUBLE_EQ(*e->duration_us, 536.7);
+  EXPECT_FALSE(e->tflops);
+  ASSERT_TRUE(e->dram_gbps);
+  EXPECT_DOUBLE_EQ(*e->dram_gbps, 4001.5);
+  EXPECT_FALSE(e->occupancy_pct);
+  ASSERT_TRUE(e->tc_util_pct);
+  EXPECT_DOUBLE_EQ(*e->tc_util_pct, 12.5);
+}
+
+TEST(RenderDevlog, NoEntryInAFreshFile) {
+  EXPECT_FALSE(parse_last_devlog_entry(devlog_header("copy")));
+  EXPECT_FALSE(parse_last_devlog_entry(""));
+}
+
+TEST(RenderDevlog, VsPreviousArithmetic) {
+  // 536.7 us → 519.52 us (median of 536.672, 519.520, 519.488) is -3.2%.
+  auto prev = parse_last_devlog_entry(kPrevious);
+  std::string md = render_devlog_entry(sample_annotation_run(), prev);
+  EXPECT_EQ(row(md, "Duration"), "| Duration | 1558.6 us | +190.4% |");  // 3 launches × median 519.52 us
+  auto run = sample_annotation_run();
+  run.stages[0].kernels[0].duration_ns = SampleStats::of({519520});
+  md = render_devlog_entry(run, prev);
+  EXPECT_EQ(row(md, "Duration"), "| Duration | 519.5 us | -3.2% |");
+  // Values missing on either side compare as "—"; percentages compare in points.
+  EXPECT_EQ(row(md, "Achieved TFLOP/s"), "| Achieved TFLOP/s | 0.0 | — |");
+  EXPECT_EQ(row(md, "Occupancy"), "| Occupancy | — | — |");
+}
+
+TEST(RenderDevlog, RoundTripOfItsOwnOutput) {
+  auto run = sample_run();
+  std::string log = devlog_header("kernels") + render_devlog_entry(run, std::nullopt);
+  auto e = parse_last_devlog_entry(log);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->version, "v1");
+  EXPECT_EQ(e->mode, "ncu");
+  EXPECT_NEAR(*e->duration_us, 4122.5, 1e-9);
+  EXPECT_NEAR(*e->tflops, 11.8, 1e-9);
+  EXPECT_FALSE(e->dram_gbps);  // stage_concurrent has no DRAM bytes: no whole-run figure
+  EXPECT_NEAR(*e->occupancy_pct, 34.8, 1e-9);
+  EXPECT_NEAR(*e->tc_util_pct, 1.3, 1e-9);
+  // Rendering the same run against its own entry: no change anywhere.
+  std::string again = render_devlog_entry(run, e);
+  EXPECT_EQ(row(again, "Duration"), "| Duration | 4122.5 us | +0.0% |");
+  EXPECT_EQ(row(again, "Occupancy"), "| Occupancy | 34.8% | +0.0 pp |");
+}
+
+TEST(RenderDevlog, PercentagesChangeInPoints) {
+  DevlogEntry prev;
+  prev.occupancy_pct = 30.0;
+  prev.tc_util_pct = 2.5;
+  std::string md = render_devlog_entry(sample_run(), prev);
+  EXPECT_EQ(row(md, "Occupancy"), "| Occupancy | 34.8% | +4.8 pp |");
+  EXPECT_EQ(row(md, "TC Util"), "| TC Util | 1.3% | -1.2 pp |");
+  EXPECT_EQ(row(md, "Duration"), "| Duration | 4122.5 us | — |");
+}
+
+TEST(RenderDevlog, IssuesComeFromWarnVerdicts) {
+  std::string md = render_devlog_entry(sample_run(), std::nullopt);
+  EXPECT_NE(md.find("**Issues**: L2 hit rate 51.6% (healthy > 60%, copy_f4); Occupancy 57.5% (healthy > 60%, "
+                    "fma_loop); Occupancy 12.5% (healthy > 60%, fma_loop [66x1x1]); Waves per SM 0.06 (healthy >= 1, "
+                    "fma_loop [66x1x1])\n"),
+            std::string::npos)
+      << md;
+}

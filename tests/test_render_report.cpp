@@ -1,0 +1,72 @@
+#include <gtest/gtest.h>
+
+#include "render/contract_markdown.hpp"
+#include "render/report_markdown.hpp"
+#include "support/golden.hpp"
+#include "support/sample_run.hpp"
+
+using namespace kprof;
+using namespace kprof::render;
+using namespace kprof::testing;
+
+TEST(RenderReport, GoldenNcu) { expect_golden("report_ncu.md", render_report(sample_run(), nullptr)); }
+
+TEST(RenderReport, GoldenNcuVerbose) {
+  expect_golden("report_ncu_verbose.md", render_report_verbose(sample_run(), nullptr));
+}
+
+TEST(RenderReport, GoldenAnnotation) {
+  expect_golden("report_annotation.md", render_report(sample_annotation_run(), nullptr));
+}
+
+TEST(RenderReport, ContractComesRightAfterTheHeader) {
+  auto run = sample_run();
+  auto cmp = sample_comparison();
+  std::string report = render_report(run, &cmp);
+  std::string contract = render_contract(run, &cmp);
+  auto at = report.find(contract);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LT(at, report.find("## Kernel:"));
+}
+
+TEST(RenderReport, RulesPutOptAndWrnFirstBySpeedup) {
+  std::string md = render_report(sample_run(), nullptr);
+  auto hp = md.find("| OPT | HighPipeUtilization |");
+  auto l2 = md.find("| OPT | MemoryL2Compression |");
+  auto cpi = md.find("| OPT | CPIStall |");
+  auto inf = md.find("| INF | SOLBottleneck |");
+  ASSERT_NE(inf, std::string::npos);
+  EXPECT_LT(hp, l2);
+  EXPECT_LT(l2, cpi);
+  EXPECT_LT(cpi, inf);
+  EXPECT_NE(md.find("| 28.2% global |"), std::string::npos);
+}
+
+TEST(RenderReport, VerdictMarksAndMissingValues) {
+  std::string md = render_report(sample_run(), nullptr);
+  EXPECT_NE(md.find("| L2 hit rate | 51.6% | > 60% | ✗ |"), std::string::npos);
+  EXPECT_NE(md.find("| DRAM throughput | 82.4% | > 60% | ✓ |"), std::string::npos);
+  EXPECT_NE(md.find("| Register spills | — | = 0 | — |"), std::string::npos);
+}
+
+TEST(RenderReport, UnavailableMetricsPerKernel) {
+  std::string md = render_report(sample_run(), nullptr);
+  auto at = md.find("## Unavailable metrics\n");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(md.find("| stage_copy · copy_f4 | flops_tensor, spill_requests |", at), std::string::npos);
+  EXPECT_NE(md.find("| stage_concurrent · fma_loop [66x1x1] | tensor_pipe_pct, dram_throughput_pct, dram_bytes |", at),
+            std::string::npos);
+  EXPECT_EQ(md.find("| stage_fma · fma_loop |", at), std::string::npos);
+}
+
+TEST(RenderReport, VerboseAddsEverySectionMetricAndFullRuleText) {
+  auto run = sample_run();
+  std::string plain = render_report(run, nullptr);
+  std::string verbose = render_report_verbose(run, nullptr);
+  EXPECT_EQ(plain.find("Cluster Scheduling Policy"), std::string::npos);
+  EXPECT_NE(verbose.find("| Cluster Scheduling Policy | PolicySpread | — |"), std::string::npos);
+  EXPECT_NE(verbose.find("#### Launch Statistics\n"), std::string::npos);
+  const std::string tail = "Start by analyzing DRAM in the Memory Workload Analysis section.";
+  EXPECT_EQ(plain.find(tail), std::string::npos);
+  EXPECT_NE(verbose.find(tail), std::string::npos);
+}
