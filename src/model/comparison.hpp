@@ -14,8 +14,9 @@ struct ComparisonRow {
   std::optional<double> change_pct;  // (current - previous) / previous * 100
   bool lower_is_better = false;
   std::string verdict;     // "better", "worse", "same" (within noise or threshold), "" when not comparable
+  std::optional<double> p_value;  // two-sided Mann-Whitney U p-value when both sides had enough samples
 };
-KPROF_JSON(ComparisonRow, metric, previous, current, change_pct, lower_is_better, verdict)
+KPROF_JSON(ComparisonRow, metric, previous, current, change_pct, lower_is_better, verdict, p_value)
 
 struct StageComparison {
   std::string stage;       // stage / kernel label present in either run

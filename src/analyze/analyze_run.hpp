@@ -1,0 +1,19 @@
+// The analysis pass over a whole run: device peaks, per-kernel analysis, and the run's overall bottleneck.
+#pragma once
+#include "analyze/device_db.hpp"
+#include "analyze/thresholds.hpp"
+#include "model/profile.hpp"
+
+namespace kprof::analyze {
+
+// Matches run.device against `db` (copies the spec into run.device_spec and sets device.matched_spec; a
+// warning in run.warnings when nothing matches, and then no roofline), fills KernelGroup::analysis for every
+// group, and sets run.overall to the bottleneck of the group with the largest total time (count x median).
+// A spec already in run.device_spec (an imported, self-contained run) is kept when nothing matches.
+void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t);
+
+// One group's analysis against its effective declaration; `spec` may be null (no roofline then).
+KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,
+                             const Thresholds& t);
+
+}  // namespace kprof::analyze
