@@ -49,6 +49,7 @@ Trace parse_cupti_jsonl(std::string_view text, const std::string& source) {
   RawTrace raw;
   raw.source = source;
   raw.format = "cupti-jsonl";
+  raw.header.errors = raw.header.process_name = kNoString;  // JSONL has no header
   JsonlStrings strings(raw.strings);
   std::map<std::string, std::size_t> skipped;
   long line_no = 0;
