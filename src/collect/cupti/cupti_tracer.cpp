@@ -1,0 +1,147 @@
+#include "collect/cupti/cupti_tracer.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+namespace kprof::cupti {
+
+namespace {
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : std::string(fallback);
+}
+bool env_flag(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  return !(std::strcmp(v, "0") == 0 || std::strcmp(v, "false") == 0 || std::strcmp(v, "off") == 0);
+}
+}  // namespace
+
+TracerOptions TracerOptions::from_env() {
+  TracerOptions o;
+  o.output = env_or("KPROF_TRACE_FILE", "");
+  if (o.output.empty()) o.output = "kprof_trace." + std::to_string(::getpid()) + ".kptrace";
+  o.api = env_flag("KPROF_TRACE_API", true);
+  o.graph_trace = env_flag("KPROF_TRACE_GRAPH", false);
+  o.overhead = env_flag("KPROF_TRACE_OVERHEAD", true);
+  long mb = std::strtol(env_or("KPROF_TRACE_BUFFER_MB", "8").c_str(), nullptr, 10);
+  if (mb >= 1 && mb <= 1024) o.buffer_bytes = static_cast<std::size_t>(mb) << 20;
+  return o;
+}
+
+Tracer& Tracer::instance() {
+  static Tracer* t = new Tracer();  // never destroyed: atexit and signal paths may still use it
+  return *t;
+}
+
+void Tracer::note_error(const char* what, CUptiResult r) {
+  const char* s = nullptr;
+  cuptiGetResultString(r, &s);
+  ++error_count_;
+  if (errors_.size() < 16) errors_.push_back(std::string(what) + ": " + (s ? s : "unknown CUPTI error"));
+}
+
+bool Tracer::enable(CUpti_ActivityKind kind, const char* name, bool essential) {
+  CUptiResult r = cuptiActivityEnable(kind);
+  if (r == CUPTI_SUCCESS) return true;
+  std::lock_guard<std::mutex> lock(mu_);
+  note_error((std::string("cuptiActivityEnable(") + name + ")").c_str(), r);
+  std::fprintf(stderr, "kprof tracer: cannot enable %s%s\n", name, essential ? "" : " (continuing without it)");
+  return false;
+}
+
+bool Tracer::start(const TracerOptions& options) {
+  options_ = options;
+  cuptiGetTimestamp(&start_ns_);
+  if (std::ifstream comm("/proc/self/comm"); comm) std::getline(comm, process_name_);
+  CUptiResult r = cuptiActivityRegisterCallbacks(&Tracer::request_buffer, &Tracer::buffer_completed);
+  if (r != CUPTI_SUCCESS) {
+    std::lock_guard<std::mutex> lock(mu_);
+    note_error("cuptiActivityRegisterCallbacks", r);
+    return false;
+  }
+  bool ok = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true);
+  enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", false);
+  enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", false);
+  enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", false);
+  if (options_.api) {
+    bool rt = enable(CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", false);
+    bool drv = enable(CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", false);
+    if (rt || drv) flags_ |= trace_format::kFlagApiTraced;
+  }
+  // NVTX ranges arrive only when NVTX_INJECTION64_PATH points at libcupti.
+  if (enable(CUPTI_ACTIVITY_KIND_MARKER, "MARKER", false)) flags_ |= trace_format::kFlagNvtxTraced;
+  if (options_.graph_trace && enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE, "GRAPH_TRACE", false))
+    flags_ |= trace_format::kFlagGraphTrace;
+  if (options_.overhead) enable(CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", false);
+  return ok;
+}
+
+void Tracer::request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  Tracer& t = instance();
+  std::uint8_t* b = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(t.pool_mu_);
+    if (!t.pool_.empty()) {
+      b = t.pool_.back();
+      t.pool_.pop_back();
+    }
+  }
+  if (!b) b = static_cast<std::uint8_t*>(std::aligned_alloc(8, t.options_.buffer_bytes));
+  *buffer = b;
+  *size = b ? t.options_.buffer_bytes : 0;
+  *max_records = 0;  // as many as fit
+}
+
+void Tracer::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
+                              std::size_t valid) {
+  Tracer& t = instance();
+  {
+    std::lock_guard<std::mutex> lock(t.mu_);
+    CUpti_Activity* record = nullptr;
+    for (;;) {
+      CUptiResult r = cuptiActivityGetNextRecord(buffer, valid, &record);
+      if (r == CUPTI_SUCCESS) {
+        append_record(t.buffer_, t.names_, record);
+      } else {
+        if (r != CUPTI_ERROR_MAX_LIMIT_REACHED) t.note_error("cuptiActivityGetNextRecord", r);
+        break;
+      }
+    }
+    std::size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS) t.dropped_ += dropped;
+  }
+  if (buffer) {
+    std::lock_guard<std::mutex> lock(t.pool_mu_);
+    t.pool_.push_back(buffer);
+  }
+}
+
+void Tracer::write_snapshot(bool interrupted) {
+  bool expected = false;
+  if (!writing_.compare_exchange_strong(expected, true)) return;
+  CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fr != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", fr);
+    TraceFileInfo info;
+    info.pid = static_cast<std::uint32_t>(::getpid());
+    info.process_name = process_name_;
+    info.dropped_records = dropped_;
+    info.tracer_start_ns = start_ns_;
+    cuptiGetTimestamp(&info.tracer_end_ns);
+    info.errors = errors_;
+    info.error_count = error_count_;
+    info.flags = flags_ | (interrupted ? trace_format::kFlagInterrupted : 0u);
+    cuptiGetVersion(&info.cupti_api_version);
+    std::string error;
+    if (!buffer_.write_file(options_.output, info, &error))
+      std::fprintf(stderr, "kprof tracer: %s\n", error.c_str());
+  }
+  writing_.store(false);
+}
+
+}  // namespace kprof::cupti

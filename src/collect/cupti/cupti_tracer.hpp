@@ -1,0 +1,59 @@
+// CUPTI activity tracing for one process: enables the activity kinds, hands CUPTI pooled buffers, copies
+// completed records into a TraceBuffer arena (no formatting, no I/O while the program runs) and writes the
+// kprof-trace/1 file on demand. Everything CUPTI-specific above the record level lives here.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+#include "collect/cupti/cupti_records.hpp"
+#include "collect/trace/trace_writer.hpp"
+
+namespace kprof::cupti {
+
+struct TracerOptions {
+  std::string output;             // KPROF_TRACE_FILE (default: kprof_trace.<pid>.kptrace in the cwd)
+  bool api = true;                // KPROF_TRACE_API (default 1): RUNTIME + DRIVER records, needed for correlation
+  bool graph_trace = false;       // KPROF_TRACE_GRAPH=1: one record per graph launch instead of per node
+  bool overhead = true;           // KPROF_TRACE_OVERHEAD (default 1)
+  std::size_t buffer_bytes = 8u << 20;  // KPROF_TRACE_BUFFER_MB (default 8)
+  static TracerOptions from_env();
+};
+
+class Tracer {
+ public:
+  static Tracer& instance();
+  // Enables tracing; returns false when CUPTI refused the essential kinds (errors are kept for the header).
+  bool start(const TracerOptions& options);
+  // Flushes CUPTI (forced) and writes everything traced so far. Safe to call repeatedly: each call rewrites the
+  // file with the full trace (atomic rename). Re-entrant calls return at once.
+  void write_snapshot(bool interrupted);
+  const TracerOptions& options() const { return options_; }
+
+ private:
+  Tracer() = default;
+  static void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
+  static void buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
+                               std::size_t valid);
+  void note_error(const char* what, CUptiResult r);  // caller holds mu_
+  bool enable(CUpti_ActivityKind kind, const char* name, bool essential);
+
+  TracerOptions options_;
+  std::mutex mu_;  // guards buffer_, names_, errors_, dropped_
+  TraceBuffer buffer_;
+  CallbackNames names_;
+  std::vector<std::string> errors_;
+  std::uint32_t error_count_ = 0;
+  std::uint64_t dropped_ = 0;
+  std::uint32_t flags_ = 0;
+  std::uint64_t start_ns_ = 0;
+  std::string process_name_;
+
+  std::mutex pool_mu_;
+  std::vector<std::uint8_t*> pool_;  // free CUPTI buffers, reused
+  std::atomic<bool> writing_{false};
+};
+
+}  // namespace kprof::cupti

@@ -1,0 +1,90 @@
+// Entry point the CUDA driver calls when CUDA_INJECTION64_PATH names this library, plus the exit paths:
+// atexit writes the trace; SIGINT/SIGTERM write what was traced so far, then chain to the previous handler.
+//
+// The signal handler does no work itself (flushing CUPTI and writing a file are not async-signal-safe, and the
+// interrupted thread may hold the tracer's lock): it wakes a helper thread through a pipe, waits up to 10 s for
+// its answer with poll(), then chains. A program that survives the signal (Python turns SIGINT into
+// KeyboardInterrupt) gets the file rewritten, complete, at exit.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <poll.h>
+#include <thread>
+#include <unistd.h>
+#include "collect/cupti/cupti_tracer.hpp"
+
+namespace {
+
+int g_request_pipe[2] = {-1, -1};
+int g_done_pipe[2] = {-1, -1};
+struct sigaction g_previous[2];
+constexpr int kSignals[2] = {SIGINT, SIGTERM};
+std::atomic<bool> g_started{false};
+
+void writer_thread() {
+  char c;
+  for (;;) {
+    ssize_t n = ::read(g_request_pipe[0], &c, 1);
+    if (n < 0) continue;  // EINTR
+    if (n == 0) return;
+    kprof::cupti::Tracer::instance().write_snapshot(/*interrupted=*/true);
+    (void)!::write(g_done_pipe[1], &c, 1);
+  }
+}
+
+void chain(int sig, siginfo_t* info, void* uctx) {
+  int i = sig == SIGINT ? 0 : 1;
+  const struct sigaction& prev = g_previous[i];
+  if (prev.sa_flags & SA_SIGINFO) {
+    if (prev.sa_sigaction) prev.sa_sigaction(sig, info, uctx);
+  } else if (prev.sa_handler == SIG_IGN) {
+    return;
+  } else if (prev.sa_handler == SIG_DFL) {
+    sigaction(sig, &prev, nullptr);  // restore the default action and die of the same signal
+    raise(sig);
+  } else {
+    prev.sa_handler(sig);
+  }
+}
+
+void on_signal(int sig, siginfo_t* info, void* uctx) {
+  int saved_errno = errno;
+  char c = 1;
+  if (g_request_pipe[1] >= 0 && ::write(g_request_pipe[1], &c, 1) == 1) {
+    pollfd p{g_done_pipe[0], POLLIN, 0};
+    if (::poll(&p, 1, 10000) > 0) (void)!::read(g_done_pipe[0], &c, 1);
+  }
+  errno = saved_errno;
+  chain(sig, info, uctx);
+}
+
+void install_signal_handlers() {
+  if (::pipe(g_request_pipe) != 0 || ::pipe(g_done_pipe) != 0) {
+    std::fprintf(stderr, "kprof tracer: no pipe; Ctrl-C will lose the trace\n");
+    return;
+  }
+  std::thread(writer_thread).detach();
+  for (int i = 0; i < 2; ++i) {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(kSignals[i], &sa, &g_previous[i]);
+  }
+}
+
+void at_exit() { kprof::cupti::Tracer::instance().write_snapshot(/*interrupted=*/false); }
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  if (g_started.exchange(true)) return 1;  // the driver may call it once per process; be safe
+  auto options = kprof::cupti::TracerOptions::from_env();
+  if (!kprof::cupti::Tracer::instance().start(options)) {
+    std::fprintf(stderr, "kprof tracer: CUPTI activity tracing unavailable; writing what it reports\n");
+  }
+  std::atexit(at_exit);
+  install_signal_handlers();
+  return 1;
+}

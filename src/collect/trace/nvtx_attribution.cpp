@@ -1,0 +1,75 @@
+#include "collect/trace/nvtx_attribution.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace kprof {
+
+NvtxIndex::NvtxIndex(const Trace& trace) : trace_(trace) {
+  std::unordered_map<std::uint64_t, std::size_t> slot;
+  for (int i = 0; i < static_cast<int>(trace.nvtx.size()); ++i) {
+    const auto& r = trace.nvtx[i];
+    if (!r.push_pop) continue;
+    std::uint64_t key = (std::uint64_t{r.process} << 32) | r.thread;
+    auto [it, fresh] = slot.emplace(key, threads_.size());
+    if (fresh) threads_.push_back({r.process, r.thread, {}});
+    threads_[it->second].by_start.push_back(i);  // trace.nvtx is sorted by start already
+  }
+}
+
+int NvtxIndex::innermost_in(const ThreadRanges& tr, std::int64_t t) const {
+  // The last range starting at or before t; any range enclosing t is it or one of its ancestors, because
+  // push/pop ranges on a thread nest. Walk up until one still covers t.
+  auto it = std::upper_bound(tr.by_start.begin(), tr.by_start.end(), t,
+                             [&](std::int64_t v, int idx) { return v < trace_.nvtx[idx].start_ns; });
+  if (it == tr.by_start.begin()) return -1;
+  int r = *std::prev(it);
+  while (r >= 0 && trace_.nvtx[r].end_ns < t) r = trace_.nvtx[r].parent;
+  return r;
+}
+
+int NvtxIndex::innermost(std::uint32_t process, std::uint32_t thread, std::int64_t t) const {
+  for (const auto& tr : threads_)
+    if (tr.thread == thread && (tr.process == process || process == 0 || tr.process == 0)) return innermost_in(tr, t);
+  return -1;
+}
+
+int NvtxIndex::innermost_any_thread(std::int64_t t) const {
+  int best = -1;
+  for (const auto& tr : threads_) {
+    int r = innermost_in(tr, t);
+    if (r < 0) continue;
+    if (best < 0 || trace_.nvtx[r].depth > trace_.nvtx[best].depth ||
+        (trace_.nvtx[r].depth == trace_.nvtx[best].depth && trace_.nvtx[r].start_ns > trace_.nvtx[best].start_ns))
+      best = r;
+  }
+  return best;
+}
+
+void attribute_kernels_to_nvtx(Trace& trace) {
+  if (trace.nvtx.empty()) return;
+  NvtxIndex index(trace);
+  std::unordered_map<std::uint32_t, std::size_t> api_by_corr;
+  api_by_corr.reserve(trace.api_calls.size());
+  for (std::size_t i = 0; i < trace.api_calls.size(); ++i)
+    if (trace.api_calls[i].correlation) api_by_corr.emplace(trace.api_calls[i].correlation, i);
+  for (auto& k : trace.kernels) {
+    auto it = k.correlation ? api_by_corr.find(k.correlation) : api_by_corr.end();
+    if (it != api_by_corr.end()) {
+      const auto& api = trace.api_calls[it->second];
+      k.nvtx_range = index.innermost(api.process, api.thread, api.start_ns);
+    } else {
+      k.nvtx_range = index.innermost_any_thread(k.start_ns);
+    }
+  }
+}
+
+std::vector<std::string> nvtx_stack(const Trace& trace, int range) {
+  std::vector<std::string> out;
+  for (int r = range; r >= 0 && r < static_cast<int>(trace.nvtx.size()); r = trace.nvtx[r].parent)
+    out.push_back(trace.str(trace.nvtx[r].name));
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace kprof

@@ -1,0 +1,124 @@
+// The CUPTI JSONL reader (the probe tracer's format, documented in trace_reader.hpp).
+#include <map>
+#include <unordered_map>
+#include "collect/trace/trace_assembly.hpp"
+#include "collect/trace/trace_reader.hpp"
+#include "model/json_support.hpp"
+#include "util/errors.hpp"
+
+namespace kprof {
+
+using namespace trace_format;
+
+namespace {
+
+class JsonlStrings {
+ public:
+  explicit JsonlStrings(std::string& blob) : blob_(blob) {}
+  StringRef ref(const std::string& s) {
+    if (s.empty()) return kNoString;
+    if (auto it = refs_.find(s); it != refs_.end()) return it->second;
+    auto r = static_cast<StringRef>(blob_.size());
+    blob_ += s;
+    blob_.push_back('\0');
+    refs_.emplace(s, r);
+    return r;
+  }
+
+ private:
+  std::string& blob_;
+  std::unordered_map<std::string, StringRef> refs_;
+};
+
+template <typename T>
+T get(const json& j, const char* key, T fallback) {
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? fallback : it->get<T>();
+}
+
+void dims(const json& j, const char* key, std::int32_t out[3]) {
+  auto it = j.find(key);
+  if (it == j.end()) return;
+  if (!it->is_array() || it->size() != 3) throw std::invalid_argument(std::string("\"") + key + "\" is not [x,y,z]");
+  for (int i = 0; i < 3; ++i) out[i] = (*it)[i].get<std::int32_t>();
+}
+
+}  // namespace
+
+Trace parse_cupti_jsonl(std::string_view text, const std::string& source) {
+  RawTrace raw;
+  raw.source = source;
+  raw.format = "cupti-jsonl";
+  raw.header.errors = raw.header.process_name = kNoString;  // JSONL has no header
+  JsonlStrings strings(raw.strings);
+  std::map<std::string, std::size_t> skipped;
+  long line_no = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    try {
+      json j = json::parse(line);
+      if (!j.is_object()) throw std::invalid_argument("not a JSON object");
+      std::string kind = j.at("kind").get<std::string>();
+      auto start = j.at("start").get<std::uint64_t>();
+      auto end = j.at("end").get<std::uint64_t>();
+      if (end < start) throw std::invalid_argument("end before start");
+      auto device = get<std::uint32_t>(j, "device", 0), context = get<std::uint32_t>(j, "context", 0);
+      auto stream = get<std::uint32_t>(j, "stream", 0), corr = get<std::uint32_t>(j, "corr", 0);
+      if (kind == "kernel") {
+        RawKernel k{};
+        k.start = start;
+        k.end = end;
+        k.device = device;
+        k.context = context;
+        k.stream = stream;
+        k.correlation = corr;
+        k.name = strings.ref(j.at("name").get<std::string>());
+        dims(j, "grid", k.grid);
+        dims(j, "block", k.block);
+        k.registers = get<std::int32_t>(j, "regs", 0);
+        k.smem_static = get<std::int32_t>(j, "smem_static", 0);
+        k.smem_dynamic = get<std::int32_t>(j, "smem_dyn", 0);
+        k.graph_id = get<std::uint32_t>(j, "graph", 0);
+        raw.kernels.push_back(k);
+      } else if (kind == "memcpy") {
+        RawMemcpy m{};
+        m.start = start;
+        m.end = end;
+        m.bytes = j.at("bytes").get<std::uint64_t>();
+        m.device = device;
+        m.context = context;
+        m.stream = stream;
+        m.correlation = corr;
+        m.copy_kind = static_cast<std::uint8_t>(get<int>(j, "copyKind", 0));
+        raw.memcpys.push_back(m);
+      } else if (kind == "memset") {
+        RawMemset m{};
+        m.start = start;
+        m.end = end;
+        m.bytes = j.at("bytes").get<std::uint64_t>();
+        m.device = device;
+        m.context = context;
+        m.stream = stream;
+        m.correlation = corr;
+        m.value = get<std::uint32_t>(j, "value", 0);
+        raw.memsets.push_back(m);
+      } else {
+        ++skipped[kind];
+      }
+    } catch (const json::exception& e) {
+      throw ParseError(source, line_no, std::string("bad CUPTI JSONL record: ") + e.what());
+    } catch (const std::invalid_argument& e) {
+      throw ParseError(source, line_no, std::string("bad CUPTI JSONL record: ") + e.what());
+    }
+  }
+  for (const auto& [kind, n] : skipped)
+    raw.warnings.push_back(std::to_string(n) + " record(s) of unsupported kind \"" + kind + "\" skipped");
+  return assemble_trace(std::move(raw));
+}
+
+}  // namespace kprof

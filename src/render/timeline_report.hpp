@@ -1,0 +1,30 @@
+// The nsys-mode report: markdown body for report.md and the CSV files next to it, as strings.
+#pragma once
+#include <cstddef>
+#include <string>
+#include "analyze/event_stats.hpp"
+#include "analyze/timeline.hpp"
+#include "model/trace.hpp"
+
+namespace kprof {
+
+struct TimelineReportOptions {
+  std::size_t top_kernels = 15;
+};
+
+// Sections: Trace, GPU utilisation and overlap, Streams, Top kernels by total time, Memory copies,
+// Launch overhead, Gaps between kernels, NVTX ranges. Times in ms / µs as labelled.
+std::string render_timeline_report(const Trace& trace, const TimelineSummary& timeline, const EventStats& stats,
+                                   const TimelineReportOptions& options = {});
+
+// kernels.csv: index,name,function,start_ns,end_ns,duration_ns,device,stream,correlation,grid_x,grid_y,grid_z,
+//              block_x,block_y,block_z,registers,smem_static,smem_dynamic,graph_id,nvtx_range
+std::string render_kernels_csv(const Trace& trace);
+// memcpy.csv: kind,bytes,start_ns,end_ns,duration_ns,gb_per_s,device,stream,correlation  (memsets: kind "Memset")
+std::string render_memcpy_csv(const Trace& trace);
+// api.csv: domain,name,cbid,start_ns,end_ns,duration_ns,process,thread,correlation,return_value
+std::string render_api_csv(const Trace& trace);
+// overlap.csv: t_ns,kernels,copies,running — the running-activity counts after each change
+std::string render_overlap_csv(const TimelineSummary& timeline);
+
+}  // namespace kprof
