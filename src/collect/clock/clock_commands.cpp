@@ -1,0 +1,115 @@
+#include "collect/clock/clock_commands.hpp"
+
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+#include "collect/clock/clock_plan.hpp"
+#include "collect/clock/clock_saved_state.hpp"
+#include "collect/clock/nvidia_smi.hpp"
+#include "util/errors.hpp"
+#include "util/fs.hpp"
+
+namespace kprof {
+
+bool clock_change_allowed(bool yes) {
+  const char* env = std::getenv("KPROF_ALLOW_CLOCK_CHANGE");
+  return yes || (env && std::string(env) == "1");
+}
+
+namespace {
+
+std::string mhz(const std::optional<int>& v) { return v ? std::to_string(*v) + " MHz" : "n/a"; }
+
+void print_plan(const ClockPlan& plan, std::ostream& out) {
+  for (const auto& n : plan.notes) out << "# " << n << "\n";
+}
+
+// Runs each command; stops at the first failure. Returns kExitOk or kExitFailure.
+int execute(const ClockPlan& plan, std::ostream& out, std::ostream& err) {
+  for (const auto& cmd : plan.commands) {
+    out << "+ " << shell_command(cmd) << "\n";
+    auto r = run_command(cmd);
+    if (r.exit_code != 0) {
+      err << "kprof: '" << shell_command(cmd) << "' failed (exit " << r.exit_code << "): " << r.out << r.err;
+      if (r.exit_code != 0 && (r.out + r.err).find("ermission") != std::string::npos) return kExitNoPermission;
+      return kExitFailure;
+    }
+  }
+  return kExitOk;
+}
+
+void print_dry_run(const ClockPlan& plan, std::ostream& out) {
+  out << "# dry run: clocks unchanged. Re-run with --yes (or KPROF_ALLOW_CLOCK_CHANGE=1) to execute:\n";
+  for (const auto& cmd : plan.commands) out << shell_command(cmd) << "\n";
+}
+
+}  // namespace
+
+int clock_status(const ClockCommandOptions& o, std::ostream& out) {
+  auto s = query_clocks(o.gpu);
+  out << "GPU " << s.gpu << ": " << s.name << "\n"
+      << "  SM clock        " << mhz(s.sm_mhz) << " (max " << mhz(s.max_sm_mhz) << ", application "
+      << mhz(s.app_sm_mhz) << ", default application " << mhz(s.default_app_sm_mhz) << ")\n"
+      << "  memory clock    " << mhz(s.mem_mhz) << " (max " << mhz(s.max_mem_mhz) << ", application "
+      << mhz(s.app_mem_mhz) << ", default application " << mhz(s.default_app_mem_mhz) << ")\n";
+  out << "  event reasons   ";
+  if (!s.event_reasons) {
+    out << "n/a\n";
+  } else {
+    auto names = decode_event_reasons(*s.event_reasons);
+    if (names.empty()) out << "none";
+    for (size_t i = 0; i < names.size(); ++i) out << (i ? ", " : "") << names[i];
+    out << "\n";
+  }
+  if (auto saved = load_clock_state(o.gpu)) {
+    out << "  locked          SM " << mhz(saved->locked_sm_mhz) << " by " << saved->locked_by << " at "
+        << saved->timestamp << " (" << clock_state_path(o.gpu).string() << ")\n";
+  } else {
+    out << "  locked          not by kprof\n";
+  }
+  return kExitOk;
+}
+
+int clock_lock(const ClockCommandOptions& o, std::ostream& out, std::ostream& err) {
+  auto s = query_clocks(o.gpu);
+  auto plan = plan_lock(s, o.sm_mhz, nvidia_smi_program());
+  print_plan(plan, out);
+  if (!clock_change_allowed(o.yes)) {
+    print_dry_run(plan, out);
+    return kExitOk;
+  }
+  // Keep the first record when locking twice: it holds the clocks as they were before any lock.
+  if (!load_clock_state(o.gpu)) {
+    SavedClockState saved;
+    saved.gpu = o.gpu;
+    saved.name = s.name;
+    saved.timestamp = utc_timestamp();
+    saved.locked_by = "kprof (pid " + std::to_string(::getpid()) + ")";
+    saved.sm_mhz_before = s.sm_mhz;
+    saved.mem_mhz_before = s.mem_mhz;
+    saved.app_sm_mhz_before = s.app_sm_mhz;
+    saved.app_mem_mhz_before = s.app_mem_mhz;
+    saved.locked_sm_mhz = plan.sm_mhz;
+    saved.locked_mem_mhz = plan.mem_mhz;
+    save_clock_state(saved);
+  }
+  int rc = execute(plan, out, err);
+  if (rc == kExitOk) out << "locked GPU " << o.gpu << "; undo with: kprof clock reset --gpu " << o.gpu << " --yes\n";
+  return rc;
+}
+
+int clock_reset(const ClockCommandOptions& o, std::ostream& out, std::ostream& err) {
+  auto saved = load_clock_state(o.gpu);
+  auto plan = plan_reset(o.gpu, saved, nvidia_smi_program());
+  print_plan(plan, out);
+  if (!clock_change_allowed(o.yes)) {
+    print_dry_run(plan, out);
+    return kExitOk;
+  }
+  int rc = execute(plan, out, err);
+  if (rc == kExitOk) remove_clock_state(o.gpu);
+  return rc;
+}
+
+}  // namespace kprof

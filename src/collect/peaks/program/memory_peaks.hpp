@@ -1,0 +1,17 @@
+// Bandwidth microbenchmarks: HBM copy (read+write counted), HBM read-only reduction, L2 re-reads of a working
+// set a quarter of the L2, shared-memory reads. Each returns GB/s (1e9 byte/s).
+#pragma once
+#include <cuda_runtime.h>
+
+#include "collect/peaks/peak_measurement.hpp"
+#include "device_facts.hpp"
+#include "peak_timer.hpp"
+
+namespace kprof::peaks {
+
+PeakMeasurement measure_dram_copy(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
+PeakMeasurement measure_dram_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
+PeakMeasurement measure_l2_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
+PeakMeasurement measure_smem_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
+
+}  // namespace kprof::peaks
