@@ -1,0 +1,254 @@
+#include "collect/ncu/canonical.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <initializer_list>
+
+namespace kprof::ncu {
+
+namespace {
+
+constexpr double kSectorBytes = 32;  // L1/L2 sector size on every NVIDIA GPU ncu supports
+
+class Deriver {
+ public:
+  explicit Deriver(const KernelLaunch& k) : k_(k) {}
+
+  std::optional<double> metric(const std::string& name) const {
+    auto it = k_.metrics.find(name);
+    if (it == k_.metrics.end() || !it->second.numeric) return std::nullopt;
+    return it->second.value;
+  }
+  std::optional<double> label(const std::string& section, const std::string& name) const {
+    for (const auto& s : k_.sections)
+      if (s.section == section && s.name == name && s.value) return s.value;
+    return std::nullopt;
+  }
+  const KernelLaunch& launch() const { return k_; }
+
+  // First metric of `names` present → field; else the details-page label, if given.
+  void first_of(std::optional<double>& field, const char* field_name, std::initializer_list<const char*> names,
+                const char* section = nullptr, const char* lbl = nullptr) {
+    for (const char* n : names)
+      if (auto v = metric(n)) { set(field, field_name, *v, n); return; }
+    if (section)
+      if (auto v = label(section, lbl)) set(field, field_name, *v, fmt::format("details: {} / {}", section, lbl));
+  }
+
+  void set(std::optional<double>& field, const char* field_name, double v, const std::string& from) {
+    field = v;
+    out.provenance[field_name] = from;
+  }
+
+  CanonicalMetrics out;
+
+ private:
+  const KernelLaunch& k_;
+};
+
+// Sum of two metrics when both exist.
+std::optional<double> both(const Deriver& d, const char* a, const char* b) {
+  auto va = d.metric(a), vb = d.metric(b);
+  if (!va || !vb) return std::nullopt;
+  return *va + *vb;
+}
+
+void derive_flops(Deriver& d, std::optional<double>& field, const char* field_name, char p) {
+  const double w_add = p == 'h' ? 2 : 1, w_mul = p == 'h' ? 2 : 1, w_fma = p == 'h' ? 4 : 2;
+  const std::string ops[3] = {"add", "mul", "fma"};
+  const double weights[3] = {w_add, w_mul, w_fma};
+  // 1. Counts.
+  for (const char* unit : {"smsp__", "sm__"}) {
+    double total = 0;
+    std::vector<std::string> used, missing;
+    for (int i = 0; i < 3; ++i) {
+      std::string name = fmt::format("{}sass_thread_inst_executed_op_{}{}_pred_on.sum", unit, p, ops[i]);
+      if (auto v = d.metric(name)) { total += weights[i] * *v; used.push_back(fmt::format("{}*{}", weights[i], name)); }
+      else missing.push_back(fmt::format("{}{}", p, ops[i]));
+    }
+    if (!used.empty()) {
+      std::string prov = fmt::format("{}", fmt::join(used, " + "));
+      if (!missing.empty()) prov += fmt::format(" ({} not collected)", fmt::join(missing, ", "));
+      d.set(field, field_name, total, prov);
+      return;
+    }
+  }
+  // Rates per elapsed cycle need the cycle count of the same unit.
+  const char* cycles_name = "smsp__cycles_elapsed.avg";
+  auto cycles = d.metric(cycles_name);
+  if (!cycles) { cycles_name = "sm__cycles_elapsed.avg"; cycles = d.metric(cycles_name); }
+  if (!cycles) return;
+  // 2. Per-cycle rates.
+  {
+    double rate = 0;
+    std::vector<std::string> used;
+    for (int i = 0; i < 3; ++i) {
+      std::string name =
+          fmt::format("smsp__sass_thread_inst_executed_op_{}{}_pred_on.sum.per_cycle_elapsed", p, ops[i]);
+      if (auto v = d.metric(name)) { rate += weights[i] * *v; used.push_back(fmt::format("{}*{}", weights[i], name)); }
+    }
+    if (!used.empty()) {
+      d.set(field, field_name, rate * *cycles, fmt::format("({}) * {}", fmt::join(used, " + "), cycles_name));
+      return;
+    }
+  }
+  // 3. ncu's derived rates (weights already applied by ncu).
+  {
+    double rate = 0;
+    std::vector<std::string> used;
+    const std::string derived[3] = {fmt::format("derived__smsp__sass_thread_inst_executed_op_{}add_pred_on_x2", p),
+                                    fmt::format("derived__smsp__sass_thread_inst_executed_op_{}mul_pred_on_x2", p),
+                                    fmt::format("derived__smsp__sass_thread_inst_executed_op_{}fma_pred_on_x{}", p,
+                                                p == 'h' ? 4 : 2)};
+    for (const auto& name : derived)
+      if (auto v = d.metric(name)) { rate += *v; used.push_back(name); }
+    if (!used.empty())
+      d.set(field, field_name, rate * *cycles, fmt::format("({}) * {}", fmt::join(used, " + "), cycles_name));
+  }
+}
+
+std::string precision_of(const std::string& stem) {
+  for (const char* p : {"bf16", "fp16", "tf32", "fp8", "fp64", "int8", "int4", "int1"})
+    if (stem.find(p) != std::string::npos) return p;
+  return "";
+}
+
+// Tensor FLOPs from one family of `<prefix><stem>.sum` metrics; stems that extend another stem of the family
+// ("fp8_sparsity_on" next to "fp8") are parts of it and are not added twice.
+bool derive_tensor_family(Deriver& d, const std::string& prefix) {
+  std::vector<std::pair<std::string, double>> members;
+  const auto& metrics = d.launch().metrics;
+  for (auto it = metrics.lower_bound(prefix); it != metrics.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it) {
+    const auto& [name, mv] = *it;
+    if (!mv.numeric) continue;
+    if (name.size() < prefix.size() + 4 || name.compare(name.size() - 4, 4, ".sum") != 0) continue;
+    std::string stem = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+    if (stem.find('.') != std::string::npos) continue;
+    members.emplace_back(stem, mv.value);
+  }
+  if (members.empty()) return false;
+  double total = 0, best = 0;
+  std::string best_precision;
+  for (const auto& [stem, v] : members) {
+    bool part_of_other = false;
+    for (const auto& [other, ov] : members)
+      if (other != stem && stem.compare(0, other.size() + 1, other + "_") == 0) part_of_other = true;
+    if (part_of_other) continue;
+    total += v;
+    if (v > best) { best = v; best_precision = precision_of(stem); }
+  }
+  d.set(d.out.flops_tensor, "flops_tensor", total, fmt::format("sum of {}*.sum", prefix));
+  d.out.tensor_precision = best_precision;
+  return true;
+}
+
+}  // namespace
+
+CanonicalMetrics derive_canonical(const KernelLaunch& k) {
+  Deriver d(k);
+  CanonicalMetrics& c = d.out;
+  const char* sol = "GPU Speed Of Light Throughput";
+  const char* mwa = "Memory Workload Analysis";
+
+  d.first_of(c.duration_ns, "duration_ns", {"gpu__time_duration.sum"}, sol, "Duration");
+  if (!c.duration_ns && k.duration_ns) d.set(c.duration_ns, "duration_ns", *k.duration_ns, "launch duration");
+  d.first_of(c.sm_throughput_pct, "sm_throughput_pct", {"sm__throughput.avg.pct_of_peak_sustained_elapsed"}, sol,
+             "Compute (SM) Throughput");
+  d.first_of(c.memory_throughput_pct, "memory_throughput_pct",
+             {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}, sol, "Memory Throughput");
+  d.first_of(c.dram_throughput_pct, "dram_throughput_pct",
+             {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+              "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
+             sol, "DRAM Throughput");
+  d.first_of(c.tensor_pipe_pct, "tensor_pipe_pct",
+             {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+              "sm__pipe_tensor_subpipe_hmma_cycles_active.avg.pct_of_peak_sustained_active"});
+  d.first_of(c.achieved_occupancy_pct, "achieved_occupancy_pct", {"sm__warps_active.avg.pct_of_peak_sustained_active"},
+             "Occupancy", "Achieved Occupancy");
+  d.first_of(c.theoretical_occupancy_pct, "theoretical_occupancy_pct", {"sm__maximum_warps_per_active_cycle_pct"},
+             "Occupancy", "Theoretical Occupancy");
+  d.first_of(c.l2_hit_pct, "l2_hit_pct", {"lts__t_sector_hit_rate.pct"}, mwa, "L2 Hit Rate");
+  d.first_of(c.l1_hit_pct, "l1_hit_pct", {"l1tex__t_sector_hit_rate.pct"}, mwa, "L1/TEX Hit Rate");
+  d.first_of(c.waves_per_sm, "waves_per_sm", {"launch__waves_per_multiprocessor"}, "Launch Statistics",
+             "Waves Per SM");
+
+  d.first_of(c.dram_read_bytes, "dram_read_bytes", {"dram__bytes_read.sum"});
+  d.first_of(c.dram_write_bytes, "dram_write_bytes", {"dram__bytes_write.sum"});
+  d.first_of(c.dram_bytes, "dram_bytes", {"dram__bytes.sum"});
+  if (!c.dram_bytes && c.dram_read_bytes && c.dram_write_bytes)
+    d.set(c.dram_bytes, "dram_bytes", *c.dram_read_bytes + *c.dram_write_bytes,
+          "dram__bytes_read.sum + dram__bytes_write.sum");
+  d.first_of(c.l2_bytes, "l2_bytes", {"lts__t_bytes.sum"});
+  if (!c.l2_bytes)
+    if (auto s = d.metric("lts__t_sectors.sum")) d.set(c.l2_bytes, "l2_bytes", *s * kSectorBytes, "32*lts__t_sectors.sum");
+  d.first_of(c.l1_bytes, "l1_bytes", {"l1tex__t_bytes.sum"});
+  if (!c.l1_bytes)
+    if (auto s = d.metric("l1tex__t_sectors.sum")) d.set(c.l1_bytes, "l1_bytes", *s * kSectorBytes, "32*l1tex__t_sectors.sum");
+  if (!c.l1_bytes) {
+    // The full set has no L1 total; LSU global + local sectors are the data moved through L1 by loads/stores.
+    const char* parts[] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                           "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"};
+    double sum = 0;
+    bool all = true;
+    for (const char* p : parts) {
+      auto v = d.metric(p);
+      all = all && v.has_value();
+      if (v) sum += *v;
+    }
+    if (all) d.set(c.l1_bytes, "l1_bytes", sum * kSectorBytes, "32*l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_{ld,st}.sum");
+  }
+  if (auto s = both(d, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"))
+    d.set(c.local_memory_bytes, "local_memory_bytes", *s * kSectorBytes,
+          "32*(l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum + l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum)");
+  if (auto s = both(d, "sass__inst_executed_local_loads", "sass__inst_executed_local_stores"))
+    d.set(c.local_memory_instructions, "local_memory_instructions", *s,
+          "sass__inst_executed_local_loads + sass__inst_executed_local_stores");
+  else if (auto s2 = both(d, "smsp__sass_inst_executed_op_local_ld.sum", "smsp__sass_inst_executed_op_local_st.sum"))
+    d.set(c.local_memory_instructions, "local_memory_instructions", *s2,
+          "smsp__sass_inst_executed_op_local_ld.sum + smsp__sass_inst_executed_op_local_st.sum");
+  d.first_of(c.spill_requests, "spill_requests", {"derived__local_spilling_requests"}, mwa,
+             "Local Memory Spilling Requests");
+
+  derive_flops(d, c.flops_fp32, "flops_fp32", 'f');
+  derive_flops(d, c.flops_fp64, "flops_fp64", 'd');
+  derive_flops(d, c.flops_fp16, "flops_fp16", 'h');
+  if (!derive_tensor_family(d, "sm__ops_path_tensor_src_")) derive_tensor_family(d, "sm__ops_path_tensor_op_");
+
+  d.first_of(c.registers_per_thread, "registers_per_thread", {"launch__registers_per_thread"}, "Launch Statistics",
+             "Registers Per Thread");
+  if (auto s = both(d, "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic"))
+    d.set(c.shared_mem_per_block_bytes, "shared_mem_per_block_bytes", *s,
+          "launch__shared_mem_per_block_static + launch__shared_mem_per_block_dynamic");
+  else if (auto st = d.label("Launch Statistics", "Static Shared Memory Per Block"))
+    if (auto dy = d.label("Launch Statistics", "Dynamic Shared Memory Per Block"))
+      d.set(c.shared_mem_per_block_bytes, "shared_mem_per_block_bytes", *st + *dy,
+            "details: Launch Statistics / Static + Dynamic Shared Memory Per Block");
+  d.first_of(c.grid_size, "grid_size", {"launch__grid_size"});
+  const auto& g = k.launch.grid;
+  if (!c.grid_size && g[0] > 0) d.set(c.grid_size, "grid_size", double(g[0]) * g[1] * g[2], "Grid Size column");
+  d.first_of(c.block_size, "block_size", {"launch__block_size"});
+  const auto& b = k.launch.block;
+  if (!c.block_size && b[0] > 0) d.set(c.block_size, "block_size", double(b[0]) * b[1] * b[2], "Block Size column");
+  d.first_of(c.sm_clock_hz, "sm_clock_hz", {"sm__cycles_elapsed.avg.per_second"}, sol, "SM Frequency");
+
+  const std::pair<const char*, const std::optional<double>*> fields[] = {
+      {"duration_ns", &c.duration_ns}, {"sm_throughput_pct", &c.sm_throughput_pct},
+      {"memory_throughput_pct", &c.memory_throughput_pct}, {"dram_throughput_pct", &c.dram_throughput_pct},
+      {"tensor_pipe_pct", &c.tensor_pipe_pct}, {"achieved_occupancy_pct", &c.achieved_occupancy_pct},
+      {"theoretical_occupancy_pct", &c.theoretical_occupancy_pct}, {"l2_hit_pct", &c.l2_hit_pct},
+      {"l1_hit_pct", &c.l1_hit_pct}, {"waves_per_sm", &c.waves_per_sm}, {"dram_bytes", &c.dram_bytes},
+      {"dram_read_bytes", &c.dram_read_bytes}, {"dram_write_bytes", &c.dram_write_bytes}, {"l2_bytes", &c.l2_bytes},
+      {"l1_bytes", &c.l1_bytes}, {"local_memory_bytes", &c.local_memory_bytes},
+      {"local_memory_instructions", &c.local_memory_instructions}, {"spill_requests", &c.spill_requests},
+      {"flops_fp64", &c.flops_fp64}, {"flops_fp32", &c.flops_fp32}, {"flops_fp16", &c.flops_fp16},
+      {"flops_tensor", &c.flops_tensor}, {"registers_per_thread", &c.registers_per_thread},
+      {"shared_mem_per_block_bytes", &c.shared_mem_per_block_bytes}, {"grid_size", &c.grid_size},
+      {"block_size", &c.block_size}, {"sm_clock_hz", &c.sm_clock_hz}};
+  for (const auto& [name, f] : fields)
+    if (!f->has_value()) c.unavailable.push_back(name);
+  return c;
+}
+
+}  // namespace kprof::ncu

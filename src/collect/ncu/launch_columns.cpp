@@ -1,0 +1,185 @@
+#include "collect/ncu/launch_columns.hpp"
+
+#include <fmt/format.h>
+
+#include "collect/ncu/units.hpp"
+#include "util/errors.hpp"
+
+namespace kprof::ncu {
+
+LaunchColumns LaunchColumns::locate(const std::vector<std::string>& header) {
+  LaunchColumns c;
+  for (int i = 0; i < static_cast<int>(header.size()); ++i) {
+    const std::string& h = header[i];
+    auto set = [&](int& slot) { if (slot < 0) slot = i; };
+    if (h == "ID") set(c.id);
+    else if (h == "Process ID") set(c.pid);
+    else if (h == "Process Name") set(c.process);
+    else if (h == "Host Name") set(c.host);
+    else if (h == "Kernel Name") set(c.kernel);
+    else if (h == "Context") set(c.context);
+    else if (h == "Stream") set(c.stream);
+    else if (h == "Block Size") set(c.block);
+    else if (h == "Grid Size") set(c.grid);
+    else if (h == "Device") set(c.device);
+    else if (h == "CC") set(c.cc);
+    else if (h.rfind("thread Domain:Push/Pop_Range", 0) == 0) set(c.nvtx_push_pop);
+    else if (h.rfind("Id:Domain:Start/Stop_Range", 0) == 0) set(c.nvtx_start_stop);
+  }
+  return c;
+}
+
+bool LaunchColumns::is_launch_column(int i) const {
+  for (int c : {id, pid, process, host, kernel, context, stream, block, grid, device, cc, nvtx_push_pop,
+                nvtx_start_stop})
+    if (c == i) return true;
+  return false;
+}
+
+std::optional<std::array<int, 3>> parse_dim3(const std::string& text) {
+  std::array<int, 3> d{1, 1, 1};
+  std::string t;
+  for (char c : text)
+    if (c != '(' && c != ')' && c != ' ') t.push_back(c);
+  if (t.empty()) return std::nullopt;
+  std::size_t start = 0;
+  for (int k = 0; k < 3; ++k) {
+    std::size_t comma = t.find(',', start);
+    std::string part = t.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    auto v = parse_number(part);
+    if (!v || *v < 0 || *v != static_cast<int>(*v)) return std::nullopt;
+    d[k] = static_cast<int>(*v);
+    if (comma == std::string::npos) return d;  // "(66)" and "(66, 1)" fill the rest with 1
+    start = comma + 1;
+  }
+  return std::nullopt;  // more than three components
+}
+
+std::vector<std::string> parse_nvtx_ranges(const std::string& cell) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (true) {
+    std::size_t q1 = cell.find('"', pos);
+    if (q1 == std::string::npos) break;
+    std::size_t q2 = cell.find('"', q1 + 1);
+    if (q2 == std::string::npos) break;
+    std::string entry = cell.substr(q1 + 1, q2 - q1 - 1);
+    pos = q2 + 1;
+    std::vector<std::string> parts;
+    std::size_t s = 0;
+    while (true) {
+      std::size_t c = entry.find(':', s);
+      parts.push_back(entry.substr(s, c == std::string::npos ? std::string::npos : c - s));
+      if (c == std::string::npos) break;
+      s = c + 1;
+    }
+    std::string name;
+    if (parts.size() >= 8) {
+      // Domain, then the range name (may hold ':'), then six attribute fields.
+      for (std::size_t i = 1; i + 6 < parts.size(); ++i) name += (i > 1 ? ":" : "") + parts[i];
+    } else if (parts.size() >= 2) {
+      name = entry.substr(entry.find(':') + 1);
+    } else {
+      name = entry;
+    }
+    if (!name.empty()) out.push_back(name);
+  }
+  return out;
+}
+
+std::string function_name_from_signature(const std::string& sig_in) {
+  // "(anonymous namespace)::k(int)" must not be taken for a parameter list.
+  static const std::string anon = "(anonymous namespace)", anon_mark = "\x01anon\x01";
+  std::string sig = sig_in;
+  for (auto p = sig.find(anon); p != std::string::npos; p = sig.find(anon)) sig.replace(p, anon.size(), anon_mark);
+  // Cut the parameter list: the first '(' at template depth 0 (operator() is not a kernel name).
+  int depth = 0;
+  std::size_t cut = sig.size();
+  for (std::size_t i = 0; i < sig.size(); ++i) {
+    char c = sig[i];
+    if (c == '<') ++depth;
+    else if (c == '>' && depth > 0) --depth;
+    else if (c == '(' && depth == 0) { cut = i; break; }
+  }
+  std::string head = sig.substr(0, cut);
+  // Drop template arguments (at the end of the name) so "k<int, 2>" groups as "k".
+  std::string no_tmpl;
+  depth = 0;
+  for (char c : head) {
+    if (c == '<') ++depth;
+    else if (c == '>') { if (depth > 0) --depth; }
+    else if (depth == 0) no_tmpl.push_back(c);
+  }
+  // Return type and qualifiers precede the name, separated by spaces: keep the last word.
+  auto last = no_tmpl.find_last_not_of(' ');
+  if (last == std::string::npos) return sig_in;
+  no_tmpl.erase(last + 1);
+  auto sp = no_tmpl.find_last_of(' ');
+  std::string name = sp == std::string::npos ? no_tmpl : no_tmpl.substr(sp + 1);
+  while (!name.empty() && (name.front() == '*' || name.front() == '&')) name.erase(0, 1);
+  for (auto p = name.find(anon_mark); p != std::string::npos; p = name.find(anon_mark))
+    name.replace(p, anon_mark.size(), anon);
+  return name.empty() ? sig_in : name;
+}
+
+KernelLaunch read_launch(const LaunchColumns& cols, const std::vector<std::string>& row, const std::string& file,
+                         long line, LaunchContext* ctx) {
+  auto cell = [&](int i) -> std::string { return i >= 0 && i < static_cast<int>(row.size()) ? row[i] : ""; };
+  KernelLaunch k;
+  auto id = parse_number(cell(cols.id));
+  if (!id || *id < 0 || *id != static_cast<long long>(*id))
+    throw ParseError(file, line, fmt::format("launch ID \"{}\" is not a non-negative integer", cell(cols.id)));
+  k.id = static_cast<int>(*id);
+  k.name = cell(cols.kernel);
+  k.function = function_name_from_signature(k.name);
+  if (auto v = parse_number(cell(cols.context))) k.context = static_cast<std::int64_t>(*v);
+  if (auto v = parse_number(cell(cols.stream))) k.stream = static_cast<std::int64_t>(*v);
+  if (auto v = parse_number(cell(cols.device))) k.device = static_cast<int>(*v);
+  if (auto d = parse_dim3(cell(cols.block))) k.launch.block = *d;
+  if (auto d = parse_dim3(cell(cols.grid))) k.launch.grid = *d;
+  k.nvtx_stack = parse_nvtx_ranges(cell(cols.nvtx_push_pop));
+  if (k.nvtx_stack.empty()) k.nvtx_stack = parse_nvtx_ranges(cell(cols.nvtx_start_stop));
+  if (!k.nvtx_stack.empty()) k.nvtx_range = k.nvtx_stack.back();
+  if (ctx) {
+    ctx->process_name = cell(cols.process);
+    if (auto v = parse_number(cell(cols.pid))) ctx->pid = static_cast<long>(*v);
+    ctx->compute_capability = cell(cols.cc);
+  }
+  return k;
+}
+
+}  // namespace kprof::ncu
+
+namespace kprof::ncu {
+
+namespace {
+std::optional<double> numeric(const KernelLaunch& k, const char* name) {
+  auto it = k.metrics.find(name);
+  if (it == k.metrics.end() || !it->second.numeric) return std::nullopt;
+  return it->second.value;
+}
+std::optional<double> section_value(const KernelLaunch& k, const char* section, const char* name) {
+  for (const auto& s : k.sections)
+    if (s.section == section && s.name == name) return s.value;
+  return std::nullopt;
+}
+}  // namespace
+
+void fill_launch_fields_from_metrics(KernelLaunch& k) {
+  if (auto v = numeric(k, "gpu__time_duration.sum")) k.duration_ns = *v;
+  else if (auto s = section_value(k, "GPU Speed Of Light Throughput", "Duration")) k.duration_ns = *s;
+  if (auto v = numeric(k, "launch__registers_per_thread")) k.launch.registers_per_thread = static_cast<int>(*v);
+  if (auto v = numeric(k, "launch__shared_mem_per_block_static"))
+    k.launch.shared_mem_static_bytes = static_cast<std::int64_t>(*v);
+  if (auto v = numeric(k, "launch__shared_mem_per_block_dynamic"))
+    k.launch.shared_mem_dynamic_bytes = static_cast<std::int64_t>(*v);
+  auto fill_dims = [&](std::array<int, 3>& d, const char* x, const char* y, const char* z) {
+    if (d[0] != 0) return;
+    auto vx = numeric(k, x), vy = numeric(k, y), vz = numeric(k, z);
+    if (vx) d = {static_cast<int>(*vx), vy ? static_cast<int>(*vy) : 1, vz ? static_cast<int>(*vz) : 1};
+  };
+  fill_dims(k.launch.grid, "launch__grid_dim_x", "launch__grid_dim_y", "launch__grid_dim_z");
+  fill_dims(k.launch.block, "launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z");
+}
+
+}  // namespace kprof::ncu

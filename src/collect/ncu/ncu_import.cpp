@@ -1,0 +1,197 @@
+#include "collect/ncu/ncu_import.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "collect/ncu/csv_stream.hpp"
+#include "collect/ncu/details_page.hpp"
+#include "collect/ncu/raw_page.hpp"
+#include "collect/ncu/session_page.hpp"
+#include "collect/ncu/source_page.hpp"
+#include "collect/ncu/units.hpp"
+#include "collect/stage_grouping.hpp"
+#include "util/errors.hpp"
+#include "util/fs.hpp"
+
+namespace kprof::ncu {
+
+const char* to_string(PageKind k) {
+  switch (k) {
+    case PageKind::raw: return "raw";
+    case PageKind::details: return "details";
+    case PageKind::source: return "source";
+    case PageKind::session: return "session";
+    default: return "unknown";
+  }
+}
+
+namespace {
+
+const StreamItem* first_record(const CsvStream& s) {
+  for (const auto& it : s.items)
+    if (it.kind == ItemKind::record) return &it;
+  return nullptr;
+}
+
+PageKind detect(const std::vector<std::string>& f) {
+  auto has = [&](const char* name) { return std::find(f.begin(), f.end(), name) != f.end(); };
+  if (!f.empty() && (f[0] == "File Path" || f[0] == "Function Name" || f[0] == "Kernel Name")) return PageKind::source;
+  if (!f.empty() && (f[0] == "Line No" || f[0] == "Address")) return PageKind::source;
+  if (is_session_header(f)) return PageKind::session;
+  if (has("ID") && has("Kernel Name")) return has("Metric Name") ? PageKind::details : PageKind::raw;
+  return PageKind::unknown;
+}
+
+std::string basename(const std::string& p) {
+  auto s = p.find_last_of('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+// Adds what `from` knows and `into` does not: metrics by name, sections/rules when `into` has none.
+void merge_launch(KernelLaunch& into, KernelLaunch&& from) {
+  for (auto& [name, v] : from.metrics) into.metrics.try_emplace(name, std::move(v));
+  if (into.sections.empty()) into.sections = std::move(from.sections);
+  if (into.rules.empty()) into.rules = std::move(from.rules);
+  if (into.nvtx_stack.empty()) { into.nvtx_stack = from.nvtx_stack; into.nvtx_range = from.nvtx_range; }
+  if (into.launch.grid[0] == 0) into.launch.grid = from.launch.grid;
+  if (into.launch.block[0] == 0) into.launch.block = from.launch.block;
+}
+
+std::optional<double> metric_of(const std::vector<KernelLaunch>& ls, const char* name) {
+  for (const auto& l : ls) {
+    auto it = l.metrics.find(name);
+    if (it != l.metrics.end() && it->second.numeric) return it->second.value;
+  }
+  return std::nullopt;
+}
+
+std::string text_metric_of(const std::vector<KernelLaunch>& ls, const char* name) {
+  for (const auto& l : ls) {
+    auto it = l.metrics.find(name);
+    if (it != l.metrics.end() && !it->second.text.empty()) return it->second.text;
+  }
+  return "";
+}
+
+}  // namespace
+
+NcuImport import_ncu(const std::vector<std::string>& paths) {
+  NcuImport result;
+  ProfileRun& run = result.run;
+  run.mode = "import";
+  run.timestamp = utc_timestamp();
+  run.sources = paths;
+
+  std::vector<KernelLaunch> launches;
+  std::map<std::pair<long, int>, std::size_t> by_pid_id;  // (process id, launch id) → index
+  std::set<long> pids;
+  std::string process_name, cc_column;
+  std::vector<std::string> profiler_errors;
+  std::optional<SessionInfo> session;
+
+  for (const auto& path : paths) {
+    CsvStream stream = read_csv_stream(path);
+    for (const auto& it : stream.items) {
+      if (it.kind != ItemKind::profiler) continue;
+      if (it.text.rfind("==ERROR==", 0) == 0) profiler_errors.push_back(it.text);
+      if (it.text.rfind("==PROF==", 0) != 0) run.warnings.push_back(fmt::format("{}: {}", basename(path), it.text));
+    }
+    const StreamItem* first = first_record(stream);
+    if (!first) {
+      if (!stream.profiler_errors().empty()) continue;  // reported below, with the profiler's own words
+      throw ParseError(path, 0, "no Nsight Compute CSV table in this file (was ncu run with --csv?)");
+    }
+    PageKind kind = detect(first->fields);
+    switch (kind) {
+      case PageKind::raw:
+      case PageKind::details: {
+        LaunchPage page = kind == PageKind::raw ? parse_raw_page(stream) : parse_details_page(stream);
+        for (std::size_t i = 0; i < page.launches.size(); ++i) {
+          const LaunchContext& ctx = page.contexts[i];
+          if (process_name.empty()) process_name = basename(ctx.process_name);
+          if (cc_column.empty()) cc_column = ctx.compute_capability;
+          pids.insert(ctx.pid);
+          auto key = std::make_pair(ctx.pid, page.launches[i].id);
+          auto found = by_pid_id.find(key);
+          if (found == by_pid_id.end()) {
+            by_pid_id.emplace(key, launches.size());
+            launches.push_back(std::move(page.launches[i]));
+          } else if (launches[found->second].name != page.launches[i].name) {
+            throw ParseError(path, 0, fmt::format("launch ID {} is \"{}\" here but \"{}\" in an earlier file: these "
+                                                  "pages come from different runs",
+                                                  key.second, page.launches[i].name, launches[found->second].name));
+          } else {
+            merge_launch(launches[found->second], std::move(page.launches[i]));
+          }
+        }
+        break;
+      }
+      case PageKind::source: {
+        SourceView v = parse_source_page(stream);
+        for (auto& k : v.kernels) result.source.kernels.push_back(std::move(k));
+        break;
+      }
+      case PageKind::session: session = parse_session_page(stream); break;
+      case PageKind::unknown:
+        throw ParseError(path, first->line,
+                         "not an Nsight Compute CSV page: its first row has none of the expected columns "
+                         "(\"ID\" + \"Kernel Name\" for raw/details pages, \"File Path\"/\"Kernel Name\" for the "
+                         "source page, \"Launch Attribute\"/\"Session Attribute\" for the session page)");
+    }
+  }
+
+  if (launches.empty() && !profiler_errors.empty()) {
+    std::string msg = fmt::format("Nsight Compute reported an error and no kernel was profiled:\n  {}",
+                                  fmt::join(profiler_errors, "\n  "));
+    bool perm = false;
+    for (const auto& e : profiler_errors) perm = perm || e.find("ERR_NVGPUCTRPERM") != std::string::npos;
+    if (perm)
+      msg += "\nGPU performance counters are restricted to admin users: run as root, or load the driver with "
+             "NVreg_RestrictProfilingToAdminUsers=0 (containers also need --cap-add=SYS_ADMIN).";
+    throw Error(msg, perm ? kExitNoPermission : kExitBadInput);
+  }
+  if (pids.size() > 1)
+    run.warnings.push_back(fmt::format("launches come from {} processes; launches are merged by ID only within "
+                                       "one process",
+                                       pids.size()));
+
+  for (auto& k : launches) fill_launch_fields_from_metrics(k);
+  std::stable_sort(launches.begin(), launches.end(), [](const KernelLaunch& a, const KernelLaunch& b) {
+    return a.id < b.id;
+  });
+
+  DeviceInfo& dev = run.device;
+  if (session) {
+    dev.name = session->device_name;
+    dev.compute_capability = session->compute_capability;
+    dev.sm_count = session->sm_count;
+    run.command = session->profiler_command_line;
+    if (process_name.empty() && !session->process_names.empty()) process_name = basename(session->process_names[0]);
+  }
+  if (dev.name.empty()) dev.name = text_metric_of(launches, "device__attribute_display_name");
+  if (dev.compute_capability.empty()) {
+    auto major = metric_of(launches, "device__attribute_compute_capability_major");
+    auto minor = metric_of(launches, "device__attribute_compute_capability_minor");
+    if (major) dev.compute_capability = fmt::format("{}.{}", *major, minor ? *minor : 0);
+    else dev.compute_capability = cc_column;
+  }
+  if (dev.sm_count == 0) {
+    auto n = metric_of(launches, "device__attribute_multiprocessor_count");
+    if (!n) n = metric_of(launches, "launch__sm_count");
+    if (n) dev.sm_count = static_cast<int>(*n);
+  }
+  // CUDA reports these device attributes in kHz.
+  if (auto khz = metric_of(launches, "device__attribute_clock_rate")) dev.sm_clock_mhz = *khz / 1e3;
+  if (auto khz = metric_of(launches, "device__attribute_memory_clock_rate")) dev.memory_clock_mhz = *khz / 1e3;
+
+  run.kernel = process_name;
+  run.stages = group_into_stages(launches);
+  return result;
+}
+
+ProfileRun import_ncu_files(const std::vector<std::string>& paths) { return import_ncu(paths).run; }
+
+}  // namespace kprof::ncu

@@ -1,0 +1,42 @@
+#include "collect/ncu/page_support.hpp"
+
+#include <fmt/format.h>
+
+#include "util/errors.hpp"
+
+namespace kprof::ncu::detail {
+
+void check_width(const StreamItem& row, std::size_t header_size, long header_line, const std::string& file) {
+  if (row.fields.size() > header_size)
+    throw ParseError(file, row.line,
+                     fmt::format("row has {} fields but the header (line {}) has {}: a field was split or shifted",
+                                 row.fields.size(), header_line, header_size));
+}
+
+void collect_messages(const CsvStream& stream, LaunchPage& page) {
+  for (const auto& it : stream.items) {
+    if (it.kind == ItemKind::profiler) page.profiler_messages.push_back(it.text);
+    else if (it.kind == ItemKind::text) page.program_output.push_back(it.text);
+  }
+}
+
+KernelLaunch& LaunchIndex::get_or_add(const LaunchColumns& cols, const StreamItem& row, const std::string& file) {
+  LaunchContext ctx;
+  KernelLaunch k = read_launch(cols, row.fields, file, row.line, &ctx);
+  const long id = k.id;
+  constexpr long kDenseLimit = 1 << 22;
+  if (id < kDenseLimit) {
+    if (static_cast<std::size_t>(id) >= slot_by_id_.size()) slot_by_id_.resize(id + 1, 0);
+    if (slot_by_id_[id] != 0) return page_.launches[slot_by_id_[id] - 1];
+    slot_by_id_[id] = static_cast<long>(page_.launches.size()) + 1;
+  } else {
+    for (const auto& [sid, idx] : sparse_)
+      if (sid == id) return page_.launches[idx];
+    sparse_.emplace_back(id, page_.launches.size());
+  }
+  page_.launches.push_back(std::move(k));
+  page_.contexts.push_back(std::move(ctx));
+  return page_.launches.back();
+}
+
+}  // namespace kprof::ncu::detail

@@ -1,0 +1,85 @@
+#include "collect/stage_grouping.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "collect/ncu/canonical.hpp"
+
+namespace kprof {
+
+namespace {
+
+using GroupKey = std::tuple<std::string, std::array<int, 3>, std::array<int, 3>>;
+
+std::optional<double> duration_of(const KernelLaunch& l) {
+  if (l.duration_ns) return l.duration_ns;
+  return ncu::derive_canonical(l).duration_ns;
+}
+
+void finish_group(KernelGroup& g) {
+  std::vector<double> d;
+  std::vector<std::optional<double>> per_launch;
+  for (const auto& l : g.launches) {
+    per_launch.push_back(duration_of(l));
+    if (per_launch.back()) d.push_back(*per_launch.back());
+  }
+  g.duration_ns = SampleStats::of(d);
+  g.representative = 0;
+  if (!d.empty()) {
+    double best = INFINITY;
+    for (std::size_t i = 0; i < per_launch.size(); ++i)
+      if (per_launch[i] && std::abs(*per_launch[i] - g.duration_ns.median) < best) {
+        best = std::abs(*per_launch[i] - g.duration_ns.median);
+        g.representative = static_cast<int>(i);
+      }
+  }
+  g.metrics = ncu::derive_canonical(g.launches[g.representative]);
+}
+
+}  // namespace
+
+std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches) {
+  bool any_range = false;
+  for (const auto& l : launches) any_range = any_range || !l.nvtx_range.empty();
+
+  std::vector<Stage> stages;
+  std::map<std::string, std::size_t> stage_index;
+  std::vector<std::map<GroupKey, std::size_t>> group_index;
+  for (const auto& l : launches) {
+    std::string fn = l.function.empty() ? l.name : l.function;
+    std::string stage_name = any_range && !l.nvtx_range.empty() ? l.nvtx_range : fn;
+    auto [sit, new_stage] = stage_index.try_emplace(stage_name, stages.size());
+    if (new_stage) {
+      stages.push_back(Stage{stage_name, {}, {}});
+      group_index.emplace_back();
+    }
+    Stage& st = stages[sit->second];
+    GroupKey key{fn, l.launch.grid, l.launch.block};
+    auto [git, new_group] = group_index[sit->second].try_emplace(key, st.kernels.size());
+    if (new_group) {
+      KernelGroup g;
+      g.kernel = fn;
+      g.signature = l.name;
+      g.label = fn;
+      g.launch = l.launch;
+      st.kernels.push_back(std::move(g));
+    }
+    st.kernels[git->second].launches.push_back(l);
+  }
+
+  for (auto& st : stages) {
+    std::map<std::string, int> shapes_per_function;
+    for (const auto& g : st.kernels) ++shapes_per_function[g.kernel];
+    for (auto& g : st.kernels) {
+      if (shapes_per_function[g.kernel] > 1)
+        g.label = fmt::format("{} [{}x{}x{}]", g.kernel, g.launch.grid[0], g.launch.grid[1], g.launch.grid[2]);
+      finish_group(g);
+    }
+  }
+  return stages;
+}
+
+}  // namespace kprof

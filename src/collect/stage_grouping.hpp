@@ -1,0 +1,17 @@
+// Launches → stages → kernel groups, the shape every renderer reads.
+#pragma once
+#include <vector>
+
+#include "model/profile.hpp"
+
+namespace kprof {
+
+// A stage is the innermost NVTX range when any launch has one (launches without a range get a stage named after
+// their kernel function), else one stage per kernel function. Stages and, within a stage, kernel groups keep the
+// order of first appearance; a group is one (function, grid, block). The label is the function name, with a
+// " [66x1x1]" grid suffix only when the same function appears with different shapes in that stage.
+// duration_ns summarises the launches; `representative` is the launch with the median duration and `metrics`
+// are derived from it (ncu::derive_canonical).
+std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches);
+
+}  // namespace kprof

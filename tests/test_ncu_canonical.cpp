@@ -1,0 +1,124 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "collect/ncu/canonical.hpp"
+#include "collect/ncu/details_page.hpp"
+#include "collect/ncu/raw_page.hpp"
+#include "ncu_test_support.hpp"
+
+using namespace kprof;
+using namespace kprof::ncu;
+using kprof::test::probe_fixture;
+
+namespace {
+const LaunchPage& full_raw() {
+  static const LaunchPage p = parse_raw_page(read_csv_stream(probe_fixture("full_raw.csv")));
+  return p;
+}
+CanonicalMetrics raw_id(int id) { return derive_canonical(full_raw().launches.at(id)); }
+bool unavailable(const CanonicalMetrics& c, const std::string& f) {
+  return std::find(c.unavailable.begin(), c.unavailable.end(), f) != c.unavailable.end();
+}
+}  // namespace
+
+TEST(NcuCanonical, CopyFromFullRawPage) {
+  CanonicalMetrics c = raw_id(5);  // copy_f4
+  EXPECT_NEAR(*c.duration_ns, 536672, 1e-6);
+  EXPECT_DOUBLE_EQ(*c.dram_throughput_pct, 82.352146);
+  EXPECT_EQ(c.provenance.at("dram_throughput_pct"), "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_DOUBLE_EQ(*c.memory_throughput_pct, 82.352146);
+  EXPECT_DOUBLE_EQ(*c.sm_throughput_pct, 6.006983);
+  // dram__bytes.sum is not in the full set: read 1.073780 + write 1.052746 Gbyte.
+  EXPECT_NEAR(*c.dram_bytes, 2.126526e9, 1);
+  EXPECT_EQ(c.provenance.at("dram_bytes"), "dram__bytes_read.sum + dram__bytes_write.sum");
+  EXPECT_NEAR(*c.l2_bytes, 104046382.0 * 32, 1e-3);  // lts__t_sectors.sum x 32
+  EXPECT_DOUBLE_EQ(*c.l2_hit_pct, 51.618740);
+  EXPECT_DOUBLE_EQ(*c.waves_per_sm, 1);
+  EXPECT_DOUBLE_EQ(*c.grid_size, 1056);
+  EXPECT_DOUBLE_EQ(*c.block_size, 256);
+  EXPECT_DOUBLE_EQ(*c.registers_per_thread, 16);
+  EXPECT_DOUBLE_EQ(*c.theoretical_occupancy_pct, 100);
+  EXPECT_NEAR(*c.sm_clock_hz, 1.973276e9, 1);  // "1.973276" Ghz
+  EXPECT_DOUBLE_EQ(*c.flops_fp32, 0);
+  EXPECT_TRUE(c.unavailable.empty());
+}
+
+TEST(NcuCanonical, FmaLoopFp32FlopsFromPerCycleRates) {
+  // fma_loop ID 6: 132*8 blocks x 256 threads x 20000 iterations x 4 FFMA x 2 FLOP = 4.3254e10 (probe_kernels.cu).
+  // The full set has only per-cycle rates: (fadd 0.398385 + fmul 0.265590 + 2 x ffma 10623.603450)
+  // x smsp__cycles_elapsed.avg 2035738.636364.
+  CanonicalMetrics c = raw_id(6);
+  const double expected = (0.398385 + 0.265590 + 2 * 10623.603450) * 2035738.636364;
+  EXPECT_NEAR(*c.flops_fp32, expected, 1);
+  EXPECT_NEAR(*c.flops_fp32, 132.0 * 8 * 256 * 20000 * 4 * 2, 132.0 * 8 * 256 * 20000 * 4 * 2 * 1e-3);
+  EXPECT_NE(c.provenance.at("flops_fp32").find("smsp__cycles_elapsed.avg"), std::string::npos);
+  EXPECT_EQ(c.dominant_precision(), "fp32");
+  // The second fma_loop launch family: 66 blocks, fewer waves than one.
+  CanonicalMetrics c10 = raw_id(10);
+  EXPECT_DOUBLE_EQ(*c10.waves_per_sm, 0.06);
+  EXPECT_DOUBLE_EQ(*c10.grid_size, 66);
+  EXPECT_DOUBLE_EQ(*c10.achieved_occupancy_pct, 12.499916);
+  EXPECT_NEAR(*c10.flops_fp32, 66.0 * 256 * 200000 * 4 * 2, 66.0 * 256 * 200000 * 4 * 2 * 1e-3);
+}
+
+TEST(NcuCanonical, WmmaGemmTensorFlops) {
+  // wmma_gemm ID 8: 4096^3 bf16 GEMM; sm__ops_path_tensor_src_bf16_dst_fp32.sum = 137,438,953,472 = 2*4096^3,
+  // so the .sum already counts FLOPs (one FMA = 2).
+  CanonicalMetrics c = raw_id(8);
+  EXPECT_DOUBLE_EQ(*c.flops_tensor, 2.0 * 4096 * 4096 * 4096);
+  EXPECT_EQ(c.tensor_precision, "bf16");
+  EXPECT_DOUBLE_EQ(*c.tensor_pipe_pct, 4.672657);
+  EXPECT_DOUBLE_EQ(*c.flops_fp32, 0);
+  EXPECT_EQ(c.dominant_precision(), "bf16");
+  EXPECT_DOUBLE_EQ(*c.theoretical_occupancy_pct, 75);
+}
+
+TEST(NcuCanonical, TensorOpFamilyWhenSourceFamilyIsAbsent) {
+  KernelLaunch k;
+  k.metrics["sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum"] = MetricValue{1000, "", "", true};
+  k.metrics["sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum"] = MetricValue{24, "", "", true};
+  k.metrics["sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum.per_second"] = MetricValue{9e9, "", "", true};
+  CanonicalMetrics c = derive_canonical(k);
+  EXPECT_DOUBLE_EQ(*c.flops_tensor, 1024);
+  EXPECT_EQ(c.tensor_precision, "fp16");
+}
+
+TEST(NcuCanonical, SpillKernelLocalMemory) {
+  // spill_kernel ID 9: a 1 KiB local array indexed at run time. Local traffic without register spills.
+  CanonicalMetrics c = raw_id(9);
+  EXPECT_DOUBLE_EQ(*c.local_memory_bytes, (8386208.0 + 33551640.0) * 32);
+  EXPECT_DOUBLE_EQ(*c.local_memory_instructions, 2097152.0 * 2);
+  EXPECT_DOUBLE_EQ(*c.spill_requests, 0);
+  EXPECT_GT(*c.local_memory_bytes, 0);
+}
+
+TEST(NcuCanonical, QuickRunCountsAndUnavailableFields) {
+  LaunchPage q = parse_details_page(read_csv_stream(probe_fixture("quick.csv")));
+  CanonicalMetrics c = derive_canonical(q.launches.at(6));  // fma_loop, 1,056 blocks
+  // sm__sass_thread_inst_executed_op_ffma_pred_on.sum = 21,626,880,000 FFMA (fadd/fmul not collected).
+  EXPECT_DOUBLE_EQ(*c.flops_fp32, 2 * 21626880000.0);
+  EXPECT_EQ(c.provenance.at("flops_fp32"),
+            "2*sm__sass_thread_inst_executed_op_ffma_pred_on.sum (fadd, fmul not collected)");
+  EXPECT_DOUBLE_EQ(*c.duration_ns, 1026656);
+  EXPECT_DOUBLE_EQ(*c.grid_size, 1056);  // from the Grid Size column
+  EXPECT_EQ(c.provenance.at("grid_size"), "Grid Size column");
+  EXPECT_TRUE(unavailable(c, "waves_per_sm"));
+  EXPECT_TRUE(unavailable(c, "flops_tensor"));
+  EXPECT_TRUE(unavailable(c, "local_memory_bytes"));
+  EXPECT_FALSE(unavailable(c, "dram_bytes"));
+  EXPECT_FALSE(c.flops_fp64.has_value());
+}
+
+TEST(NcuCanonical, DetailsLabelsAsFallback) {
+  LaunchPage d = parse_details_page(read_csv_stream(probe_fixture("full_details.csv")));
+  CanonicalMetrics c = derive_canonical(d.launches.at(6));
+  EXPECT_NEAR(*c.duration_ns, 1.03e6, 1e-6);  // "Duration","ms","1.03"
+  EXPECT_EQ(c.provenance.at("duration_ns"), "details: GPU Speed Of Light Throughput / Duration");
+  EXPECT_DOUBLE_EQ(*c.achieved_occupancy_pct, 57.52);
+  EXPECT_DOUBLE_EQ(*c.sm_throughput_pct, 67.82);
+  EXPECT_DOUBLE_EQ(*c.l2_hit_pct, 97.45);
+  EXPECT_DOUBLE_EQ(*c.waves_per_sm, 1);
+  EXPECT_DOUBLE_EQ(*c.registers_per_thread, 16);
+  EXPECT_TRUE(unavailable(c, "flops_fp32"));
+}

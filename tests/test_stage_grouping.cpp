@@ -1,0 +1,54 @@
+#include <gtest/gtest.h>
+
+#include "collect/stage_grouping.hpp"
+
+using namespace kprof;
+
+namespace {
+KernelLaunch launch(int id, const std::string& fn, int grid, double dur, const std::string& range = "") {
+  KernelLaunch k;
+  k.id = id;
+  k.name = fn + "(float *)";
+  k.function = fn;
+  k.launch.grid = {grid, 1, 1};
+  k.launch.block = {256, 1, 1};
+  k.duration_ns = dur;
+  k.metrics["gpu__time_duration.sum"] = MetricValue{dur, "ns", "", true};
+  if (!range.empty()) { k.nvtx_range = range; k.nvtx_stack = {range}; }
+  return k;
+}
+}  // namespace
+
+TEST(StageGrouping, OneStagePerFunctionWithoutNvtx) {
+  auto stages = group_into_stages({launch(0, "a", 10, 5), launch(1, "b", 10, 7), launch(2, "a", 10, 3),
+                                   launch(3, "a", 20, 9), launch(4, "a", 10, 4)});
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].name, "a");
+  ASSERT_EQ(stages[0].kernels.size(), 2u);
+  const KernelGroup& g = stages[0].kernels[0];
+  EXPECT_EQ(g.label, "a [10x1x1]");  // "a" appears with two shapes in this stage
+  EXPECT_EQ(stages[0].kernels[1].label, "a [20x1x1]");
+  EXPECT_EQ(g.launches.size(), 3u);
+  EXPECT_DOUBLE_EQ(g.duration_ns.median, 4);
+  EXPECT_EQ(g.representative, 2);  // durations 5, 3, 4: the median launch is the third
+  EXPECT_DOUBLE_EQ(*g.metrics.duration_ns, 4);
+  EXPECT_EQ(stages[1].kernels[0].label, "b");
+  EXPECT_DOUBLE_EQ(stages[0].total_duration_ns(), 3 * 4 + 9);
+}
+
+TEST(StageGrouping, InnermostNvtxRangeAndKernelNamedStagesForTheRest) {
+  auto stages = group_into_stages({launch(0, "init", 4, 1), launch(1, "copy", 8, 2, "stage_copy"),
+                                   launch(2, "fma", 8, 3, "stage_math"), launch(3, "gemm", 8, 4, "stage_math"),
+                                   launch(4, "fma", 2, 5, "stage_conc"), launch(5, "fma", 2, 6, "stage_conc")});
+  ASSERT_EQ(stages.size(), 4u);
+  EXPECT_EQ(stages[0].name, "init");
+  EXPECT_EQ(stages[1].name, "stage_copy");
+  EXPECT_EQ(stages[2].name, "stage_math");
+  ASSERT_EQ(stages[2].kernels.size(), 2u);
+  EXPECT_EQ(stages[2].kernels[0].label, "fma");  // one shape in this stage: no suffix
+  EXPECT_EQ(stages[3].kernels.size(), 1u);
+  EXPECT_EQ(stages[3].kernels[0].launches.size(), 2u);
+  EXPECT_EQ(stages[3].kernels[0].duration_ns.count, 2u);
+}
+
+TEST(StageGrouping, EmptyInput) { EXPECT_TRUE(group_into_stages({}).empty()); }
