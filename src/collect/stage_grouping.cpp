@@ -42,13 +42,17 @@ void finish_group(KernelGroup& g) {
 }  // namespace
 
 std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches) {
+  return group_into_stages(std::vector<KernelLaunch>(launches));
+}
+
+std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches) {
   bool any_range = false;
   for (const auto& l : launches) any_range = any_range || !l.nvtx_range.empty();
 
   std::vector<Stage> stages;
   std::map<std::string, std::size_t> stage_index;
   std::vector<std::map<GroupKey, std::size_t>> group_index;
-  for (const auto& l : launches) {
+  for (auto& l : launches) {
     std::string fn = l.function.empty() ? l.name : l.function;
     std::string stage_name = any_range && !l.nvtx_range.empty() ? l.nvtx_range : fn;
     auto [sit, new_stage] = stage_index.try_emplace(stage_name, stages.size());
@@ -67,7 +71,7 @@ std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches) 
       g.launch = l.launch;
       st.kernels.push_back(std::move(g));
     }
-    st.kernels[git->second].launches.push_back(l);
+    st.kernels[git->second].launches.push_back(std::move(l));
   }
 
   for (auto& st : stages) {

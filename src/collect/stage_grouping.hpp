@@ -13,5 +13,7 @@ namespace kprof {
 // duration_ns summarises the launches; `representative` is the launch with the median duration and `metrics`
 // are derived from it (ncu::derive_canonical).
 std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches);
+// Same, moving the launches into the groups (no copy of their metric maps).
+std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches);
 
 }  // namespace kprof

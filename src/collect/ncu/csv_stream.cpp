@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <string_view>
 
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -37,8 +38,8 @@ void on_field(void* s, std::size_t len, void* data) {
 
 void on_record(int, void* data) { static_cast<Collector*>(data)->done = true; }
 
-bool is_profiler_line(const std::string& l) {
-  return l.rfind("==PROF==", 0) == 0 || l.rfind("==WARNING==", 0) == 0 || l.rfind("==ERROR==", 0) == 0;
+bool is_profiler_line(std::string_view l) {
+  return l.substr(0, 8) == "==PROF==" || l.substr(0, 11) == "==WARNING==" || l.substr(0, 9) == "==ERROR==";
 }
 
 // Control bytes that never occur in ncu's text output; ESC (colour codes) and tab are allowed in program output.
@@ -65,34 +66,36 @@ CsvStream split_csv_stream(const std::string& content, const std::string& file) 
   long record_start = 0;
   long line_no = 0;
 
+  static const char kNewline = '\n';
   while (pos < content.size()) {
     std::size_t eol = content.find('\n', pos);
     std::size_t end = eol == std::string::npos ? content.size() : eol;
-    std::string line = content.substr(pos, end - pos);
+    std::string_view line(content.data() + pos, end - pos);
     pos = eol == std::string::npos ? content.size() : eol + 1;
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     for (unsigned char c : line)
       if (is_binary_byte(c))
         throw ParseError(file, line_no, fmt::format("binary data (byte 0x{:02x}): not ncu CSV text; an .ncu-rep report "
                                                     "must be exported first with `ncu --import FILE --csv --page raw`",
                                                     static_cast<int>(c)));
     if (!in_record) {
-      if (line.find_first_not_of(" \t") == std::string::npos) continue;
+      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
       if (line.front() != '"') {
         StreamItem it;
         it.kind = is_profiler_line(line) ? ItemKind::profiler : ItemKind::text;
         it.line = line_no;
-        it.text = line;
+        it.text = std::string(line);
         out.items.push_back(std::move(it));
         continue;
       }
       record_start = line_no;
       col = Collector{};
     }
-    line.push_back('\n');
+    // The line and its terminator are fed separately so the input is never copied.
     std::size_t used = csv_parse(parser.get(), line.data(), line.size(), on_field, on_record, &col);
-    if (used != line.size() || csv_error(parser.get()) != CSV_SUCCESS)
+    used += csv_parse(parser.get(), &kNewline, 1, on_field, on_record, &col);
+    if (used != line.size() + 1 || csv_error(parser.get()) != CSV_SUCCESS)
       throw ParseError(file, line_no, fmt::format("malformed CSV record (started on line {}): {}; a quote inside a "
                                                   "quoted field must be doubled",
                                                   record_start, csv_strerror(csv_error(parser.get()))));

@@ -188,7 +188,7 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
   if (auto khz = metric_of(launches, "device__attribute_memory_clock_rate")) dev.memory_clock_mhz = *khz / 1e3;
 
   run.kernel = process_name;
-  run.stages = group_into_stages(launches);
+  run.stages = group_into_stages(std::move(launches));
   return result;
 }
 

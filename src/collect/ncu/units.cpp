@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <string_view>
 
 namespace kprof::ncu {
 
@@ -42,26 +43,47 @@ std::optional<UnitScale> simple_scale(const std::string& u) {
 
 }  // namespace
 
-bool is_missing(const std::string& text) {
-  std::string l = lower(trim(text));
-  return l.empty() || l == "n/a" || l == "no data" || l == "-" || l == "nan" || l == "-nan";
+namespace {
+
+std::string_view trim_view(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
 }
 
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+bool is_missing(const std::string& text) {
+  std::string_view t = trim_view(text);
+  return t.empty() || iequals(t, "n/a") || iequals(t, "no data") || t == "-" || iequals(t, "nan") ||
+         iequals(t, "-nan");
+}
+
+// Allocation-free: this runs once per cell, millions of times for a large raw page.
 std::optional<double> parse_number(const std::string& text) {
-  std::string t = trim(text);
-  if (t.empty() || is_missing(t)) return std::nullopt;
-  std::string digits;
-  digits.reserve(t.size());
-  for (char c : t)
-    if (c != ',') digits.push_back(c);
-  if (digits.empty()) return std::nullopt;
-  // strtod accepts "1e-05", "-3.5"; reject hex/inf/nan spellings and trailing junk.
-  for (char c : digits)
+  std::string_view t = trim_view(text);
+  if (t.empty() || t.size() > 64) return std::nullopt;
+  char buf[64];
+  std::size_t n = 0;
+  for (char c : t) {
+    if (c == ',') continue;  // thousands separator
     if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
-      return std::nullopt;
-  char* end = nullptr;
-  double v = std::strtod(digits.c_str(), &end);
-  if (end != digits.c_str() + digits.size() || !std::isfinite(v)) return std::nullopt;
+      return std::nullopt;  // also rejects "n/a", "nan", "inf", hex
+    buf[n++] = c;
+  }
+  if (n == 0) return std::nullopt;
+  const char* first = buf;
+  if (*first == '+') ++first;  // from_chars does not take a leading '+'
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(first, buf + n, v);
+  if (ec != std::errc() || ptr != buf + n || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -87,13 +109,15 @@ MetricValue make_metric_value(const std::string& cell, const std::string& unit) 
 MetricValue make_metric_value(const std::string& cell, const UnitScale& sc) {
   MetricValue mv;
   mv.unit = sc.base_unit;
-  std::string first = cell;
   auto semi = cell.find(';');
+  std::optional<double> v;
   if (semi != std::string::npos) {
     mv.text = cell;
-    first = cell.substr(0, semi);
+    v = parse_number(cell.substr(0, semi));
+  } else {
+    v = parse_number(cell);
   }
-  if (auto v = parse_number(first)) {
+  if (v) {
     mv.value = *v * sc.factor;
     mv.numeric = true;
   } else {
