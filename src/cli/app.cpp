@@ -77,8 +77,68 @@ int run(int argc, char** argv) {
   devices->add_option("--show", dev.show, "Show every peak of one device, with sources");
   add_common(devices, dev.common);
 
+  RunOptions ro;
+  auto* runc = app.add_subcommand("run", "Profile any CUDA program: kprof run --prof_type=<mode> [options] -- <command ...>");
+  runc->add_option("--prof_type", ro.prof_type, "annotation | event | ncu | nsys")->capture_default_str();
+  runc->add_option("--kernel", ro.kernel, "Kernel/package name for the artifacts (default: program or script name)");
+  runc->add_option("--version", ro.version, "Version label (default: -)");
+  runc->add_option("--baseline", ro.baseline, "Artifact directory to compare with");
+  runc->add_option("--out-root", ro.out_root, "Root of the artifact tree")->capture_default_str();
+  runc->add_option("--out", ro.out_dir, "Exact artifact directory to write");
+  runc->add_flag("--devlog", ro.devlog, "Append a devlog entry to <docs>/<kernel>.md");
+  runc->add_option("--docs", ro.docs_dir, "Devlog folder")->capture_default_str();
+  runc->add_option("--kernel-regex", ro.kernel_regex, "Only kernels whose name matches this regex (ncu modes)");
+  runc->add_option("--nvtx-include", ro.nvtx_include, "ncu --nvtx-include filter, e.g. 'stage_gemm/'");
+  runc->add_option("--launch-skip", ro.launch_skip, "ncu: skip this many matching launches");
+  runc->add_option("--launch-count", ro.launch_count, "ncu: profile at most this many launches");
+  runc->add_flag("--all-launches", ro.all_launches, "annotation: collect counters for every launch, not once per kernel");
+  runc->add_option("--timing", ro.timing, "annotation: durations from the tracer (trace) or from ncu (ncu)")
+      ->capture_default_str();
+  runc->add_option("--clock-control", ro.clock_control, "ncu --clock-control (none leaves GPU clocks alone)")
+      ->capture_default_str();
+  runc->add_option("--ncu", ro.ncu, "Nsight Compute executable")->capture_default_str();
+  runc->add_option("--counters-from", ro.counters_from, "event: FLOPs/bytes per kernel from an earlier artifact");
+  runc->add_flag("--no-wait", ro.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
+  runc->add_flag("--dry-run", ro.dry_run, "Print what would run");
+  runc->allow_extras();
+  runc->footer("Problem parameters: --name=value. Everything after `--` is the program to profile.");
+  add_common(runc, ro.common);
+
+  ClockOptions co;
+  auto* clock = app.add_subcommand("clock", "GPU clock protocol: status | lock | reset (changes need --yes)");
+  clock->add_option("action", co.action, "status, lock or reset")->required()
+      ->check(CLI::IsMember({"status", "lock", "reset"}));
+  clock->add_option("--gpu", co.gpu, "GPU index")->capture_default_str();
+  clock->add_flag("--yes", co.yes, "Really change clocks (or KPROF_ALLOW_CLOCK_CHANGE=1); default: print the commands");
+  clock->add_option("--sm-mhz", co.sm_mhz, "lock: SM clock to lock to (default: the default application clock)");
+
+  PeaksOptions po;
+  auto* peaks = app.add_subcommand("peaks", "Measure device peaks (kprof-peaks) and record them as `measured`");
+  peaks->add_flag("--measure", po.measure, "Run the microbenchmarks on this machine's GPU");
+  peaks->add_option("--import", po.import_file, "Merge a kprof-peaks JSON file instead of measuring");
+  peaks->add_option("--device", po.device, "Device id to attach the figures to (default: matched by name)");
+  peaks->add_option("--write-devices", po.write_devices, "devices.json to update (default: the shipped one)");
+  peaks->add_option("--docs", po.docs_dir, "Where docs/devices/<id>.md goes")->capture_default_str();
+  add_common(peaks, po.common);
+
+  // Everything after the first `--` is the profiled command, kept away from option parsing.
+  std::vector<std::string> tail;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--") {
+      for (int j = i + 1; j < argc; ++j) tail.emplace_back(argv[j]);
+      argc = i;
+      break;
+    }
+
   try {
     app.parse(argc, argv);
+    if (*runc) {
+      take_params(runc->remaining(), ro.params);
+      ro.command = tail;
+      return cmd_run(ro);
+    }
+    if (*clock) return cmd_clock(co);
+    if (*peaks) return cmd_peaks(po);
     if (*analyze) {
       take_params(analyze->remaining(), an.params);
       return cmd_analyze(an);

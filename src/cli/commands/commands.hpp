@@ -50,3 +50,53 @@ int cmd_devlog(const DevlogOptions&);
 int cmd_devices(const DevicesOptions&);
 
 }  // namespace kprof::cli
+
+namespace kprof::cli {
+
+struct RunOptions {
+  CommonOptions common;
+  std::string prof_type = "annotation";  // annotation | event | ncu | nsys
+  std::vector<std::string> command;      // after `--`
+  std::string kernel;                    // default: program (or Python script) name
+  std::string version = "-";
+  ProblemParams params;
+  std::string out_root = "out/profiles";
+  std::string out_dir;
+  std::string baseline;
+  bool devlog = false;
+  std::string docs_dir = "docs/kernels";
+  // ncu filters and settings
+  std::string kernel_regex;
+  std::string nvtx_include;
+  int launch_skip = 0;
+  int launch_count = 0;
+  bool all_launches = false;             // annotation: counters for every launch, not once per kernel
+  std::string timing = "trace";          // annotation: durations from the tracer ("trace") or from ncu ("ncu")
+  std::string clock_control = "none";
+  std::string ncu = "ncu";
+  bool no_wait = false;                  // fail instead of waiting for the per-GPU lock
+  bool dry_run = false;                  // print the commands, run nothing
+  std::string counters_from;             // event mode: FLOPs/bytes per kernel from an earlier artifact
+};
+
+int cmd_run(const RunOptions&);
+
+struct ClockOptions {
+  std::string action;  // status | lock | reset
+  int gpu = 0;
+  bool yes = false;
+  int sm_mhz = 0;
+};
+int cmd_clock(const ClockOptions&);
+
+struct PeaksOptions {
+  CommonOptions common;
+  bool measure = false;
+  std::string import_file;   // a kprof-peaks JSON to merge instead of measuring
+  std::string device = "";   // device id to attach measured peaks to (default: matched from the JSON)
+  std::string write_devices; // devices.json to update (default: data/devices.json next to the binary's data)
+  std::string docs_dir = "docs/devices";
+};
+int cmd_peaks(const PeaksOptions&);
+
+}  // namespace kprof::cli

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds kprof with CUDA here and copies what the GPU machine needs into build/dist (carried by the device tool).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cmake --preset release >/dev/null
+cmake --build --preset release
+rm -rf build/dist && mkdir -p build/dist
+cp build/release/kprof build/release/src/collect/cupti/libkprof_inject.so build/dist/
+for f in build/release/kprof-peaks build/release/src/collect/peaks/kprof-peaks build/release/probe_kernels \
+         build/release/examples/programs/streams_nvtx_graph; do
+  [ -f "$f" ] && cp "$f" build/dist/
+done
+ls -la build/dist

@@ -1,0 +1,71 @@
+// kprof clock status|lock|reset, kprof peaks --measure|--import.
+#include <filesystem>
+#include <iostream>
+
+#include "analyze/data_files.hpp"
+#include "cli/commands/analysis_context.hpp"
+#include "cli/commands/commands.hpp"
+#include "collect/clock/clock_commands.hpp"
+#include "collect/peaks/peaks_import.hpp"
+#include "render/device_page.hpp"
+#include "util/errors.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+
+namespace kprof::cli {
+
+namespace fs = std::filesystem;
+
+int cmd_clock(const ClockOptions& o) {
+  ClockCommandOptions c;
+  c.gpu = o.gpu;
+  c.yes = o.yes;
+  if (o.sm_mhz > 0) c.sm_mhz = o.sm_mhz;
+  if (o.action == "status") return clock_status(c, std::cout);
+  if (o.action == "lock") return clock_lock(c, std::cout, std::cerr);
+  if (o.action == "reset") return clock_reset(c, std::cout, std::cerr);
+  throw Error("kprof clock needs one of: status, lock, reset", kExitUsage);
+}
+
+int cmd_peaks(const PeaksOptions& o) {
+  if (o.measure == !o.import_file.empty())
+    throw Error("kprof peaks needs exactly one of --measure or --import FILE", kExitUsage);
+  std::string json_file = o.import_file;
+  if (o.measure) {
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
+    fs::path bench = self / "kprof-peaks";
+    if (!fs::exists(bench)) bench = self / "src/collect/peaks/kprof-peaks";
+    if (!fs::exists(bench))
+      throw Error("kprof-peaks was not built (it needs the CUDA toolkit at build time)", kExitNoTool);
+    json_file = (fs::temp_directory_path() / ("kprof-peaks-" + std::to_string(::getpid()) + ".json")).string();
+    ProcessSpec spec;
+    spec.argv = {bench.string(), "--out", json_file};
+    auto r = run_process(spec);
+    if (r.signaled || r.exit_code != 0) throw Error("kprof-peaks " + r.describe(), kExitProgramFailed);
+  }
+  PeaksReport report = parse_peaks_json(read_file(json_file), json_file);
+  // Update the devices file in place: only the matched entry's "measured" map changes.
+  fs::path devices_file = o.write_devices.empty() ? analyze::find_data_file("devices.json") : fs::path(o.write_devices);
+  auto ctx = AnalysisContext::load(o.common);
+  DeviceInfo info;
+  info.name = report.device.name;
+  const DeviceSpec* matched = o.device.empty() ? ctx.devices.match(info) : ctx.devices.find(o.device);
+  if (!matched) throw Error("no device entry for '" + report.device.name + "': pass --device ID", kExitBadInput);
+  DeviceSpec spec = *matched;
+  for (const auto& w : merge_measured(spec, report)) std::cerr << "kprof: warning: " << w << "\n";
+  json doc = json::parse(read_file(devices_file));
+  bool updated = false;
+  for (auto& d : doc["devices"])
+    if (d.value("id", std::string()) == spec.id) { d["measured"] = spec.measured; updated = true; }
+  if (!updated) throw Error(devices_file.string() + " has no entry with id " + spec.id, kExitBadInput);
+  write_file_atomic(devices_file, doc.dump(2) + "\n");
+  fs::path page = fs::path(o.docs_dir) / (spec.id + ".md");
+  write_file_atomic(page, render_device_page(spec));
+  std::cout << "measured peaks for " << spec.name << " written to " << devices_file.string() << " and "
+            << page.string() << "\n";
+  for (const auto& [k, p] : spec.measured) std::cout << "  " << k << " = " << p.value << "  (" << p.source << ")\n";
+  return kExitOk;
+}
+
+}  // namespace kprof::cli

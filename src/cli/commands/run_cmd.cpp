@@ -1,0 +1,278 @@
+// kprof run --prof_type=<mode> -- <command>: a mode is a choice of collectors.
+//   event:      CUPTI tracer (injected)              → durations of every launch, NVTX spans
+//   nsys:       CUPTI tracer with API + NVTX records → timeline, overlap, launch overhead, Perfetto trace
+//   annotation: tracer pass + ncu with a compact metric list, each distinct kernel once → counters + analysis
+//   ncu:        ncu --set full with source           → every section, rules, annotated source, SASS
+// Whatever was measured is written even when the program fails or is interrupted.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "analyze/analyze_run.hpp"
+#include "analyze/compare.hpp"
+#include "analyze/data_files.hpp"
+#include "analyze/event_stats.hpp"
+#include "analyze/timeline.hpp"
+#include "cli/commands/analysis_context.hpp"
+#include "cli/commands/artifact.hpp"
+#include "cli/commands/commands.hpp"
+#include "collect/clock/gpu_lock.hpp"
+#include "collect/merge_counters.hpp"
+#include "collect/ncu/ncu_driver.hpp"
+#include "collect/ncu/ncu_import.hpp"
+#include "collect/stage_grouping.hpp"
+#include "collect/trace/trace_launches.hpp"
+#include "collect/trace/trace_reader.hpp"
+#include "render/chrome_trace.hpp"
+#include "render/contract_markdown.hpp"
+#include "render/json_output.hpp"
+#include "render/source_markdown.hpp"
+#include "render/timeline_report.hpp"
+#include "util/errors.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+
+namespace kprof::cli {
+
+namespace fs = std::filesystem;
+void append_devlog(const ProfileRun& run, const std::string& docs_dir, bool quiet);
+
+namespace {
+
+fs::path exe_dir() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : p.parent_path();
+}
+
+// libkprof_inject.so: next to kprof, in ../lib, or where the build tree puts it.
+std::optional<fs::path> find_injection_library() {
+  if (const char* e = std::getenv("KPROF_INJECT_LIB")) return fs::path(e);
+  for (auto p : {exe_dir() / "libkprof_inject.so", exe_dir() / "../lib/libkprof_inject.so",
+                 exe_dir() / "src/collect/cupti/libkprof_inject.so"})
+    if (fs::exists(p)) return fs::weakly_canonical(p);
+  return std::nullopt;
+}
+
+// libcupti for NVTX_INJECTION64_PATH (NVTX ranges reach CUPTI only through it).
+std::optional<fs::path> find_cupti_library() {
+  if (const char* e = std::getenv("KPROF_CUPTI_LIB")) return fs::path(e);
+  std::vector<fs::path> roots;
+  if (const char* h = std::getenv("CUDA_HOME")) roots.emplace_back(h);
+  roots.emplace_back("/usr/local/cuda");
+  for (const auto& r : roots)
+    for (auto sub : {"lib64/libcupti.so", "extras/CUPTI/lib64/libcupti.so", "lib/libcupti.so",
+                     "targets/x86_64-linux/lib/libcupti.so"})
+      if (fs::exists(r / sub)) return r / sub;
+  return std::nullopt;
+}
+
+int visible_gpu() {
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    try { return std::stoi(v); } catch (...) {}
+  }
+  return 0;
+}
+
+std::string default_kernel_name(const std::vector<std::string>& cmd) {
+  std::string prog = fs::path(cmd[0]).filename().string();
+  if (prog.rfind("python", 0) == 0)
+    for (std::size_t i = 1; i < cmd.size(); ++i)
+      if (cmd[i].size() > 3 && cmd[i].substr(cmd[i].size() - 3) == ".py") return fs::path(cmd[i]).stem().string();
+  return prog;
+}
+
+std::string join_command(const std::vector<std::string>& cmd) {
+  std::string s;
+  for (const auto& a : cmd) s += (s.empty() ? "" : " ") + (a.find(' ') != std::string::npos ? "'" + a + "'" : a);
+  return s;
+}
+
+struct TracePass {
+  std::optional<Trace> trace;
+  ProcessResult process;
+  std::string problem;  // why there is no trace
+};
+
+TracePass run_traced(const RunOptions& o, const fs::path& dir) {
+  TracePass tp;
+  auto inject = find_injection_library();
+  if (!inject)
+    throw Error("the CUPTI tracer (libkprof_inject.so) was not found next to kprof; build kprof with the CUDA "
+                "toolkit present, or set KPROF_INJECT_LIB", kExitNoTool);
+  ProcessSpec spec;
+  spec.argv = o.command;
+  spec.env_set["CUDA_INJECTION64_PATH"] = inject->string();
+  if (auto cupti = find_cupti_library()) spec.env_set["NVTX_INJECTION64_PATH"] = cupti->string();
+  fs::path trace_file = dir / "trace.kptrace";
+  spec.env_set["KPROF_TRACE_FILE"] = fs::absolute(trace_file).string();
+  if (o.prof_type == "event" || o.prof_type == "annotation") spec.env_set["KPROF_TRACE_API"] = "1";
+  tp.process = run_process(spec);
+  if (fs::exists(trace_file)) tp.trace = read_trace(trace_file);
+  else tp.problem = "the program wrote no trace (it may not use CUDA, or the tracer could not attach)";
+  return tp;
+}
+
+// Event mode's roofline: FLOPs and bytes of each kernel from an earlier annotation/ncu artifact.
+void declare_from_counters(ProfileRun& run, const std::string& counters_from) {
+  ProfileRun prev = load_artifact(counters_from);
+  for (auto& s : run.stages)
+    for (auto& g : s.kernels)
+      for (const auto& ps : prev.stages)
+        for (const auto& pg : ps.kernels)
+          if (pg.kernel == g.kernel && pg.launch.grid == g.launch.grid && pg.launch.block == g.launch.block) {
+            g.declared.flops = pg.metrics.total_flops();
+            g.declared.min_bytes = pg.metrics.dram_bytes;
+            g.declared.precision = pg.metrics.dominant_precision();
+          }
+}
+
+void add_trace_outputs(const Trace& trace, std::map<std::string, std::string>& files, std::string& body) {
+  auto stats = compute_event_stats(trace);
+  auto tl = analyze_timeline(trace);
+  body += render_timeline_report(trace, tl, stats);
+  files["kernels.csv"] = render_kernels_csv(trace);
+  files["memcpy.csv"] = render_memcpy_csv(trace);
+  files["api.csv"] = render_api_csv(trace);
+  files["overlap.csv"] = render_overlap_csv(tl);
+  files["trace.json"] = render_chrome_trace(trace);
+}
+
+}  // namespace
+
+int cmd_run(const RunOptions& o) {
+  static const std::vector<std::string> modes{"annotation", "event", "ncu", "nsys"};
+  if (std::find(modes.begin(), modes.end(), o.prof_type) == modes.end())
+    throw Error("--prof_type must be one of annotation, event, ncu, nsys (got '" + o.prof_type + "')", kExitUsage);
+  if (o.command.empty()) throw Error("nothing to profile: give the command after `--`", kExitUsage);
+  if (o.timing != "trace" && o.timing != "ncu") throw Error("--timing must be trace or ncu", kExitUsage);
+  if (!o.dry_run && !find_executable(o.command[0]))
+    throw Error("cannot run '" + o.command[0] + "': not found on PATH or not executable", kExitUsage);
+
+  ProfileRun run;
+  run.mode = o.prof_type;
+  run.kernel = o.kernel.empty() ? default_kernel_name(o.command) : o.kernel;
+  run.version = o.version;
+  run.params = o.params;
+  run.timestamp = utc_timestamp();
+  run.command = join_command(o.command);
+  fs::path dir = artifact_dir(run, o.out_root, o.out_dir);
+
+  ncu::NcuRunOptions nopt;
+  nopt.mode = o.prof_type == "ncu" ? "ncu" : "annotation";
+  nopt.command = o.command;
+  nopt.work_dir = (dir / "ncu").string();
+  nopt.ncu = o.ncu;
+  nopt.clock_control = o.clock_control;
+  nopt.kernel_regex = o.kernel_regex;
+  nopt.nvtx_include = o.nvtx_include;
+  nopt.launch_skip = o.launch_skip;
+  nopt.launch_count = o.launch_count;
+  nopt.first_launch_per_kernel = !o.all_launches;
+  if (nopt.mode == "annotation") {
+    std::string list = read_file(analyze::find_data_file("ncu-annotation-metrics.txt"));
+    std::istringstream in(list);
+    for (std::string line; std::getline(in, line);) {
+      auto hash = line.find('#');
+      if (hash != std::string::npos) line = line.substr(0, hash);
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+      if (!line.empty()) nopt.metrics.push_back(line);
+    }
+  }
+  bool use_ncu = o.prof_type == "annotation" || o.prof_type == "ncu";
+  bool use_trace = o.prof_type == "event" || o.prof_type == "nsys" || (o.prof_type == "annotation" && o.timing == "trace");
+  if (o.dry_run) {
+    if (use_trace) std::cout << "traced run: CUDA_INJECTION64_PATH=<libkprof_inject.so> " << run.command << "\n";
+    if (use_ncu) std::cout << "ncu run: " << join_command(ncu::ncu_collect_args(nopt)) << "\n";
+    std::cout << "artifacts: " << dir.string() << "\n";
+    return kExitOk;
+  }
+
+  auto ctx = AnalysisContext::load(o.common);
+  fs::create_directories(dir);
+  int gpu = visible_gpu();
+  auto lock = GpuLock::acquire(gpu, !o.no_wait, [&](const std::string& m) { std::cerr << "kprof: " << m << "\n"; });
+  run.clock_control = use_ncu ? o.clock_control : "unchanged (CUDA events / CUPTI timestamps)";
+
+  std::map<std::string, std::string> files;
+  std::string extra_body;
+  ProcessResult program;
+  bool interrupted = false;
+  std::optional<Trace> trace;
+  if (use_trace) {
+    if (!o.common.quiet) std::cerr << "kprof: traced run of " << run.command << "\n";
+    auto tp = run_traced(o, dir);
+    program = tp.process;
+    interrupted = tp.process.interrupted;
+    if (!tp.problem.empty()) run.warnings.push_back(tp.problem);
+    if (tp.trace) {
+      trace = std::move(tp.trace);
+      if (trace->info.dropped_records > 0)
+        run.warnings.push_back(fmt::format("CUPTI dropped {} records: the trace is incomplete",
+                                           trace->info.dropped_records));
+      for (const auto& e : trace->info.errors) run.warnings.push_back("CUPTI: " + e);
+      if (trace->info.interrupted) run.warnings.push_back("the traced program was interrupted; the trace ends there");
+      run.stages = group_into_stages(kernel_launches(*trace));
+      if (o.prof_type == "nsys" || o.prof_type == "event") add_trace_outputs(*trace, files, extra_body);
+    }
+  }
+  if (use_ncu && !interrupted) {
+    if (!o.common.quiet) std::cerr << "kprof: Nsight Compute run (" << nopt.mode << ")\n";
+    auto nr = ncu::run_ncu(nopt);
+    if (!use_trace) program = nr.process;
+    interrupted = interrupted || nr.process.interrupted;
+    for (const auto& m : nr.messages)
+      if (m.rfind("==ERROR==", 0) == 0) run.warnings.push_back("ncu: " + m);
+    if (!nr.failure.empty()) run.warnings.push_back("ncu: " + nr.failure);
+    if (!nr.csv_files.empty()) {
+      auto imported = ncu::import_ncu(nr.csv_files);
+      run.device = imported.run.device;
+      for (const auto& w : imported.run.warnings) run.warnings.push_back(w);
+      if (trace) {
+        std::vector<KernelLaunch> ncu_launches;
+        for (auto& s : imported.run.stages)
+          for (auto& g : s.kernels)
+            for (auto& l : g.launches) ncu_launches.push_back(l);
+        for (auto& w : attach_counters(run.stages, ncu_launches)) run.warnings.push_back(w);
+      } else {
+        run.stages = std::move(imported.run.stages);
+      }
+      for (const auto& k : imported.source.kernels) {
+        std::string name = safe_name(k.function.empty() ? k.name : k.function);
+        files["source/" + name + ".md"] = render::render_annotated_source(k);
+        files["source/" + name + "_sass.csv"] = render::render_sass_csv(k);
+      }
+    } else if (nr.failure.empty()) {
+      run.warnings.push_back("ncu produced no CSV output");
+    }
+  }
+  if (!o.counters_from.empty()) declare_from_counters(run, o.counters_from);
+  analyze::analyze_run(run, ctx.devices, ctx.thresholds);
+
+  std::optional<Comparison> cmp;
+  if (!o.baseline.empty()) cmp = analyze::compare_runs(load_artifact(o.baseline), run, ctx.thresholds);
+  const Comparison* cmp_ptr = cmp ? &*cmp : nullptr;
+  if (!extra_body.empty()) files["timeline.md"] = extra_body;
+  write_artifact(dir, run, cmp_ptr, files);
+  if (o.devlog) append_devlog(run, o.docs_dir, o.common.quiet);
+  if (!o.common.quiet) {
+    for (const auto& w : run.warnings) std::cerr << "kprof: warning: " << w << "\n";
+    std::cerr << "kprof: artifacts written to " << dir.string() << "\n";
+    std::cout << (o.common.json ? render::render_json(run, cmp_ptr) : render::render_contract(run, cmp_ptr));
+  }
+  if (interrupted) {
+    std::cerr << "kprof: interrupted; what was measured is in " << dir.string() << "\n";
+    return kExitInterrupted;
+  }
+  if (program.signaled || program.exit_code != 0) {
+    std::cerr << "kprof: the profiled program " << program.describe() << "; partial results are in "
+              << dir.string() << "\n";
+    return kExitProgramFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace kprof::cli

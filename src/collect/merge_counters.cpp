@@ -1,0 +1,42 @@
+#include "collect/merge_counters.hpp"
+
+#include "collect/ncu/canonical.hpp"
+
+namespace kprof {
+
+std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::vector<KernelLaunch>& ncu_launches) {
+  std::vector<std::string> warnings;
+  for (auto& stage : stages) {
+    for (auto& g : stage.kernels) {
+      const KernelLaunch* same_shape = nullptr;
+      const KernelLaunch* same_name = nullptr;
+      for (const auto& l : ncu_launches) {
+        if (l.function != g.kernel) continue;
+        if (!same_name) same_name = &l;
+        if (l.launch.grid == g.launch.grid && l.launch.block == g.launch.block) {
+          // Prefer the launch profiled inside the same NVTX range.
+          if (!same_shape || (l.nvtx_range == stage.name && same_shape->nvtx_range != stage.name)) same_shape = &l;
+        }
+      }
+      const KernelLaunch* src = same_shape ? same_shape : same_name;
+      if (!src) {
+        warnings.push_back("no counters for " + g.label + " (ncu did not profile it): duration only");
+        continue;
+      }
+      KernelLaunch with_counters = *src;
+      with_counters.duration_ns = g.duration_ns.median;  // the tracer's unperturbed median
+      auto m = ncu::derive_canonical(with_counters);
+      if (!same_shape)
+        m.provenance["counters"] = "launch " + std::to_string(src->id) + " of the same kernel with another shape";
+      else
+        m.provenance["counters"] = "ncu launch " + std::to_string(src->id);
+      g.metrics = std::move(m);
+      // Keep the profiled launch (its sections and rules feed the opportunities) as the representative.
+      g.launches.push_back(with_counters);
+      g.representative = static_cast<int>(g.launches.size()) - 1;
+    }
+  }
+  return warnings;
+}
+
+}  // namespace kprof
