@@ -19,24 +19,45 @@ step() {  # step NAME cmd...: runs, records wall time and exit code
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a $S
 kprof --version | tee -a $S
 O=$R/profiles
-# 1. tracer overhead on 20k tiny kernels (time measured inside the program)
-for i in 1 2 3; do ./build/dist/streams_nvtx_graph | grep launch_bound_ms | sed "s/^/plain $i /" >> $R/overhead.txt; done
-for i in 1 2 3; do CUDA_INJECTION64_PATH=$D/libkprof_inject.so NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so \
-  KPROF_TRACE_FILE=/tmp/ovh.kptrace $D/streams_nvtx_graph | grep launch_bound_ms | sed "s/^/traced $i /" >> $R/overhead.txt; done
-cat $R/overhead.txt | tee -a $S
+# 1. tracer overhead on 20k tiny kernels (time measured inside the program), variants interleaved, 5 rounds
+traced() { env CUDA_INJECTION64_PATH=$D/libkprof_inject.so NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so \
+  KPROF_TRACE_FILE=/tmp/ovh.kptrace "$@" $D/streams_nvtx_graph | grep launch_bound_ms; }
+for i in 1 2 3 4 5; do
+  $D/streams_nvtx_graph | grep launch_bound_ms | sed "s/^/plain /" >> $R/overhead.txt
+  traced KPROF_TRACE_API=0 KPROF_TRACE_COPIES=0 KPROF_TRACE_SYNC=0 KPROF_TRACE_NVTX=0 | sed "s/^/kernels-only /" >> $R/overhead.txt
+  traced KPROF_TRACE_API=0 | sed "s/^/kernels+copies+sync+nvtx /" >> $R/overhead.txt
+  traced | sed "s/^/+runtime-api(default) /" >> $R/overhead.txt
+  traced KPROF_TRACE_DRIVER=1 | sed "s/^/+driver-api /" >> $R/overhead.txt
+done
+sort $R/overhead.txt | awk '{split($2,a,"="); v[$1]=v[$1]" "a[2]} END{for(k in v) print k, v[k]}' | tee -a $S
 # 2. every mode on the CUDA C++ programs
 step event_probe     kprof run --prof_type=event --kernel probe --out $O/event_probe -- $D/probe_kernels 3
-step nsys_streams    kprof run --prof_type=nsys --kernel streams --out $O/nsys_streams -- $D/streams_nvtx_graph
-step event_streams   kprof run --prof_type=event --kernel streams --out $O/event_streams -- $D/streams_nvtx_graph
+step nsys_streams    kprof run --prof_type=nsys --kernel streams --out $O/nsys_streams -- $D/streams_nvtx_graph 2000
+step event_streams   kprof run --prof_type=event --kernel streams --out $O/event_streams -- $D/streams_nvtx_graph 2000
 step annot_probe     kprof run --prof_type=annotation --kernel probe --out $O/annotation_probe -- $D/probe_kernels 1
 step annot_probe_ncu kprof run --prof_type=annotation --timing ncu --kernel probe --out $O/annotation_probe_ncutiming -- $D/probe_kernels 1
 step ncu_full_plain  ncu --clock-control none --set full -f -o /tmp/full $D/probe_kernels 1
 step ncu_probe       kprof run --prof_type=ncu --kernel probe --out $O/ncu_probe -- $D/probe_kernels 1
-step annot_streams   kprof run --prof_type=annotation --kernel streams --out $O/annotation_streams -- $D/streams_nvtx_graph
+step annot_streams   kprof run --prof_type=annotation --kernel streams --out $O/annotation_streams -- $D/streams_nvtx_graph 2000
 # 3. Triton / PyTorch
 step event_triton    kprof run --prof_type=event --out $O/event_triton -- python3 examples/programs/triton_softmax.py
 step nsys_triton     kprof run --prof_type=nsys --out $O/nsys_triton -- python3 examples/programs/triton_softmax.py
 step annot_triton    kprof run --prof_type=annotation --out $O/annotation_triton -- python3 examples/programs/triton_softmax.py
+# 3b. event-mode median vs do_bench on a 0.5 ms-class elementwise kernel, 5 invocations each
+for i in 1 2 3 4 5; do
+  kprof run --prof_type=event -q --kernel elementwise --out $O/event_elementwise_$i -- python3 bench/python/elementwise.py loop
+  python3 bench/python/elementwise.py dobench >> $R/dobench.txt
+done
+# 3c. ncu replay passes per metric group (one kernel, first launch)
+M=$(grep -v '^#' data/ncu-annotation-metrics.txt | grep . | paste -sd, -)
+core=$(grep -v '^#' data/ncu-annotation-metrics.txt | grep . | grep -v 'sass_thread_inst\|ops_path' | paste -sd, -)
+fp32=$core,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+tens=$core,$(grep -v '^#' data/ncu-annotation-metrics.txt | grep ops_path | paste -sd, -)
+for v in core fp32 tens M; do
+  t0=$(now); ncu --clock-control none --metrics ${!v} --kernel-id ::regex:wmma_gemm:1 --csv --page raw --print-units base \
+    --log-file /tmp/passes_$v.csv $D/probe_kernels 1 > /dev/null 2>&1
+  echo "$v passes=$(python3 -c "import csv,sys; r=[l for l in open('/tmp/passes_$v.csv') if l.startswith('\"')]; x=list(csv.reader(r)); i=x[0].index('profiler__replayer_passes'); print(x[2][i])") wall=$(dt $t0 $(now))" | tee -a $S
+done
 # 4. errors: a failing program, a missing program, the GPU lock held
 step fail_program    kprof run --prof_type=event --out $O/fail -- /bin/false
 ( flock -x 9; sleep 8 ) 9>/tmp/kprof-gpu0.lock & sleep 1
@@ -48,8 +69,9 @@ step clock_lock_dry  scripts/lock-gpu-clock.sh
 step clock_reset_dry scripts/reset-gpu-clock.sh
 # 6. peaks
 step peaks           $D/kprof-peaks --out $R/peaks.json
+cp data/devices.json $R/devices.json
+step peaks_measure   kprof peaks --measure --write-devices $R/devices.json --docs $R/docs-devices
 ls -la /tmp/full.ncu-rep $O/ncu_probe/ncu/ 2>&1 | tee -a $S
-rm -f $O/ncu_probe/ncu/profile.ncu-rep.big
 find $O -name '*.ncu-rep' -size +12M -exec sh -c 'echo "dropped large $1"; rm "$1"' _ {} \; | tee -a $S
 tar czf $OUT/results.tgz -C $R . && cp $S $OUT/summary.txt
 ls -la $OUT; cat $S

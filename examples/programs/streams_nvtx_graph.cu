@@ -25,7 +25,7 @@
 #define CK_LAUNCH() CK(cudaGetLastError())
 
 constexpr int kGraphLaunches = 5;
-constexpr int kTinyKernels = 20000;
+constexpr int kDefaultTinyKernels = 20000;  // argv[1] overrides (smaller traces for examples)
 constexpr int kSpinIters = 200000;
 
 // Few blocks, long FMA chain: leaves most SMs free so a second copy on another stream runs alongside.
@@ -59,7 +59,8 @@ static std::vector<float> random_vector(std::size_t n, unsigned seed) {
 
 static bool close(float got, float want) { return std::fabs(got - want) <= 1e-4f * std::fmax(1.0f, std::fabs(want)); }
 
-int main() {
+int main(int argc, char** argv) {
+  const int kTinyKernels = argc > 1 ? std::atoi(argv[1]) : kDefaultTinyKernels;
   nvtxRangePushA("run");
   cudaStream_t s[3];
   for (auto& st : s) CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));

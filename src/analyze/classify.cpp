@@ -30,6 +30,15 @@ void set_locality(Bottleneck& b, const CanonicalMetrics& m, const Thresholds& t,
                         pct(*m.l2_hit_pct), *m.dram_bytes / *declared.min_bytes);
     return;
   }
+  // Without a declaration: when the bytes requested from L1 are no more than what DRAM delivered, every byte
+  // is used about once (a stream); there is no reuse for tiling to capture.
+  if (m.l1_bytes && m.dram_bytes && *m.dram_bytes > 0 &&
+      *m.l1_bytes <= *m.dram_bytes * t.param("classify.streaming_bytes_ratio")) {
+    extra = fmt::format(" L2 hit {} is expected: the kernel requests {:.2f}x the bytes DRAM delivered (streaming, no"
+                        " reuse to capture).",
+                        pct(*m.l2_hit_pct), *m.l1_bytes / *m.dram_bytes);
+    return;
+  }
   b.locality_issue = true;
   extra = fmt::format(" L2 hit {} is under {}: if data is reused, tiling could cut traffic; a pure streaming"
                       " kernel cannot do better.",

@@ -65,6 +65,10 @@ Figures figures(const Totals& t) {
 std::vector<double> launch_durations(const KernelGroup* g) {
   std::vector<double> v;
   if (!g) return v;
+  if (!g->samples_ns.empty()) {
+    for (double ns : g->samples_ns) v.push_back(ns / 1e3);
+    return v;
+  }
   for (const auto& l : g->launches)
     if (l.duration_ns) v.push_back(*l.duration_ns / 1e3);
   return v;

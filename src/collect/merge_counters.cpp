@@ -18,18 +18,21 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
           if (!same_shape || (l.nvtx_range == stage.name && same_shape->nvtx_range != stage.name)) same_shape = &l;
         }
       }
-      const KernelLaunch* src = same_shape ? same_shape : same_name;
+      // Throughput counters do not carry over between launch shapes (a 66-block launch of a kernel behaves
+      // nothing like its 1056-block launch), so a group without a same-shape launch keeps its duration only.
+      const KernelLaunch* src = same_shape;
       if (!src) {
-        warnings.push_back("no counters for " + g.label + " (ncu did not profile it): duration only");
+        warnings.push_back(same_name ? "no counters for " + g.label + " " + g.launch.str() +
+                                           ": ncu profiled only another launch shape of it (use --all-launches)"
+                                     : "no counters for " + g.label + " (ncu did not profile it): duration only");
+        g.metrics.grid_size = static_cast<double>(g.launch.grid[0]) * g.launch.grid[1] * g.launch.grid[2];
+        g.metrics.block_size = static_cast<double>(g.launch.block[0]) * g.launch.block[1] * g.launch.block[2];
         continue;
       }
       KernelLaunch with_counters = *src;
       with_counters.duration_ns = g.duration_ns.median;  // the tracer's unperturbed median
       auto m = ncu::derive_canonical(with_counters);
-      if (!same_shape)
-        m.provenance["counters"] = "launch " + std::to_string(src->id) + " of the same kernel with another shape";
-      else
-        m.provenance["counters"] = "ncu launch " + std::to_string(src->id);
+      m.provenance["counters"] = "ncu launch " + std::to_string(src->id);
       g.metrics = std::move(m);
       // Keep the profiled launch (its sections and rules feed the opportunities) as the representative.
       g.launches.push_back(with_counters);

@@ -12,6 +12,8 @@ namespace kprof {
 
 namespace {
 
+constexpr std::size_t kKeptLaunches = 8;
+
 using GroupKey = std::tuple<std::string, std::array<int, 3>, std::array<int, 3>>;
 
 std::optional<double> duration_of(const KernelLaunch& l) {
@@ -37,6 +39,15 @@ void finish_group(KernelGroup& g) {
       }
   }
   g.metrics = ncu::derive_canonical(g.launches[g.representative]);
+  // Every duration stays (compare tests on them); the launch records themselves are trimmed to the first few
+  // plus the representative, so a trace of 20k launches of one kernel does not become 20k JSON objects.
+  g.samples_ns = std::move(d);
+  if (g.launches.size() > kKeptLaunches) {
+    KernelLaunch rep = g.launches[g.representative];
+    g.launches.resize(kKeptLaunches - 1);
+    g.launches.push_back(std::move(rep));
+    g.representative = static_cast<int>(kKeptLaunches - 1);
+  }
 }
 
 }  // namespace

@@ -90,15 +90,16 @@ struct KernelGroup {
   std::string signature;         // full demangled name
   std::string label;             // what tables print: "fma_loop" or "fma_loop [66x1x1]" when shapes differ
   LaunchConfig launch;
-  std::vector<KernelLaunch> launches;
-  SampleStats duration_ns;       // over launches
+  std::vector<KernelLaunch> launches;  // the first few launches and the representative (see samples_ns)
+  SampleStats duration_ns;       // over all launches
+  std::vector<double> samples_ns;  // every launch's duration, in launch order (launches may be trimmed)
   CanonicalMetrics metrics;      // from the representative (median-duration) launch
   int representative = -1;       // index into launches
   DeclaredWork declared;
   std::optional<KernelAnalysis> analysis;  // filled by the analysis layer
 };
-KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns, metrics, representative, declared,
-           analysis)
+KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns, samples_ns, metrics, representative,
+           declared, analysis)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges

@@ -59,6 +59,14 @@ json contract_json(const ContractView& v) {
 }
 }  // namespace
 
+std::string render_contract_json(const ProfileRun& run, const Comparison* vs_baseline) {
+  json j = contract_json(build_contract_view(run, vs_baseline));
+  j["schema"] = "kprof.contract/1";
+  j["warnings"] = run.warnings;
+  if (vs_baseline) j["comparison"] = *vs_baseline;
+  return j.dump(2) + "\n";
+}
+
 std::string render_json(const ProfileRun& run, const Comparison* vs_baseline) {
   json j = run;
   j["contract"] = contract_json(build_contract_view(run, vs_baseline));

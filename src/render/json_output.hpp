@@ -9,4 +9,8 @@ namespace kprof::render {
 
 std::string render_json(const ProfileRun& run, const Comparison* vs_baseline);
 
+// Only the contract (plus the comparison when given and the run's warnings): what `--json` prints and
+// contract.json holds, small enough for an agent to read whole. The model itself is profile.json.
+std::string render_contract_json(const ProfileRun& run, const Comparison* vs_baseline);
+
 }  // namespace kprof::render

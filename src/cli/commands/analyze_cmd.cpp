@@ -84,7 +84,7 @@ int cmd_analyze(const AnalyzeOptions& o) {
   if (o.devlog) append_devlog(run, o.docs_dir, o.common.quiet);
   if (!o.common.quiet) {
     for (const auto& w : run.warnings) std::cerr << "kprof: warning: " << w << "\n";
-    std::cout << (o.common.json ? render::render_json(run, cmp_ptr) : render::render_contract(run, cmp_ptr));
+    std::cout << (o.common.json ? render::render_contract_json(run, cmp_ptr) : render::render_contract(run, cmp_ptr));
   }
   return kExitOk;
 }

@@ -50,7 +50,7 @@ void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison
   write_file_atomic(dir / "params.json", json(run.params).dump(2) + "\n");
   write_file_atomic(dir / "profile.json", json(run).dump(1) + "\n");
   write_file_atomic(dir / "contract.md", render::render_contract(run, vs_baseline));
-  write_file_atomic(dir / "contract.json", render::render_json(run, vs_baseline));
+  write_file_atomic(dir / "contract.json", render::render_contract_json(run, vs_baseline));
   write_file_atomic(dir / "report.md", render::render_report(run, vs_baseline));
   if (has_sections(run)) write_file_atomic(dir / "report-verbose.md", render::render_report_verbose(run, vs_baseline));
 }

@@ -109,7 +109,8 @@ TracePass run_traced(const RunOptions& o, const fs::path& dir) {
   if (auto cupti = find_cupti_library()) spec.env_set["NVTX_INJECTION64_PATH"] = cupti->string();
   fs::path trace_file = dir / "trace.kptrace";
   spec.env_set["KPROF_TRACE_FILE"] = fs::absolute(trace_file).string();
-  if (o.prof_type == "event" || o.prof_type == "annotation") spec.env_set["KPROF_TRACE_API"] = "1";
+  // Python kernels (Triton, PyTorch) are often launched through the driver API: record it there.
+  if (fs::path(o.command[0]).filename().string().rfind("python", 0) == 0) spec.env_set["KPROF_TRACE_DRIVER"] = "1";
   tp.process = run_process(spec);
   if (fs::exists(trace_file)) tp.trace = read_trace(trace_file);
   else tp.problem = "the program wrote no trace (it may not use CUDA, or the tracer could not attach)";
@@ -261,7 +262,7 @@ int cmd_run(const RunOptions& o) {
   if (!o.common.quiet) {
     for (const auto& w : run.warnings) std::cerr << "kprof: warning: " << w << "\n";
     std::cerr << "kprof: artifacts written to " << dir.string() << "\n";
-    std::cout << (o.common.json ? render::render_json(run, cmp_ptr) : render::render_contract(run, cmp_ptr));
+    std::cout << (o.common.json ? render::render_contract_json(run, cmp_ptr) : render::render_contract(run, cmp_ptr));
   }
   if (interrupted) {
     std::cerr << "kprof: interrupted; what was measured is in " << dir.string() << "\n";

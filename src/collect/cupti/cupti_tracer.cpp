@@ -26,7 +26,11 @@ TracerOptions TracerOptions::from_env() {
   if (o.output.empty()) o.output = "kprof_trace." + std::to_string(::getpid()) + ".kptrace";
   o.api = env_flag("KPROF_TRACE_API", true);
   o.graph_trace = env_flag("KPROF_TRACE_GRAPH", false);
-  o.overhead = env_flag("KPROF_TRACE_OVERHEAD", true);
+  o.overhead = env_flag("KPROF_TRACE_OVERHEAD", false);
+  o.driver = env_flag("KPROF_TRACE_DRIVER", false);
+  o.copies = env_flag("KPROF_TRACE_COPIES", true);
+  o.sync = env_flag("KPROF_TRACE_SYNC", true);
+  o.nvtx = env_flag("KPROF_TRACE_NVTX", true);
   long mb = std::strtol(env_or("KPROF_TRACE_BUFFER_MB", "8").c_str(), nullptr, 10);
   if (mb >= 1 && mb <= 1024) o.buffer_bytes = static_cast<std::size_t>(mb) << 20;
   return o;
@@ -64,16 +68,20 @@ bool Tracer::start(const TracerOptions& options) {
     return false;
   }
   bool ok = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true);
-  enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", false);
-  enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", false);
-  enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", false);
+  if (options_.copies) {
+    enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", false);
+    enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", false);
+  }
+  if (options_.sync) enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", false);
   if (options_.api) {
     bool rt = enable(CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", false);
-    bool drv = enable(CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", false);
+    // Driver records duplicate what the runtime records show for CUDA C++ and cost a record per call:
+    // opt-in (KPROF_TRACE_DRIVER=1) for programs that call the driver API directly (Triton's launcher does).
+    bool drv = options_.driver && enable(CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", false);
     if (rt || drv) flags_ |= trace_format::kFlagApiTraced;
   }
   // NVTX ranges arrive only when NVTX_INJECTION64_PATH points at libcupti.
-  if (enable(CUPTI_ACTIVITY_KIND_MARKER, "MARKER", false)) flags_ |= trace_format::kFlagNvtxTraced;
+  if (options_.nvtx && enable(CUPTI_ACTIVITY_KIND_MARKER, "MARKER", false)) flags_ |= trace_format::kFlagNvtxTraced;
   if (options_.graph_trace && enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE, "GRAPH_TRACE", false))
     flags_ |= trace_format::kFlagGraphTrace;
   if (options_.overhead) enable(CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", false);

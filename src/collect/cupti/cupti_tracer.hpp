@@ -15,9 +15,13 @@ namespace kprof::cupti {
 
 struct TracerOptions {
   std::string output;             // KPROF_TRACE_FILE (default: kprof_trace.<pid>.kptrace in the cwd)
-  bool api = true;                // KPROF_TRACE_API (default 1): RUNTIME + DRIVER records, needed for correlation
+  bool api = true;                // KPROF_TRACE_API (default 1): RUNTIME records, needed for correlation
+  bool driver = false;            // KPROF_TRACE_DRIVER (default 0): DRIVER records too
+  bool copies = true;             // KPROF_TRACE_COPIES (default 1): MEMCPY + MEMSET
+  bool sync = true;               // KPROF_TRACE_SYNC (default 1): SYNCHRONIZATION
+  bool nvtx = true;               // KPROF_TRACE_NVTX (default 1): MARKER (NVTX ranges)
   bool graph_trace = false;       // KPROF_TRACE_GRAPH=1: one record per graph launch instead of per node
-  bool overhead = true;           // KPROF_TRACE_OVERHEAD (default 1)
+  bool overhead = false;          // KPROF_TRACE_OVERHEAD (default 0)
   std::size_t buffer_bytes = 8u << 20;  // KPROF_TRACE_BUFFER_MB (default 8)
   static TracerOptions from_env();
 };
