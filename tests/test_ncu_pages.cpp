@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "collect/kernel_name.hpp"
+
 #include "collect/ncu/details_page.hpp"
 #include "collect/ncu/launch_columns.hpp"
 #include "collect/ncu/raw_page.hpp"
@@ -26,13 +28,13 @@ double metric(const KernelLaunch& k, const std::string& name) {
 }  // namespace
 
 TEST(NcuLaunchColumns, FunctionNameFromSignature) {
-  EXPECT_EQ(function_name_from_signature("fma_loop(float *, int)"), "fma_loop");
-  EXPECT_EQ(function_name_from_signature("void ns::k<int, 2>(float*)"), "ns::k");
-  EXPECT_EQ(function_name_from_signature("kernel"), "kernel");
-  EXPECT_EQ(function_name_from_signature("_Z8fma_loopPfi"), "_Z8fma_loopPfi");
-  EXPECT_EQ(function_name_from_signature("void cutlass::Kernel<Op<(int)1>>(Op<(int)1>::Params)"), "cutlass::Kernel");
-  EXPECT_EQ(function_name_from_signature("(anonymous namespace)::tile(int)"), "(anonymous namespace)::tile");
-  EXPECT_EQ(function_name_from_signature("wmma_gemm(const __nv_bfloat16 *, const __nv_bfloat16 *, float *, int, int, int)"),
+  EXPECT_EQ(function_base_name("fma_loop(float *, int)"), "fma_loop");
+  EXPECT_EQ(function_base_name("void ns::k<int, 2>(float*)"), "k");
+  EXPECT_EQ(function_base_name("kernel"), "kernel");
+  EXPECT_EQ(function_base_name("_Z8fma_loopPfi"), "_Z8fma_loopPfi");
+  EXPECT_EQ(function_base_name("void cutlass::Kernel<Op<(int)1>>(Op<(int)1>::Params)"), "Kernel");
+  EXPECT_EQ(function_base_name("(anonymous namespace)::tile(int)"), "tile");
+  EXPECT_EQ(function_base_name("wmma_gemm(const __nv_bfloat16 *, const __nv_bfloat16 *, float *, int, int, int)"),
             "wmma_gemm");
 }
 

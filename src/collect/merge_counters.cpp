@@ -33,6 +33,9 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
       with_counters.duration_ns = g.duration_ns.median;  // the tracer's unperturbed median
       auto m = ncu::derive_canonical(with_counters);
       m.provenance["counters"] = "ncu launch " + std::to_string(src->id);
+      // ncu's own duration is a replayed launch (caches flushed): the traced median is the time that counts.
+      m.duration_ns = g.duration_ns.median;
+      m.provenance["duration_ns"] = "tracer median of " + std::to_string(g.duration_ns.count) + " launches";
       g.metrics = std::move(m);
       // Keep the profiled launch (its sections and rules feed the opportunities) as the representative.
       g.launches.push_back(with_counters);

@@ -8,6 +8,7 @@
 #include <vector>
 #include "model/analysis.hpp"
 #include "model/canonical_metrics.hpp"
+#include "model/clock.hpp"
 #include "model/device_spec.hpp"
 #include "model/json_support.hpp"
 #include "model/metric.hpp"
@@ -121,11 +122,12 @@ struct ProfileRun {
   std::string command;           // profiled command line, when known
   std::vector<std::string> sources;  // input files
   std::string clock_control;     // "none", "base", ... as profiled
+  std::optional<ClockRecord> clocks;  // GPU clocks read before and after the run (kprof run)
   std::vector<Stage> stages;
   std::vector<std::string> warnings;
   std::optional<Bottleneck> overall;  // whole-run bottleneck (the stage that dominates time)
 };
 KPROF_JSON(ProfileRun, schema, mode, kernel, version, params, device, device_spec, timestamp, command, sources,
-           clock_control, stages, warnings, overall)
+           clock_control, clocks, stages, warnings, overall)
 
 }  // namespace kprof

@@ -48,6 +48,8 @@ std::string stage_display(const Stage& s, const KernelGroup& g) {
   std::string label = kernel_label(g);
   if (s.name.empty()) return label;
   if (s.name == label || label.empty()) return s.name;
+  // A stage named after its kernel (no NVTX range) shows the label alone: "k [66x1x1]", not "k · k [66x1x1]".
+  if (s.name == g.kernel) return label;
   return s.name + " · " + label;
 }
 

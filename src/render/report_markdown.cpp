@@ -24,6 +24,17 @@ std::string params_text(const ProblemParams& p) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// "SM 1980 → 1980 MHz, memory 3201 → 3201 MHz, not locked by kprof; throttle: sw_power_cap".
+std::string clocks_text(const ProfileRun& run) {
+  if (!run.clocks) return kDash;
+  const auto& c = *run.clocks;
+  std::string s = fmt::format("SM {:.0f} → {:.0f} MHz, memory {:.0f} → {:.0f} MHz (before → after), {}", c.sm_mhz_before,
+                              c.sm_mhz_after, c.mem_mhz_before, c.mem_mhz_after,
+                              c.locked ? "locked by kprof" : "not locked by kprof");
+  if (!c.throttle_reasons.empty()) s += fmt::format("; clock event reasons after the run: {}", fmt::join(c.throttle_reasons, ", "));
+  return s;
+}
+
 std::string header(const ProfileRun& run) {
   std::string device = device_line(run);
   if (!run.device.matched_spec.empty()) device += " — spec " + run.device.matched_spec;
@@ -37,6 +48,7 @@ std::string header(const ProfileRun& run) {
                          {"Timestamp", or_dash(run.timestamp)},
                          {"Command", run.command.empty() ? std::string(kDash) : "`" + run.command + "`"},
                          {"Clock control", or_dash(run.clock_control)},
+                         {"Clocks", clocks_text(run)},
                          {"Sources", run.sources.empty() ? std::string(kDash)
                                                          : fmt::format("{}", fmt::join(run.sources, ", "))}});
   out += "\n**Warnings**:";

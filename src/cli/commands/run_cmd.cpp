@@ -19,7 +19,9 @@
 #include "cli/commands/analysis_context.hpp"
 #include "cli/commands/artifact.hpp"
 #include "cli/commands/commands.hpp"
+#include "collect/clock/clock_state.hpp"
 #include "collect/clock/gpu_lock.hpp"
+#include "collect/clock/nvidia_smi.hpp"
 #include "collect/merge_counters.hpp"
 #include "collect/ncu/ncu_driver.hpp"
 #include "collect/ncu/ncu_import.hpp"
@@ -68,6 +70,15 @@ std::optional<fs::path> find_cupti_library() {
                      "targets/x86_64-linux/lib/libcupti.so"})
       if (fs::exists(r / sub)) return r / sub;
   return std::nullopt;
+}
+
+std::optional<ClockState> read_clocks(int gpu, std::vector<std::string>& warnings) {
+  try {
+    return query_clocks(gpu);
+  } catch (const std::exception& e) {
+    warnings.push_back(std::string("GPU clocks not recorded: ") + e.what());
+    return std::nullopt;
+  }
 }
 
 int visible_gpu() {
@@ -196,7 +207,9 @@ int cmd_run(const RunOptions& o) {
   fs::create_directories(dir);
   int gpu = visible_gpu();
   auto lock = GpuLock::acquire(gpu, !o.no_wait, [&](const std::string& m) { std::cerr << "kprof: " << m << "\n"; });
-  run.clock_control = use_ncu ? o.clock_control : "unchanged (CUDA events / CUPTI timestamps)";
+  run.clock_control = use_ncu ? o.clock_control : "not applicable (CUPTI timestamps; clocks left as found)";
+  auto clocks_before = read_clocks(gpu, run.warnings);
+  if (clocks_before) run.device.name = clocks_before->name;  // trace-only modes learn the GPU from here
 
   std::map<std::string, std::string> files;
   std::string extra_body;
@@ -249,6 +262,15 @@ int cmd_run(const RunOptions& o) {
     } else if (nr.failure.empty()) {
       run.warnings.push_back("ncu produced no CSV output");
     }
+  }
+  if (auto after = clocks_before ? read_clocks(gpu, run.warnings) : std::nullopt) {
+    ClockRecord rec;
+    rec.sm_mhz_before = clocks_before->sm_mhz.value_or(0);
+    rec.mem_mhz_before = clocks_before->mem_mhz.value_or(0);
+    rec.sm_mhz_after = after->sm_mhz.value_or(0);
+    rec.mem_mhz_after = after->mem_mhz.value_or(0);
+    if (after->event_reasons) rec.throttle_reasons = decode_event_reasons(*after->event_reasons);
+    run.clocks = rec;
   }
   if (!o.counters_from.empty()) declare_from_counters(run, o.counters_from);
   analyze::analyze_run(run, ctx.devices, ctx.thresholds);

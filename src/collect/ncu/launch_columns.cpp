@@ -1,5 +1,7 @@
 #include "collect/ncu/launch_columns.hpp"
 
+#include "collect/kernel_name.hpp"
+
 #include <fmt/format.h>
 
 #include "collect/ncu/units.hpp"
@@ -87,41 +89,6 @@ std::vector<std::string> parse_nvtx_ranges(const std::string& cell) {
   return out;
 }
 
-std::string function_name_from_signature(const std::string& sig_in) {
-  // "(anonymous namespace)::k(int)" must not be taken for a parameter list.
-  static const std::string anon = "(anonymous namespace)", anon_mark = "\x01anon\x01";
-  std::string sig = sig_in;
-  for (auto p = sig.find(anon); p != std::string::npos; p = sig.find(anon)) sig.replace(p, anon.size(), anon_mark);
-  // Cut the parameter list: the first '(' at template depth 0 (operator() is not a kernel name).
-  int depth = 0;
-  std::size_t cut = sig.size();
-  for (std::size_t i = 0; i < sig.size(); ++i) {
-    char c = sig[i];
-    if (c == '<') ++depth;
-    else if (c == '>' && depth > 0) --depth;
-    else if (c == '(' && depth == 0) { cut = i; break; }
-  }
-  std::string head = sig.substr(0, cut);
-  // Drop template arguments (at the end of the name) so "k<int, 2>" groups as "k".
-  std::string no_tmpl;
-  depth = 0;
-  for (char c : head) {
-    if (c == '<') ++depth;
-    else if (c == '>') { if (depth > 0) --depth; }
-    else if (depth == 0) no_tmpl.push_back(c);
-  }
-  // Return type and qualifiers precede the name, separated by spaces: keep the last word.
-  auto last = no_tmpl.find_last_not_of(' ');
-  if (last == std::string::npos) return sig_in;
-  no_tmpl.erase(last + 1);
-  auto sp = no_tmpl.find_last_of(' ');
-  std::string name = sp == std::string::npos ? no_tmpl : no_tmpl.substr(sp + 1);
-  while (!name.empty() && (name.front() == '*' || name.front() == '&')) name.erase(0, 1);
-  for (auto p = name.find(anon_mark); p != std::string::npos; p = name.find(anon_mark))
-    name.replace(p, anon_mark.size(), anon);
-  return name.empty() ? sig_in : name;
-}
-
 KernelLaunch read_launch(const LaunchColumns& cols, const std::vector<std::string>& row, const std::string& file,
                          long line, LaunchContext* ctx) {
   auto cell = [&](int i) -> std::string { return i >= 0 && i < static_cast<int>(row.size()) ? row[i] : ""; };
@@ -131,7 +98,7 @@ KernelLaunch read_launch(const LaunchColumns& cols, const std::vector<std::strin
     throw ParseError(file, line, fmt::format("launch ID \"{}\" is not a non-negative integer", cell(cols.id)));
   k.id = static_cast<int>(*id);
   k.name = cell(cols.kernel);
-  k.function = function_name_from_signature(k.name);
+  k.function = function_base_name(k.name);
   if (auto v = parse_number(cell(cols.context))) k.context = static_cast<std::int64_t>(*v);
   if (auto v = parse_number(cell(cols.stream))) k.stream = static_cast<std::int64_t>(*v);
   if (auto v = parse_number(cell(cols.device))) k.device = static_cast<int>(*v);

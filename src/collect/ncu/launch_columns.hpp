@@ -42,9 +42,6 @@ std::optional<std::array<int, 3>> parse_dim3(const std::string& text);
 // from the right so a range name containing ':' survives. Returns range names, outermost first.
 std::vector<std::string> parse_nvtx_ranges(const std::string& cell);
 
-// Base function name from a demangled signature: "fma_loop(float *, int)" → "fma_loop",
-// "void ns::k<int, 2>(float*)" → "ns::k", "kernel" → "kernel".
-std::string function_name_from_signature(const std::string& signature);
 
 }  // namespace kprof::ncu
 

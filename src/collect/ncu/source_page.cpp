@@ -1,5 +1,7 @@
 #include "collect/ncu/source_page.hpp"
 
+#include "collect/kernel_name.hpp"
+
 #include <fmt/format.h>
 
 #include "collect/ncu/launch_columns.hpp"
@@ -67,7 +69,7 @@ SourceView parse_source_page(const CsvStream& stream) {
     if (start) {
       SourceKernel k;
       k.name = name;
-      k.function = function_name_from_signature(name);
+      k.function = function_base_name(name);
       view.kernels.push_back(std::move(k));
     }
     return view.kernels.back();

@@ -14,43 +14,4 @@ std::string demangle(const std::string& mangled) {
   return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
-namespace {
-// Index of the bracket opening the group that closes at `close` (scanning backwards), or npos.
-std::size_t matching_open(std::string_view s, std::size_t close, char open_c, char close_c) {
-  int depth = 0;
-  for (std::size_t i = close + 1; i-- > 0;) {
-    if (s[i] == close_c) ++depth;
-    else if (s[i] == open_c && --depth == 0) return i;
-  }
-  return std::string_view::npos;
-}
-}  // namespace
-
-std::string function_base_name(std::string_view s) {
-  // Trailing qualifiers after the parameter list (" const", " [clone .kd]").
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  if (!s.empty() && s.back() == ']') {
-    if (auto p = matching_open(s, s.size() - 1, '[', ']'); p != std::string_view::npos) s = s.substr(0, p);
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  }
-  if (!s.empty() && s.back() == ')') {
-    if (auto p = matching_open(s, s.size() - 1, '(', ')'); p != std::string_view::npos) s = s.substr(0, p);
-  }
-  if (!s.empty() && s.back() == '>') {
-    if (auto p = matching_open(s, s.size() - 1, '<', '>'); p != std::string_view::npos) s = s.substr(0, p);
-  }
-  // The last "::" or space at template depth 0 separates the base name from namespaces / a return type.
-  int depth = 0;
-  std::size_t begin = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '<' || c == '(') ++depth;
-    else if ((c == '>' || c == ')') && depth > 0) --depth;
-    else if (depth == 0 && c == ' ') begin = i + 1;
-    else if (depth == 0 && c == ':' && i + 1 < s.size() && s[i + 1] == ':') begin = i + 2;
-  }
-  std::string out(s.substr(begin));
-  return out.empty() ? std::string(s) : out;
-}
-
 }  // namespace kprof
