@@ -1,0 +1,138 @@
+// The kprof binary end to end: exit codes, output and artifacts, on the real H200 exports. GPU runs skip here.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sys/wait.h>
+
+#include "util/fs.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs `kprof <args>` through the shell, capturing stdout and stderr separately.
+Result run_kprof(const std::string& args) {
+  static int n = 0;
+  auto dir = fs::temp_directory_path() / ("kprof_cli_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto o = dir / ("o" + std::to_string(n)), e = dir / ("e" + std::to_string(n++));
+  std::string cmd = std::string(KPROF_BINARY) + " " + args + " >" + o.string() + " 2>" + e.string();
+  int st = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = kprof::read_file(o);
+  r.err = kprof::read_file(e);
+  return r;
+}
+
+const std::string F = std::string(KPROF_FIXTURES) + "/h200-probe/";
+fs::path tmp(const std::string& name) {
+  auto p = fs::temp_directory_path() / ("kprof_cli_" + std::to_string(::getpid())) / name;
+  fs::remove_all(p);
+  return p;
+}
+}  // namespace
+
+TEST(Cli, AnalyzeFullSetPrintsTheContractAndWritesTheArtifact) {
+  auto out = tmp("a1");
+  auto r = run_kprof("analyze " + F + "full_raw.csv " + F + "full_details.csv --kernel probe --version v1 --b=32 --out " +
+                 out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("## Profile: probe v1"), std::string::npos);
+  EXPECT_NE(r.out.find("| b | 32 |"), std::string::npos);
+  EXPECT_NE(r.out.find("| stage_copy · copy_f4 | 536.7 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("### Top 3 Opportunities"), std::string::npos);
+  for (auto f : {"params.json", "profile.json", "contract.md", "contract.json", "report.md", "report-verbose.md",
+                 "inputs/full_raw.csv"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  EXPECT_EQ(kprof::read_file(out / "contract.md"), r.out);
+}
+
+TEST(Cli, AnalyzeOfLiveCsvWithProgramOutputMixedIn) {
+  auto r = run_kprof("analyze " + F + "quick.csv --no-write");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("## Profile: kernels -"), std::string::npos) << r.out;  // process name, no version
+  EXPECT_NE(r.out.find("copy_f4"), std::string::npos);
+}
+
+TEST(Cli, MalformedCsvNamesFileAndLineWithExitCode3) {
+  auto bad = tmp("bad.csv");
+  fs::create_directories(bad.parent_path());
+  kprof::write_file_atomic(bad, "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+                                "\"0\",\"k(int)\",\"gpu__time_duration.sum\",\"ns\",\"12\n");
+  auto r = run_kprof("analyze " + bad.string() + " --no-write");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find(bad.string() + ":2"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(Cli, UsageErrorsExitWith2) {
+  EXPECT_EQ(run_kprof("analyze " + F + "quick.csv --b=abc --no-write").code, 2);
+  EXPECT_EQ(run_kprof("analyze " + F + "quick.csv --no-such-flag --no-write").code, 2);
+  EXPECT_EQ(run_kprof("run --prof_type=bogus -- /bin/true").code, 2);
+  EXPECT_EQ(run_kprof("run --prof_type=event").code, 2);  // nothing to profile
+  EXPECT_EQ(run_kprof("frobnicate").code, 2);
+  EXPECT_EQ(run_kprof("analyze /no/such/file.csv").code, 3);
+}
+
+TEST(Cli, MissingNcuIsExit5WithAHint) {
+  auto r = run_kprof("run --prof_type=annotation --timing ncu --ncu /no/such/ncu --out " + tmp("noncu").string() +
+                 " -- /bin/true");
+  EXPECT_EQ(r.code, 5) << r.err;
+  EXPECT_NE(r.err.find("--prof_type=event"), std::string::npos) << r.err;
+}
+
+TEST(Cli, DryRunShowsTheNcuCommandWithClocksLeftAlone) {
+  auto r = run_kprof("run --prof_type=annotation --dry-run --kernel-regex gemm -- ./app 3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("--clock-control none"), std::string::npos);
+  EXPECT_NE(r.out.find("--kernel-id ::regex:gemm:1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("./app 3"), std::string::npos);
+}
+
+TEST(Cli, CompareTwoArtifacts) {
+  auto a = tmp("cmp_a"), b = tmp("cmp_b");
+  ASSERT_EQ(run_kprof("analyze " + F + "full_raw.csv --kernel probe --version v1 -q --out " + a.string()).code, 0);
+  ASSERT_EQ(run_kprof("analyze " + F + "full_raw.csv --kernel probe --version v2 -q --out " + b.string()).code, 0);
+  auto r = run_kprof("compare " + a.string() + " " + b.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("same"), std::string::npos) << r.out;
+  auto base = run_kprof("analyze " + F + "full_raw.csv --no-write --baseline " + a.string());
+  EXPECT_NE(base.out.find("### vs Baseline"), std::string::npos);
+  EXPECT_EQ(run_kprof("compare " + a.string() + " /no/such/dir").code, 3);
+}
+
+TEST(Cli, DevlogAppendsEntriesWithVsPrevious) {
+  auto a = tmp("dl_a");
+  auto docs = tmp("docs");
+  ASSERT_EQ(run_kprof("analyze " + F + "full_raw.csv --kernel probe --version v1 -q --out " + a.string()).code, 0);
+  ASSERT_EQ(run_kprof("devlog " + a.string() + " --docs " + docs.string()).code, 0);
+  ASSERT_EQ(run_kprof("devlog " + a.string() + " --docs " + docs.string()).code, 0);
+  std::string md = kprof::read_file(docs / "probe.md");
+  EXPECT_NE(md.find("first entry"), std::string::npos);
+  EXPECT_NE(md.find("+0.0%"), std::string::npos) << md;  // second entry: identical figures
+}
+
+TEST(Cli, DevicesListsTheShippedGpus) {
+  auto r = run_kprof("devices");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (auto name : {"H200", "H100", "A100", "B200", "L40S", "4090"}) EXPECT_NE(r.out.find(name), std::string::npos);
+  EXPECT_EQ(run_kprof("devices --show h200-sxm").code, 0);
+  EXPECT_EQ(run_kprof("devices --show no-such-gpu").code, 2);
+}
+
+TEST(Cli, EventModeOnARealGpu) {
+  if (std::system("nvidia-smi -L >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no NVIDIA GPU on this machine: the GPU modes are checked by scripts/device-check.sh";
+  fs::path probe = fs::path(KPROF_BINARY).parent_path() / "probe_kernels";
+  if (!fs::exists(probe)) GTEST_SKIP() << "probe_kernels not built (no CUDA toolkit at build time)";
+  auto r = run_kprof("run --prof_type=event --out " + tmp("gpu_event").string() + " -- " + probe.string() + " 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("stage_copy · copy_f4"), std::string::npos) << r.out;
+}
