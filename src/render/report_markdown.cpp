@@ -1,5 +1,7 @@
 #include "render/report_markdown.hpp"
 
+#include "render/roofline_chart.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -228,6 +230,9 @@ std::string unavailable_section(const ProfileRun& run) {
 std::string render(const ProfileRun& run, const Comparison* vs_baseline, bool verbose) {
   std::string out = header(run);
   out += "\n" + render_contract(run, vs_baseline);
+  // The picture itself is roofline.svg next to this file (written from the same model by roofline_chart_for).
+  if (!roofline_chart_for(run).points.empty())
+    out += "\n### Roofline\n\n![Roofline: achieved TFLOP/s against arithmetic intensity](roofline.svg)\n";
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels) {
       out += "\n## Kernel: " + stage_display(s, g) + "\n";

@@ -5,6 +5,7 @@
 #include "render/contract_markdown.hpp"
 #include "render/json_output.hpp"
 #include "render/report_markdown.hpp"
+#include "render/roofline_chart.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
@@ -51,6 +52,8 @@ void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison
   write_file_atomic(dir / "profile.json", json(run).dump(1) + "\n");
   write_file_atomic(dir / "contract.md", render::render_contract(run, vs_baseline));
   write_file_atomic(dir / "contract.json", render::render_contract_json(run, vs_baseline));
+  auto chart = render::roofline_chart_for(run);
+  if (!chart.points.empty()) write_file_atomic(dir / "roofline.svg", render_roofline_svg(chart));
   write_file_atomic(dir / "report.md", render::render_report(run, vs_baseline));
   if (has_sections(run)) write_file_atomic(dir / "report-verbose.md", render::render_report_verbose(run, vs_baseline));
 }
