@@ -136,3 +136,26 @@ TEST(Cli, EventModeOnARealGpu) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("stage_copy · copy_f4"), std::string::npos) << r.out;
 }
+
+TEST(Cli, LockClocksNeedsConsentAndRestoresAfterTheRun) {
+  auto dir = tmp("clocks");
+  fs::create_directories(dir);
+  std::string env = "NVIDIA_SMI=" KPROF_FIXTURES "/fake-nvidia-smi/nvidia-smi FAKE_SMI_LOG=" + (dir / "smi.log").string() +
+                    " XDG_STATE_HOME=" + (dir / "state").string() + " KPROF_LOCK_DIR=" + dir.string() + " ";
+  // Without consent: refused before anything runs.
+  auto refused = run_kprof("run --prof_type=event --lock-clocks --out " + (dir / "a").string() + " -- /bin/true");
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("--yes"), std::string::npos) << refused.err;
+  // With consent (fake nvidia-smi): locked before the program, restored after it.
+  std::string cmd = "env " + env + KPROF_BINARY + " run --prof_type=event --lock-clocks --yes -q --out " +
+                    (dir / "b").string() + " -- /bin/true >/dev/null 2>&1";
+  int st = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(st)) << cmd;
+  std::string log = kprof::read_file(dir / "smi.log");
+  auto lock = log.find("-lgc 1980,1980"), reset = log.find("-rgc");
+  ASSERT_NE(lock, std::string::npos) << log;
+  ASSERT_NE(reset, std::string::npos) << log;
+  EXPECT_LT(lock, reset);
+  std::string profile = kprof::read_file(dir / "b" / "profile.json");
+  EXPECT_NE(profile.find("\"locked\": true"), std::string::npos);
+}

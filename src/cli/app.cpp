@@ -100,6 +100,10 @@ int run(int argc, char** argv) {
   runc->add_option("--counters-from", ro.counters_from, "event: FLOPs/bytes per kernel from an earlier artifact");
   runc->add_flag("--no-wait", ro.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
   runc->add_flag("--dry-run", ro.dry_run, "Print what would run");
+  runc->add_flag("--lock-clocks", ro.lock_clocks,
+                 "Lock the SM clock to its default application clock for the run and restore it afterwards "
+                 "(needs --yes or KPROF_ALLOW_CLOCK_CHANGE=1; never on shared GPUs)");
+  runc->add_flag("--yes", ro.yes, "Consent to the clock change --lock-clocks makes");
   runc->allow_extras();
   runc->footer("Problem parameters: --name=value. Everything after `--` is the program to profile.");
   add_common(runc, ro.common);

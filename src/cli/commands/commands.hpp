@@ -77,6 +77,8 @@ struct RunOptions {
   bool no_wait = false;                  // fail instead of waiting for the per-GPU lock
   bool dry_run = false;                  // print the commands, run nothing
   std::string counters_from;             // event mode: FLOPs/bytes per kernel from an earlier artifact
+  bool lock_clocks = false;              // lock SM clocks for the run, restore on every exit path
+  bool yes = false;                      // consent to change clocks (or KPROF_ALLOW_CLOCK_CHANGE=1)
 };
 
 int cmd_run(const RunOptions&);

@@ -19,6 +19,8 @@
 #include "cli/commands/analysis_context.hpp"
 #include "cli/commands/artifact.hpp"
 #include "cli/commands/commands.hpp"
+#include "collect/clock/clock_commands.hpp"
+#include "collect/clock/clock_guard.hpp"
 #include "collect/clock/clock_state.hpp"
 #include "collect/clock/gpu_lock.hpp"
 #include "collect/clock/nvidia_smi.hpp"
@@ -203,11 +205,22 @@ int cmd_run(const RunOptions& o) {
     return kExitOk;
   }
 
+  if (o.lock_clocks && !clock_change_allowed(o.yes))
+    throw Error("--lock-clocks changes the GPU's clocks: add --yes (or set KPROF_ALLOW_CLOCK_CHANGE=1) to confirm; "
+                "`kprof clock lock` shows the commands it would run",
+                kExitUsage);
   auto ctx = AnalysisContext::load(o.common);
   fs::create_directories(dir);
   int gpu = visible_gpu();
   auto lock = GpuLock::acquire(gpu, !o.no_wait, [&](const std::string& m) { std::cerr << "kprof: " << m << "\n"; });
   run.clock_control = use_ncu ? o.clock_control : "not applicable (CUPTI timestamps; clocks left as found)";
+  // With --lock-clocks the guard locks now and restores on every exit path (return, exception, Ctrl-C, SIGTERM).
+  std::optional<ClockGuard> clock_guard;
+  if (o.lock_clocks) {
+    clock_guard.emplace(gpu, true);
+    if (use_ncu && o.clock_control != "none")
+      run.warnings.push_back("--lock-clocks with ncu --clock-control " + o.clock_control + ": ncu may override the lock");
+  }
   auto clocks_before = read_clocks(gpu, run.warnings);
   if (clocks_before) run.device.name = clocks_before->name;  // trace-only modes learn the GPU from here
 
@@ -263,7 +276,10 @@ int cmd_run(const RunOptions& o) {
       run.warnings.push_back("ncu produced no CSV output");
     }
   }
-  if (auto after = clocks_before ? read_clocks(gpu, run.warnings) : std::nullopt) {
+  if (clock_guard) {
+    run.clocks = clock_guard->finish();
+    clock_guard->restore();
+  } else if (auto after = clocks_before ? read_clocks(gpu, run.warnings) : std::nullopt) {
     ClockRecord rec;
     rec.sm_mhz_before = clocks_before->sm_mhz.value_or(0);
     rec.mem_mhz_before = clocks_before->mem_mhz.value_or(0);
