@@ -35,6 +35,7 @@ step event_probe     kprof run --prof_type=event --kernel probe --out $O/event_p
 step nsys_streams    kprof run --prof_type=nsys --kernel streams --out $O/nsys_streams -- $D/streams_nvtx_graph 2000
 step event_streams   kprof run --prof_type=event --kernel streams --out $O/event_streams -- $D/streams_nvtx_graph 2000
 step annot_probe     kprof run --prof_type=annotation --kernel probe --out $O/annotation_probe -- $D/probe_kernels 1
+step annot_probe_all kprof run --prof_type=annotation --all-launches --kernel probe --out $O/annotation_probe_all_launches -- $D/probe_kernels 1
 step annot_probe_ncu kprof run --prof_type=annotation --timing ncu --kernel probe --out $O/annotation_probe_ncutiming -- $D/probe_kernels 1
 step ncu_full_plain  ncu --clock-control none --set full -f -o /tmp/full $D/probe_kernels 1
 step ncu_probe       kprof run --prof_type=ncu --kernel probe --out $O/ncu_probe -- $D/probe_kernels 1
@@ -58,6 +59,10 @@ for v in core fp32 tens M; do
     --log-file /tmp/passes_$v.csv $D/probe_kernels 1 > /dev/null 2>&1
   echo "$v passes=$(python3 -c "import csv,sys; r=[l for l in open('/tmp/passes_$v.csv') if l.startswith('\"')]; x=list(csv.reader(r)); i=x[0].index('profiler__replayer_passes'); print(x[2][i])") wall=$(dt $t0 $(now))" | tee -a $S
 done
+# 3d. which NVTX / CUPTI libraries a traced PyTorch process maps (NVTX ranges from torch did not reach the trace)
+CUDA_INJECTION64_PATH=$D/libkprof_inject.so NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so KPROF_TRACE_FILE=/tmp/diag.kptrace \
+  python3 -c "import torch; torch.zeros(1, device='cuda'); torch.cuda.nvtx.range_push('diag'); torch.cuda.nvtx.range_pop(); import os; print(sorted({l.split()[-1] for l in open('/proc/self/maps') if 'cupti' in l or 'nvtx' in l.lower() or 'nvToolsExt' in l}))" > $R/nvtx_diag.txt 2>&1
+cat $R/nvtx_diag.txt | tee -a $S
 # 4. errors: a failing program, a missing program, the GPU lock held
 step fail_program    kprof run --prof_type=event --out $O/fail -- /bin/false
 ( flock -x 9; sleep 8 ) 9>/tmp/kprof-gpu0.lock & sleep 1

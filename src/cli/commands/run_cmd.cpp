@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -155,6 +156,34 @@ void add_trace_outputs(const Trace& trace, std::map<std::string, std::string>& f
   files["trace.json"] = render_chrome_trace(trace);
 }
 
+// ncu mode: the PTX, SASS and resource usage of the program's own kernels (CUDA executables only; a Python
+// program's kernels are JIT-compiled and not in the binary).
+void dump_compiled(const std::string& program, const fs::path& dir, std::vector<std::string>& warnings) {
+  auto exe = find_executable(program);
+  if (!exe) return;
+  std::string head;
+  {
+    std::ifstream in(*exe, std::ios::binary);
+    head.resize(4);
+    if (!in.read(head.data(), 4) || head != "\x7f" "ELF") return;
+  }
+  auto cuobjdump = find_executable("cuobjdump");
+  if (!cuobjdump) {
+    if (auto cuda = find_executable("/usr/local/cuda/bin/cuobjdump")) cuobjdump = cuda;
+    else { warnings.push_back("cuobjdump not found: no PTX/SASS dump in compiled/"); return; }
+  }
+  for (auto [flag, file] : {std::pair{"-ptx", "ptx.txt"}, {"-sass", "sass.txt"}, {"-res-usage", "resource-usage.txt"}}) {
+    ProcessSpec spec;
+    spec.argv = {*cuobjdump, flag, *exe};
+    spec.stdout_file = (dir / "compiled" / file).string();
+    spec.stderr_file = (dir / "compiled" / (std::string(file) + ".err")).string();
+    auto r = run_process(spec);
+    if (r.exit_code != 0) warnings.push_back(std::string("cuobjdump ") + flag + " " + r.describe());
+    std::error_code ec;
+    if (fs::file_size(spec.stderr_file, ec) == 0) fs::remove(spec.stderr_file, ec);
+  }
+}
+
 }  // namespace
 
 int cmd_run(const RunOptions& o) {
@@ -275,6 +304,7 @@ int cmd_run(const RunOptions& o) {
     } else if (nr.failure.empty()) {
       run.warnings.push_back("ncu produced no CSV output");
     }
+    if (o.prof_type == "ncu") dump_compiled(o.command[0], dir, run.warnings);
   }
   if (clock_guard) {
     run.clocks = clock_guard->finish();
