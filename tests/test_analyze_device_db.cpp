@@ -7,11 +7,14 @@
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
+#include "datasheet_devices.hpp"
+
 using namespace kprof;
 using namespace kprof::analyze;
 
 namespace {
 DeviceDb shipped() { return DeviceDb::parse(read_file(KPROF_SOURCE_DIR "/data/devices.json"), "devices.json"); }
+DeviceDb datasheet() { return datasheet_db(); }
 DeviceInfo info(std::string name, std::string cc = "", int sms = 0) {
   DeviceInfo d;
   d.name = std::move(name);
@@ -27,11 +30,17 @@ TEST(DeviceDb, ShippedFileHasSixDevicesWithDensePeaks) {
   const DeviceSpec* h200 = db.find("h200-sxm");
   ASSERT_NE(h200, nullptr);
   EXPECT_EQ(h200->sm_count, 132);
-  EXPECT_DOUBLE_EQ(h200->peak("dram_gbps")->value, 4800);
-  EXPECT_DOUBLE_EQ(h200->peak("bf16_tflops")->value, 989.5);  // 1979 with sparsity / 2
-  EXPECT_NE(h200->peak("bf16_tflops")->source.find("sparsity figure / 2"), std::string::npos);
-  EXPECT_DOUBLE_EQ(h200->peak("fp32_tflops")->value, 67);
-  EXPECT_TRUE(h200->measured.empty());
+  EXPECT_DOUBLE_EQ(h200->datasheet.at("dram_gbps").value, 4800);
+  EXPECT_DOUBLE_EQ(h200->datasheet.at("bf16_tflops").value, 989.5);  // 1979 with sparsity / 2
+  EXPECT_NE(h200->datasheet.at("bf16_tflops").source.find("sparsity figure / 2"), std::string::npos);
+  EXPECT_DOUBLE_EQ(h200->datasheet.at("fp32_tflops").value, 67);
+  // The H200 entry carries the figures kprof-peaks measured on the device machine (examples/h200/peaks.json);
+  // they win over the datasheet while the datasheet figures stay in the file.
+  EXPECT_EQ(h200->peak_kind("dram_gbps"), "measured");
+  EXPECT_NEAR(h200->measured.at("dram_gbps").value, 3929.44, 0.01);
+  EXPECT_EQ(h200->measured.at("dram_gbps").source.rfind("kprof-peaks 2026-11-30", 0), 0u);
+  EXPECT_NEAR(h200->measured.at("bf16_tflops").value, 775.88, 0.01);
+  EXPECT_DOUBLE_EQ(h200->datasheet.at("dram_gbps").value, 4800);
   EXPECT_FALSE(db.find("a100-sxm-80gb")->peak("fp8_tflops").has_value());  // Ampere has no FP8
   for (const auto& d : db.devices()) {
     EXPECT_FALSE(d.compute_capability.empty()) << d.id;
@@ -68,7 +77,7 @@ TEST(DeviceDb, FallsBackToComputeCapabilityAndSmCountWhenUnique) {
 }
 
 TEST(DeviceDb, UserEntriesOverrideKeyByKeyAndAddNewIds) {
-  auto db = shipped();
+  auto db = datasheet();
   db.merge(R"({"devices": [
       {"id": "h200-sxm", "measured": {"dram_gbps": {"value": 4300, "source": "kprof peaks --measure"}}},
       {"id": "my-gpu", "name": "My GPU", "aliases": ["Lab GPU"], "compute_capability": "8.6", "sm_count": 84}]})",

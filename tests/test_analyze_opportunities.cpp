@@ -7,6 +7,8 @@
 #include "analyze_probe_metrics.hpp"
 #include "util/fs.hpp"
 
+#include "datasheet_devices.hpp"
+
 using namespace kprof;
 using namespace kprof::analyze;
 
@@ -17,7 +19,7 @@ Thresholds shipped() {
   return t;
 }
 DeviceSpec h200() {
-  return *DeviceDb::parse(read_file(KPROF_SOURCE_DIR "/data/devices.json"), "d.json").find("h200-sxm");
+  return *datasheet_db().find("h200-sxm");
 }
 RuleResult rule(std::string section, std::string name, std::string type, double speedup, std::string desc = "Text.") {
   return RuleResult{std::move(section), std::move(name), "OPT", std::move(desc), std::move(type), speedup};

@@ -5,13 +5,14 @@
 #include "analyze_probe_metrics.hpp"
 #include "util/fs.hpp"
 
+#include "datasheet_devices.hpp"
+
 using namespace kprof;
 using namespace kprof::analyze;
 
 namespace {
 DeviceSpec h200() {
-  auto db = DeviceDb::parse(read_file(KPROF_SOURCE_DIR "/data/devices.json"), "devices.json");
-  return *db.find("h200-sxm");
+  return *datasheet_db().find("h200-sxm");
 }
 }  // namespace
 

@@ -4,6 +4,8 @@
 #include "analyze_probe_metrics.hpp"
 #include "util/fs.hpp"
 
+#include "datasheet_devices.hpp"
+
 using namespace kprof;
 using namespace kprof::analyze;
 
@@ -13,7 +15,7 @@ Thresholds shipped() {
   t.apply_file(KPROF_SOURCE_DIR "/data/thresholds.toml");
   return t;
 }
-DeviceDb db() { return DeviceDb::parse(read_file(KPROF_SOURCE_DIR "/data/devices.json"), "d.json"); }
+DeviceDb db() { return datasheet_db(); }
 
 KernelGroup group(std::string name, CanonicalMetrics m, std::vector<double> durations) {
   KernelGroup g;

@@ -54,10 +54,14 @@ int cmd_peaks(const PeaksOptions& o) {
   if (!matched) throw Error("no device entry for '" + report.device.name + "': pass --device ID", kExitBadInput);
   DeviceSpec spec = *matched;
   for (const auto& w : merge_measured(spec, report)) std::cerr << "kprof: warning: " << w << "\n";
-  json doc = json::parse(read_file(devices_file));
+  // ordered_json keeps the file's key order, so the diff of devices.json shows only the measured figures.
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(read_file(devices_file));
   bool updated = false;
   for (auto& d : doc["devices"])
-    if (d.value("id", std::string()) == spec.id) { d["measured"] = spec.measured; updated = true; }
+    if (d.value("id", std::string()) == spec.id) {
+      d["measured"] = nlohmann::ordered_json::parse(json(spec.measured).dump());
+      updated = true;
+    }
   if (!updated) throw Error(devices_file.string() + " has no entry with id " + spec.id, kExitBadInput);
   write_file_atomic(devices_file, doc.dump(2) + "\n");
   fs::path page = fs::path(o.docs_dir) / (spec.id + ".md");
