@@ -10,7 +10,7 @@ const std::vector<std::string>& peak_keys() {
 }
 
 const std::vector<std::string>& peak_info_keys() {
-  static const std::vector<std::string> keys = {"dram_read_gbps"};
+  static const std::vector<std::string> keys = {"dram_read_gbps", "dram_copy_kernel_gbps", "dram_memcpy_gbps"};
   return keys;
 }
 

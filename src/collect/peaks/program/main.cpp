@@ -121,7 +121,15 @@ int main(int argc, char** argv) {
         if (sticky != cudaSuccess) throw;
       }
     };
-    run("dram_gbps", [&] { return measure_dram_copy(d, s, topt); });
+    // HBM: an SM copy kernel and the copy engine; the roof is the faster of the two (both are kept).
+    run("dram_copy_kernel_gbps", [&] { return measure_dram_copy(d, s, topt); });
+    run("dram_memcpy_gbps", [&] { return measure_dram_memcpy(d, s, topt); });
+    for (const char* k : {"dram_copy_kernel_gbps", "dram_memcpy_gbps"})
+      if (report.measured.count(k) &&
+          (!report.measured.count("dram_gbps") || report.measured[k].value > report.measured["dram_gbps"].value)) {
+        report.measured["dram_gbps"] = report.measured[k];
+        report.measured["dram_gbps"].method = "best of SM copy kernel and cudaMemcpy D2D: " + report.measured[k].method;
+      }
     run("dram_read_gbps", [&] { return measure_dram_read(d, s, topt); });
     run("l2_gbps", [&] { return measure_l2_read(d, s, topt); });
     run("smem_gbps", [&] { return measure_smem_read(d, s, topt); });

@@ -10,6 +10,7 @@
 namespace kprof::peaks {
 
 PeakMeasurement measure_dram_copy(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
+PeakMeasurement measure_dram_memcpy(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
 PeakMeasurement measure_dram_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
 PeakMeasurement measure_l2_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
 PeakMeasurement measure_smem_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
