@@ -1,6 +1,7 @@
 #include "render/source_markdown.hpp"
 
 #include <algorithm>
+#include <set>
 #include <fmt/format.h>
 
 #include "render/markdown_table.hpp"
@@ -14,6 +15,8 @@ constexpr const char* kExecuted = "Instructions Executed";
 double samples_of(const SourceKernel& k, const SourceCounters& c) {
   return k.value(c, kStallSamplesColumn).value_or(0);
 }
+
+std::string count(std::optional<double> v) { return v ? fmt::format("{:.0f}", *v) : std::string(kDash); }
 
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -46,9 +49,8 @@ std::string render_annotated_source(const SourceKernel& k, std::size_t top) {
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < ins.size() && i < top; ++i) {
       double s = samples_of(k, ins[i]->counters);
-      rows.push_back({ins[i]->address, "`" + ins[i]->sass + "`", fmt_number(s),
-                      total > 0 ? fmt_pct(100.0 * s / total) + "%" : kDash,
-                      fmt_number(k.value(ins[i]->counters, kExecuted))});
+      rows.push_back({ins[i]->address, "`" + ins[i]->sass + "`", count(s),
+                      total > 0 ? fmt_pct(100.0 * s / total) + "%" : kDash, count(k.value(ins[i]->counters, kExecuted))});
     }
     out += "Hottest SASS instructions by warp-stall samples (SASS-only view).\n\n";
     out += markdown_table({"Address", "SASS", "Stall samples", "Share", "Executed"}, rows);
@@ -56,17 +58,19 @@ std::string render_annotated_source(const SourceKernel& k, std::size_t top) {
   }
   std::stable_sort(hot.begin(), hot.end(), [](const Hot& a, const Hot& b) { return a.samples > b.samples; });
   out += fmt::format("{} warp-stall samples in all; the {} hottest CUDA lines, each with the SASS compiled from it.\n\n",
-                     fmt_number(total), std::min(top, hot.size()));
+                     count(total), std::min(top, hot.size()));
   for (std::size_t i = 0; i < hot.size() && i < top; ++i) {
     const auto& h = hot[i];
     out += fmt::format("## {}:{} — {} samples ({}%)\n\n```cuda\n{}\n```\n\n", h.file->path, h.line->line,
-                       fmt_number(h.samples), total > 0 ? fmt_pct(100.0 * h.samples / total) : kDash,
-                       h.line->source);
+                       count(h.samples), total > 0 ? fmt_pct(100.0 * h.samples / total) : kDash, h.line->source);
     if (h.line->sass.empty()) continue;
     std::vector<std::vector<std::string>> rows;
-    for (const auto& ins : h.line->sass)
-      rows.push_back({ins.address, "`" + ins.sass + "`", fmt_number(samples_of(k, ins.counters)),
-                      fmt_number(k.value(ins.counters, kExecuted))});
+    std::set<std::string> seen;  // the source page can list a line's SASS once per inlined context: show it once
+    for (const auto& ins : h.line->sass) {
+      if (!seen.insert(ins.address).second) continue;
+      rows.push_back({ins.address, "`" + ins.sass + "`", count(samples_of(k, ins.counters)),
+                      count(k.value(ins.counters, kExecuted))});
+    }
     out += markdown_table({"Address", "SASS", "Stall samples", "Executed"}, rows) + "\n";
   }
   return out;

@@ -11,6 +11,7 @@
 #include "render/contract_markdown.hpp"
 #include "render/devlog.hpp"
 #include "render/json_output.hpp"
+#include "render/source_markdown.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
@@ -43,9 +44,15 @@ ProfileRun load_inputs(const std::vector<std::string>& inputs, std::map<std::str
     if (!fs::exists(f)) throw Error(f + ": no such file", kExitBadInput);
     if (fs::is_directory(f)) throw Error(f + ": pass either one artifact directory or CSV files", kExitUsage);
   }
-  ProfileRun run = ncu::import_ncu_files(inputs);
+  auto imported = ncu::import_ncu(inputs);
   for (const auto& f : inputs) copies["inputs/" + fs::path(f).filename().string()] = read_file(f);
-  return run;
+  // A source page among the inputs gives each kernel its annotated source, as `kprof run --prof_type=ncu` does.
+  for (const auto& k : imported.source.kernels) {
+    std::string name = safe_name(k.function.empty() ? k.name : k.function);
+    copies["source/" + name + ".md"] = render::render_annotated_source(k);
+    copies["source/" + name + "_sass.csv"] = render::render_sass_csv(k);
+  }
+  return std::move(imported.run);
 }
 
 }  // namespace
