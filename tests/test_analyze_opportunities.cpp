@@ -134,3 +134,33 @@ TEST(Opportunities, HalfPrecisionOnTheFmaPipeSuggestsTensorCores) {
   for (const auto& o : find_opportunities(w, classify(w, t, std::nullopt), std::nullopt, {}, t))
     EXPECT_NE(o.name, "Use tensor cores for FP16/BF16 math");
 }
+
+// ID 8 wmma_gemm: bound by L1/L2 (memory 96.7%, DRAM 2.5%) with the tensor pipe 4.7% busy. Achieved
+// 2*4096^3 FLOP / 4.64192 ms = 29.608 TFLOP/s against the datasheet BF16 roof 989.5 → headroom 97.01%.
+TEST(Opportunities, TensorKernelBoundOnChipGetsTensorFeedAndTilingFirst) {
+  auto m = probe::wmma_gemm();
+  auto t = shipped();
+  auto roof = place(m, DeclaredWork{}, h200());
+  ASSERT_TRUE(roof.has_value());
+  auto b = classify(m, t, roof);
+  ASSERT_EQ(b.kind, BottleneckKind::memory);
+  auto ops = find_opportunities(m, b, roof, {}, t);
+  ASSERT_GE(ops.size(), 2u);
+  double headroom = 100.0 * (1.0 - 137438953472.0 / 4641920e-9 / 1e12 / 989.5);
+  EXPECT_NEAR(headroom, 97.008, 1e-3);
+  bool tensor = false, onchip = false;
+  for (std::size_t i = 0; i < 2; ++i) {
+    tensor = tensor || ops[i].trigger_metric == "tensor_pipe_pct";
+    onchip = onchip || ops[i].trigger_metric == "memory_throughput_pct";
+    EXPECT_NEAR(ops[i].est_gain_pct, headroom, 1e-3) << ops[i].name;
+  }
+  EXPECT_TRUE(tensor);
+  EXPECT_TRUE(onchip);
+  // A DRAM-bound copy has no compute headroom to claim: neither remedy applies.
+  auto copy = probe::copy_f4();
+  auto cb = classify(copy, t, std::nullopt);
+  for (const auto& o : find_opportunities(copy, cb, std::nullopt, {}, t)) {
+    EXPECT_NE(o.trigger_metric, "tensor_pipe_pct");
+    EXPECT_NE(o.trigger_metric, "memory_throughput_pct");
+  }
+}

@@ -91,6 +91,29 @@ void kprof_candidates(const CanonicalMetrics& m, const Bottleneck& b, const std:
                                      share * 100.0),
                          "Half-precision FLOPs run on the FMA pipe; MMA instructions run them far faster."));
   }
+  // Headroom under the roofline: the most any remedy of a compute-side or on-chip limit can win.
+  std::optional<double> headroom;
+  if (roof && roof->roof_tflops > 0) headroom = std::max(0.0, 1.0 - roof->achieved_tflops / roof->roof_tflops);
+  // Tensor math with the tensor pipe mostly idle: operands do not reach the MMA units fast enough.
+  if (headroom && m.flops_tensor && *m.flops_tensor > 0 && m.tensor_pipe_pct &&
+      *m.tensor_pipe_pct < t.metric_value("tensor_pipe_pct")) {
+    out.push_back(make("Feed the tensor cores (larger MMA tiles staged in shared memory; wgmma on Hopper)",
+                       "tensor_util", *headroom, "tensor_pipe_pct", *m.tensor_pipe_pct,
+                       fmt::format("tensor_pipe={:.1f}%", *m.tensor_pipe_pct),
+                       fmt::format("The tensor pipe is busy {:.1f}% of the time while the kernel reaches {:.1f}% of its"
+                                   " roof: each operand byte must feed more MMAs.",
+                                   *m.tensor_pipe_pct, 100.0 - *headroom * 100.0)));
+  }
+  // Bound by on-chip memory (L1/shared/L2 pipes busy, DRAM not): the same bytes are fetched from cache again and
+  // again; register and shared-memory tiling cut those requests.
+  if (headroom && b.kind == BottleneckKind::memory && b.unit != "DRAM" && m.memory_throughput_pct) {
+    out.push_back(make("Cut on-chip memory traffic (register/shared-memory tiling)", "onchip_traffic", *headroom,
+                       "memory_throughput_pct", *m.memory_throughput_pct,
+                       fmt::format("memory_throughput={:.1f}%, dram_throughput={:.1f}%", *m.memory_throughput_pct,
+                                   m.dram_throughput_pct.value_or(0)),
+                       "The L1/L2 pipes are saturated while DRAM is not: data is re-read from cache; tiles held in"
+                       " registers or shared memory serve the reuse instead."));
+  }
   // Locality: raising the L2 hit rate to the threshold removes that share of misses, worth as much
   // time as DRAM is busy.
   if (b.locality_issue && m.l2_hit_pct && *m.l2_hit_pct < 100.0) {
