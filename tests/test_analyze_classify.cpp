@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "shipped_thresholds.hpp"
+
 #include "analyze/classify.hpp"
 #include "analyze_probe_metrics.hpp"
 
@@ -7,11 +9,6 @@ using namespace kprof;
 using namespace kprof::analyze;
 
 namespace {
-Thresholds shipped() {
-  Thresholds t;
-  t.apply_file(KPROF_SOURCE_DIR "/data/thresholds.toml");
-  return t;
-}
 int sentences(const std::string& s) {
   int n = 0;
   for (std::size_t i = 0; i < s.size(); ++i)

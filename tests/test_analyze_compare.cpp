@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "shipped_thresholds.hpp"
+
 #include "analyze/compare.hpp"
 #include "analyze_probe_metrics.hpp"
 
@@ -7,11 +9,6 @@ using namespace kprof;
 using namespace kprof::analyze;
 
 namespace {
-Thresholds shipped() {
-  Thresholds t;
-  t.apply_file(KPROF_SOURCE_DIR "/data/thresholds.toml");
-  return t;
-}
 
 // One stage with the fma_loop (ID 6) metrics and `n` launches around `median_ns` (+-0.4% spread).
 ProfileRun run_with(double median_ns, int n, std::string device = "NVIDIA H200") {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "shipped_thresholds.hpp"
+
 #include "analyze/classify.hpp"
 #include "analyze/device_db.hpp"
 #include "analyze/opportunities.hpp"
@@ -13,11 +15,6 @@ using namespace kprof;
 using namespace kprof::analyze;
 
 namespace {
-Thresholds shipped() {
-  Thresholds t;
-  t.apply_file(KPROF_SOURCE_DIR "/data/thresholds.toml");
-  return t;
-}
 DeviceSpec h200() {
   return *datasheet_db().find("h200-sxm");
 }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "shipped_thresholds.hpp"
+
 #include "analyze/analyze_run.hpp"
 #include "analyze_probe_metrics.hpp"
 #include "util/fs.hpp"
@@ -10,11 +12,6 @@ using namespace kprof;
 using namespace kprof::analyze;
 
 namespace {
-Thresholds shipped() {
-  Thresholds t;
-  t.apply_file(KPROF_SOURCE_DIR "/data/thresholds.toml");
-  return t;
-}
 DeviceDb db() { return datasheet_db(); }
 
 KernelGroup group(std::string name, CanonicalMetrics m, std::vector<double> durations) {

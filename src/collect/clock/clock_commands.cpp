@@ -81,18 +81,7 @@ int clock_lock(const ClockCommandOptions& o, std::ostream& out, std::ostream& er
   }
   // Keep the first record when locking twice: it holds the clocks as they were before any lock.
   if (!load_clock_state(o.gpu)) {
-    SavedClockState saved;
-    saved.gpu = o.gpu;
-    saved.name = s.name;
-    saved.timestamp = utc_timestamp();
-    saved.locked_by = "kprof (pid " + std::to_string(::getpid()) + ")";
-    saved.sm_mhz_before = s.sm_mhz;
-    saved.mem_mhz_before = s.mem_mhz;
-    saved.app_sm_mhz_before = s.app_sm_mhz;
-    saved.app_mem_mhz_before = s.app_mem_mhz;
-    saved.locked_sm_mhz = plan.sm_mhz;
-    saved.locked_mem_mhz = plan.mem_mhz;
-    save_clock_state(saved);
+    save_clock_state(state_before_lock(s, plan));
   }
   int rc = execute(plan, out, err);
   if (rc == kExitOk) out << "locked GPU " << o.gpu << "; undo with: kprof clock reset --gpu " << o.gpu << " --yes\n";

@@ -56,17 +56,7 @@ ClockGuard::ClockGuard(int gpu, bool lock, std::optional<int> sm_mhz) : gpu_(gpu
   const std::string program = nvidia_smi_program();
   ClockPlan plan = plan_lock(s, sm_mhz, program);
 
-  SavedClockState saved;
-  saved.gpu = gpu;
-  saved.name = s.name;
-  saved.timestamp = utc_timestamp();
-  saved.locked_by = "kprof (pid " + std::to_string(::getpid()) + ")";
-  saved.sm_mhz_before = s.sm_mhz;
-  saved.mem_mhz_before = s.mem_mhz;
-  saved.app_sm_mhz_before = s.app_sm_mhz;
-  saved.app_mem_mhz_before = s.app_mem_mhz;
-  saved.locked_sm_mhz = plan.sm_mhz;
-  saved.locked_mem_mhz = plan.mem_mhz;
+  SavedClockState saved = state_before_lock(s, plan);
 
   program_path_ = resolve_on_path(program);
   state_path_ = clock_state_path(gpu).string();

@@ -1,5 +1,9 @@
 #include "collect/clock/clock_plan.hpp"
 
+#include <unistd.h>
+
+#include "util/fs.hpp"
+
 #include "util/errors.hpp"
 
 namespace kprof {
@@ -73,6 +77,21 @@ std::string shell_command(const std::vector<std::string>& argv) {
     }
   }
   return s;
+}
+
+SavedClockState state_before_lock(const ClockState& s, const ClockPlan& plan) {
+  SavedClockState saved;
+  saved.gpu = s.gpu;
+  saved.name = s.name;
+  saved.timestamp = utc_timestamp();
+  saved.locked_by = "kprof (pid " + std::to_string(::getpid()) + ")";
+  saved.sm_mhz_before = s.sm_mhz;
+  saved.mem_mhz_before = s.mem_mhz;
+  saved.app_sm_mhz_before = s.app_sm_mhz;
+  saved.app_mem_mhz_before = s.app_mem_mhz;
+  saved.locked_sm_mhz = plan.sm_mhz;
+  saved.locked_mem_mhz = plan.mem_mhz;
+  return saved;
 }
 
 }  // namespace kprof

@@ -31,4 +31,7 @@ ClockPlan plan_reset(int gpu, const std::optional<SavedClockState>& saved, const
 // "nvidia-smi -i 0 -lgc 1980,1980": argv joined for printing, quoting words with shell metacharacters.
 std::string shell_command(const std::vector<std::string>& argv);
 
+// The record a lock leaves behind: the clocks as found in `s` and what `plan` locks, stamped now by this process.
+SavedClockState state_before_lock(const ClockState& s, const ClockPlan& plan);
+
 }  // namespace kprof
