@@ -5,6 +5,9 @@
 // interrupted thread may hold the tracer's lock): it wakes a helper thread through a pipe, waits up to 10 s for
 // its answer with poll(), then chains. A program that survives the signal (Python turns SIGINT into
 // KeyboardInterrupt) gets the file rewritten, complete, at exit.
+#include <cupti.h>
+#include <cstring>
+#include <dlfcn.h>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -78,8 +81,21 @@ void at_exit() { kprof::cupti::Tracer::instance().write_snapshot(/*interrupted=*
 
 }  // namespace
 
+// NVTX ranges reach CUPTI only through the libcupti that NVTX_INJECTION64_PATH names, and only the instance this
+// tracer uses records them. A process can hold two copies (PyTorch ships its own libcupti.so.13; whichever was
+// loaded first satisfies this library's dependency), so point NVTX at the copy actually bound here. NVTX reads the
+// variable at its first call, so this covers every range opened after CUDA initialises.
+void point_nvtx_at_our_cupti() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) && info.dli_fname && *info.dli_fname) {
+    const char* current = std::getenv("NVTX_INJECTION64_PATH");
+    if (!current || std::strcmp(current, info.dli_fname) != 0) setenv("NVTX_INJECTION64_PATH", info.dli_fname, 1);
+  }
+}
+
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   if (g_started.exchange(true)) return 1;  // the driver may call it once per process; be safe
+  if (kprof::cupti::TracerOptions::from_env().nvtx) point_nvtx_at_our_cupti();
   auto options = kprof::cupti::TracerOptions::from_env();
   if (!kprof::cupti::Tracer::instance().start(options)) {
     std::fprintf(stderr, "kprof tracer: CUPTI activity tracing unavailable; writing what it reports\n");
