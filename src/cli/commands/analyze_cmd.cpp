@@ -77,15 +77,16 @@ int cmd_analyze(const AnalyzeOptions& o) {
   analyze::analyze_run(run, ctx.devices, ctx.thresholds);
 
   std::optional<Comparison> cmp;
+  std::optional<ProfileRun> base;
   if (!o.baseline.empty()) {
-    ProfileRun base = load_artifact(o.baseline);
-    cmp = analyze::compare_runs(base, run, ctx.thresholds);
+    base = load_artifact(o.baseline);
+    cmp = analyze::compare_runs(*base, run, ctx.thresholds);
   }
   const Comparison* cmp_ptr = cmp ? &*cmp : nullptr;
 
   if (o.write) {
     fs::path dir = artifact_dir(run, o.out_root, o.out_dir);
-    write_artifact(dir, run, cmp_ptr, copies);
+    write_artifact(dir, run, cmp_ptr, copies, base ? &*base : nullptr);
     if (!o.common.quiet) std::cerr << "kprof: artifacts written to " << dir.string() << "\n";
   }
   if (o.devlog) append_devlog(run, o.docs_dir, o.common.quiet);

@@ -318,14 +318,23 @@ int cmd_run(const RunOptions& o) {
     if (after->event_reasons) rec.throttle_reasons = decode_event_reasons(*after->event_reasons);
     run.clocks = rec;
   }
+  // Power, thermal or hardware slowdowns lower the clocks under the measurement: say so next to the numbers.
+  if (run.clocks)
+    for (const auto& r : run.clocks->throttle_reasons)
+      if (r.find("power") != std::string::npos || r.find("thermal") != std::string::npos || r == "hw_slowdown")
+        run.warnings.push_back("GPU clocks were throttled (" + r + ") when the run ended: timings may be low");
   if (!o.counters_from.empty()) declare_from_counters(run, o.counters_from);
   analyze::analyze_run(run, ctx.devices, ctx.thresholds);
 
   std::optional<Comparison> cmp;
-  if (!o.baseline.empty()) cmp = analyze::compare_runs(load_artifact(o.baseline), run, ctx.thresholds);
+  std::optional<ProfileRun> base;
+  if (!o.baseline.empty()) {
+    base = load_artifact(o.baseline);
+    cmp = analyze::compare_runs(*base, run, ctx.thresholds);
+  }
   const Comparison* cmp_ptr = cmp ? &*cmp : nullptr;
   if (!extra_body.empty()) files["timeline.md"] = extra_body;
-  write_artifact(dir, run, cmp_ptr, files);
+  write_artifact(dir, run, cmp_ptr, files, base ? &*base : nullptr);
   if (o.devlog) append_devlog(run, o.docs_dir, o.common.quiet);
   if (!o.common.quiet) {
     for (const auto& w : run.warnings) std::cerr << "kprof: warning: " << w << "\n";
