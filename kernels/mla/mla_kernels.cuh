@@ -1,0 +1,74 @@
+// Multi-head latent attention (MLA) decode, bf16 in/out, fp32 accumulation.
+//
+//   q  [b, s, h, d+p]   bf16, row-major (one "query row" = one (b, s, h))
+//   kv [b, t, d+p]      bf16, the latent cache; keys are all d+p columns, values are the first d
+//   o  [b, s, h, d]     bf16
+//
+// For every query row: score_j = (q . kv_j) * scale over d+p columns, softmax over all t cached tokens (decode: no
+// causal mask), o = sum_j softmax_j * kv_j[:d].  FLOPs = b*s*h*2*t*(2d+p).
+//
+// Three versions (see README.md): v1 one block per query row in fp32; v2 tensor cores (WMMA) over a tile of
+// query rows against shared-memory kv tiles with an online softmax; v3 the v2 tile split over t (stage 1
+// mla_partial) plus a merge (stage 2 mla_combine).  Every launch function validates its arguments, checks the
+// launch, and throws std::runtime_error on any problem; none synchronises.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mla {
+
+struct MlaArgs {
+  const __nv_bfloat16* q = nullptr;   // [b, s, h, d+p], 16-byte aligned
+  const __nv_bfloat16* kv = nullptr;  // [b, t, d+p],    16-byte aligned
+  __nv_bfloat16* o = nullptr;         // [b, s, h, d],   16-byte aligned
+  int b = 0, s = 0, t = 0, h = 128, d = 512, p = 64;
+  float scale = 0.0f;  // <= 0 means 1/sqrt(d+p)
+  // v3 only: fp32 scratch of at least mla_v3_workspace_bytes(args, cfg) bytes, 16-byte aligned.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+// Tunables; 0 means "the version's default".  Versions ignore fields they do not use.
+//   heads_per_block   v2/v3: query rows per block.  The tile runs over the flattened (s, h) rows of one batch
+//                     entry, so with h a multiple of it a block holds heads of a single (b, s); with s > 1 it
+//                     may also span consecutive s.  Every row of a block shares the kv tiles it stages.
+//   kv_rows_per_tile  v2/v3: kv rows staged in shared memory per step (double-buffered with cp.async).
+//   num_splits        v3: chunks t is split into (1..kMaxSplits); each chunk is one block of stage 1.
+// Valid (heads_per_block, kv_rows_per_tile) pairs: mla_tile_configs().  Default: {64, 32}; v3 default splits 4.
+struct TileConfig {
+  int heads_per_block = 0;
+  int kv_rows_per_tile = 0;
+  int num_splits = 0;
+};
+
+inline constexpr int kMaxSplits = 64;
+
+// The instantiated tile shapes of v2/v3 (num_splits left 0) and the (d, p) pairs they are compiled for.
+std::vector<TileConfig> mla_tile_configs();
+bool mla_tensor_core_supports(int d, int p);
+std::string to_string(const TileConfig& cfg);
+
+// Effective softmax scale (args.scale, or 1/sqrt(d+p) when it is <= 0).
+float mla_scale(const MlaArgs& args);
+
+// v1: one 256-thread block per query row; fp32 dot products and online softmax over t in chunks of 64 keys.
+// Needs (d+p) % 8 == 0 and d <= 1024.
+void launch_mla_v1(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {});
+
+// v2: one block per (tile of heads_per_block query rows, b); WMMA bf16 x bf16 -> fp32 for Q K^T and P V, online
+// softmax in fp32, P rounded to bf16 for the second product.  Needs (d, p) in mla_tensor_core_supports.
+void launch_mla_v2(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {});
+
+// v3: split-KV.  Stage 1 writes per (b, row, split) the running max (log2 domain), the sum of exponentials and the
+// unnormalised fp32 output into args.workspace; stage 2 merges the splits into o.  launch_mla_v3 runs both.
+std::size_t mla_v3_workspace_bytes(const MlaArgs& args, const TileConfig& cfg = {});
+void launch_mla_partial(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {});
+void launch_mla_combine(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {});
+void launch_mla_v3(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {});
+
+}  // namespace mla
