@@ -78,5 +78,6 @@ cp data/devices.json $R/devices.json
 step peaks_measure   kprof peaks --measure --write-devices $R/devices.json --docs $R/docs-devices
 ls -la /tmp/full.ncu-rep $O/ncu_probe/ncu/ 2>&1 | tee -a $S
 find $O -name '*.ncu-rep' -size +12M -exec sh -c 'echo "dropped large $1"; rm "$1"' _ {} \; | tee -a $S
+python3 scripts/device/validate.py $R 2>&1 | tee -a $S
 tar czf $OUT/results.tgz -C $R . && cp $S $OUT/summary.txt
 ls -la $OUT; cat $S
