@@ -41,7 +41,8 @@ int run(int argc, char** argv) {
   CLI::App app{"kprof: profile GPU kernels, name the bottleneck, rank what to try next"};
   app.set_version_flag("--version", std::string("kprof ") + KPROF_VERSION);
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 no GPU, 5 tool missing,\n"
+  app.footer("Kernel packages: kprof <package> [<version>] [--param=value ...] --prof_type=<mode> (kprof list).\n"
+             "Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 no GPU, 5 tool missing,\n"
              "6 no counter permission, 7 profiled program failed, 8 GPU busy, 130 interrupted (docs/cli.md).");
 
   AnalyzeOptions an;
@@ -125,6 +126,54 @@ int run(int argc, char** argv) {
   peaks->add_option("--docs", po.docs_dir, "Where docs/devices/<id>.md goes")->capture_default_str();
   add_common(peaks, po.common);
 
+  ListOptions lo;
+  auto* list = app.add_subcommand("list", "List the bundled kernel packages, their versions and parameters");
+  add_common(list, lo.common);
+
+  // `kprof <package> [<version>] --m=..`: a first word that is not a subcommand names a kernel package.
+  PackageOptions pk;
+  CLI::App pkg_app{"kprof <package> [<version>] [--param=value ...] [options]: profile a bundled kernel package "
+                   "(kprof list shows them)"};
+  pkg_app.add_option("version", pk.version, "Version (default: the latest)");
+  pkg_app.add_option("--prof_type", pk.prof_type, "annotation | event | ncu | nsys")->capture_default_str();
+  pkg_app.add_option("--bench_runs", pk.bench_runs, "Timed runs of the plan")->capture_default_str();
+  pkg_app.add_flag("--retune", pk.retune, "Measure every tile config again, ignoring the autotune cache");
+  pkg_app.add_option("--cache-dir", pk.cache_dir, "Autotune cache root (default .cache/kernel-autotune)");
+  pkg_app.add_option("--out-root", pk.out_root, "Root of the artifact tree")->capture_default_str();
+  pkg_app.add_option("--out", pk.out_dir, "Exact artifact directory to write");
+  pkg_app.add_option("--baseline", pk.baseline, "Artifact directory to compare with");
+  pkg_app.add_flag("--devlog", pk.devlog, "Append a devlog entry to <docs>/<kernel>.md");
+  pkg_app.add_option("--docs", pk.docs_dir, "Devlog folder")->capture_default_str();
+  pkg_app.add_option("--ncu", pk.ncu, "Nsight Compute executable")->capture_default_str();
+  pkg_app.add_flag("--no-wait", pk.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
+  pkg_app.add_flag("--dry-run", pk.dry_run, "Print the plan and what would run");
+  pkg_app.allow_extras();
+  pkg_app.footer("Problem parameters: --name=value (kprof list shows each package's parameters and defaults).");
+  add_common(&pkg_app, pk.common);
+  bool package_cmd = false;
+  if (argc >= 2 && argv[1][0] != '-') {
+    package_cmd = true;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      if (sub->get_name() == argv[1]) package_cmd = false;
+  }
+  if (package_cmd) {
+    pk.package = argv[1];
+    try {
+      pkg_app.parse(argc - 1, argv + 1);
+      take_params(pkg_app.remaining(), pk.params);
+      return cmd_package(pk);
+    } catch (const CLI::ParseError& e) {
+      int rc = pkg_app.exit(e);
+      return rc == 0 ? kExitOk : kExitUsage;
+    } catch (const Error& e) {
+      std::cerr << "kprof: error: " << e.what() << "\n";
+      return e.exit_code();
+    } catch (const std::exception& e) {
+      std::cerr << "kprof: internal error: " << e.what() << "\n";
+      return kExitFailure;
+    }
+  }
+
   // Everything after the first `--` is the profiled command, kept away from option parsing.
   std::vector<std::string> tail;
   for (int i = 1; i < argc; ++i)
@@ -150,6 +199,7 @@ int run(int argc, char** argv) {
     if (*compare) return cmd_compare(cmp);
     if (*devlog) return cmd_devlog(dl);
     if (*devices) return cmd_devices(dev);
+    if (*list) return cmd_list(lo);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;

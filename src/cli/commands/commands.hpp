@@ -3,7 +3,10 @@
 #include <string>
 #include <vector>
 
+#include <map>
+
 #include "model/params.hpp"
+#include "model/profile.hpp"
 
 namespace kprof::cli {
 
@@ -79,9 +82,40 @@ struct RunOptions {
   std::string counters_from;             // event mode: FLOPs/bytes per kernel from an earlier artifact
   bool lock_clocks = false;              // lock SM clocks for the run, restore on every exit path
   bool yes = false;                      // consent to change clocks (or KPROF_ALLOW_CLOCK_CHANGE=1)
+  // Work a kernel plan declares per stage (keyed by stage name = NVTX range), applied before analysis.
+  std::map<std::string, DeclaredWork> declared_stages;
 };
 
 int cmd_run(const RunOptions&);
+// Sets each stage's DeclaredWork from `declared` (by stage name); warns about declared stages that did not run.
+void apply_declared_stages(ProfileRun& run, const std::map<std::string, DeclaredWork>& declared);
+
+// kprof <package> [<version>] --m=.. --prof_type=<mode>: a bundled kernel package (kprof-kernels) profiled
+// through cmd_run, with each stage's FLOPs and minimum bytes declared from the package's plan.
+struct PackageOptions {
+  CommonOptions common;
+  std::string package;
+  std::string version;                   // "" = latest
+  ProblemParams params;
+  std::string prof_type = "annotation";
+  int bench_runs = 20;                   // timed runs of the plan (kprof-kernels run --runs)
+  bool retune = false;
+  std::string cache_dir;                 // autotune cache root ("" = kprof-kernels' default)
+  std::string out_root = "out/profiles";
+  std::string out_dir;
+  std::string baseline;
+  bool devlog = false;
+  std::string docs_dir = "docs/kernels";
+  std::string ncu = "ncu";
+  bool no_wait = false;
+  bool dry_run = false;
+};
+int cmd_package(const PackageOptions&);
+
+struct ListOptions {
+  CommonOptions common;
+};
+int cmd_list(const ListOptions&);
 
 struct ClockOptions {
   std::string action;  // status | lock | reset

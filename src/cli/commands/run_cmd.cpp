@@ -145,6 +145,22 @@ void declare_from_counters(ProfileRun& run, const std::string& counters_from) {
           }
 }
 
+}  // namespace
+
+void apply_declared_stages(ProfileRun& run, const std::map<std::string, DeclaredWork>& declared) {
+  for (const auto& [name, work] : declared) {
+    bool seen = false;
+    for (auto& s : run.stages)
+      if (s.name == name) {
+        s.declared = work;
+        seen = true;
+      }
+    if (!seen) run.warnings.push_back("the plan declares stage '" + name + "' but no kernel ran inside that NVTX range");
+  }
+}
+
+namespace {
+
 void add_trace_outputs(const Trace& trace, std::map<std::string, std::string>& files, std::string& body) {
   auto stats = compute_event_stats(trace);
   auto tl = analyze_timeline(trace);
@@ -324,6 +340,7 @@ int cmd_run(const RunOptions& o) {
       if (r.find("power") != std::string::npos || r.find("thermal") != std::string::npos || r == "hw_slowdown")
         run.warnings.push_back("GPU clocks were throttled (" + r + ") when the run ended: timings may be low");
   if (!o.counters_from.empty()) declare_from_counters(run, o.counters_from);
+  apply_declared_stages(run, o.declared_stages);
   analyze::analyze_run(run, ctx.devices, ctx.thresholds);
 
   std::optional<Comparison> cmp;
