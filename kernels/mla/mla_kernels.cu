@@ -637,6 +637,38 @@ void launch_mla_combine(const MlaArgs& a, cudaStream_t stream, const TileConfig&
   CK_LAUNCH();
 }
 
+namespace {
+template <class T, bool kPartial>
+cudaError_t tile_attributes(cudaFuncAttributes& out) {
+  return cudaFuncGetAttributes(&out, reinterpret_cast<const void*>(mla_tc_kernel<T, kPartial>));
+}
+template <int DV, int DR, bool kPartial>
+cudaError_t tile_attributes_for_dims(const TileConfig& cfg, cudaFuncAttributes& out) {
+  const int hb = cfg.heads_per_block, n = cfg.kv_rows_per_tile;
+  if (hb == 16 && n == 32) return tile_attributes<TcTile<DV, DR, 16, 32, 4>, kPartial>(out);
+  if (hb == 32 && n == 32) return tile_attributes<TcTile<DV, DR, 32, 32, 8>, kPartial>(out);
+  if (hb == 32 && n == 64) return tile_attributes<TcTile<DV, DR, 32, 64, 8>, kPartial>(out);
+  if (hb == 64 && n == 32) return tile_attributes<TcTile<DV, DR, 64, 32, 16>, kPartial>(out);
+  return cudaErrorNotSupported;
+}
+template <bool kPartial>
+cudaError_t tile_attributes_any(const MlaArgs& a, const TileConfig& cfg, cudaFuncAttributes& out) {
+  if (a.d == 512 && a.p == 64) return tile_attributes_for_dims<512, 64, kPartial>(cfg, out);
+  if (a.d == 256 && a.p == 32) return tile_attributes_for_dims<256, 32, kPartial>(cfg, out);
+  return cudaErrorNotSupported;
+}
+}  // namespace
+
+cudaError_t mla_kernel_attributes(MlaKernel k, const MlaArgs& a, const TileConfig& cfg_in, cudaFuncAttributes& out) {
+  switch (k) {
+    case MlaKernel::v1: return cudaFuncGetAttributes(&out, reinterpret_cast<const void*>(mla_v1_kernel));
+    case MlaKernel::combine: return cudaFuncGetAttributes(&out, reinterpret_cast<const void*>(mla_combine_kernel));
+    case MlaKernel::v2: return tile_attributes_any<false>(a, resolve_tile(cfg_in, false), out);
+    case MlaKernel::partial: return tile_attributes_any<true>(a, resolve_tile(cfg_in, true), out);
+  }
+  return cudaErrorInvalidValue;
+}
+
 void launch_mla_v3(const MlaArgs& a, cudaStream_t stream, const TileConfig& cfg) {
   launch_mla_partial(a, stream, cfg);
   launch_mla_combine(a, stream, cfg);

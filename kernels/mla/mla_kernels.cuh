@@ -71,4 +71,9 @@ void launch_mla_partial(const MlaArgs& args, cudaStream_t stream, const TileConf
 void launch_mla_combine(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {});
 void launch_mla_v3(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {});
 
+// The kernel a launch function would run for `cfg`, for its resource usage (registers, shared memory, local bytes).
+// cudaErrorNotSupported when no kernel is compiled for the shape or tile.
+enum class MlaKernel { v1, v2, partial, combine };
+cudaError_t mla_kernel_attributes(MlaKernel k, const MlaArgs& a, const TileConfig& cfg, cudaFuncAttributes& out);
+
 }  // namespace mla

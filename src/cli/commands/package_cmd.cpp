@@ -36,8 +36,10 @@ std::string find_kernels_binary() {
   for (auto p : {self_dir() / "kprof-kernels", self_dir() / "../libexec/kprof-kernels"})
     if (fs::exists(p)) return p.string();
   if (auto p = find_executable("kprof-kernels")) return *p;
-  throw Error("kprof-kernels was not found next to kprof (it is built when the CUDA toolkit is present); "
-              "set KPROF_KERNELS to its path", kExitNoTool);
+  throw Error("not a kprof subcommand, and kernel packages are unavailable: kprof-kernels was not found next to "
+              "kprof (it is built when the CUDA toolkit is present; set KPROF_KERNELS to its path). "
+              "Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list",
+              kExitNoTool);
 }
 
 // Runs kprof-kernels with its stdout captured; stderr goes to the terminal (messages, progress).
