@@ -7,6 +7,7 @@
 #include "analyze/device_db.hpp"
 #include "analyze/thresholds.hpp"
 #include "analyze_probe_metrics.hpp"
+#include "collect/kernel_name.hpp"
 #include "collect/merge_counters.hpp"
 #include "collect/ncu/ncu_import.hpp"
 #include "collect/stage_grouping.hpp"
@@ -99,4 +100,15 @@ TEST(ContractView, StageNamedAfterItsKernelShowsTheLabelOnce) {
   EXPECT_EQ(render::stage_display(s, g), "vectorized_elementwise_kernel [4000x1x1]");
   s.name = "stage_gemm";
   EXPECT_EQ(render::stage_display(s, g), "stage_gemm · vectorized_elementwise_kernel [4000x1x1]");
+}
+
+TEST(KernelName, NcuAnonymousNamespaceSpellingKeepsTheBaseName) {
+  // As ncu 2025.3.1 printed the MLA split-KV kernel on the H200 (examples/h200/packages/mla_v3_ncu).
+  EXPECT_EQ(function_base_name("void unnamed>::mla_tc_kernel<unnamed>::TcTile<512, 64, 64, 32, 16>, 1>(unnamed>::TcParams)"),
+            "mla_tc_kernel");
+  EXPECT_EQ(function_base_name("unnamed>::mla_combine_kernel(const float *, const float *, __nv_bfloat16 *, int, int)"),
+            "mla_combine_kernel");
+  // The demangler's own spelling, as the CUPTI trace reader produces it.
+  EXPECT_EQ(function_base_name("void (anonymous namespace)::mla_tc_kernel<(anonymous namespace)::TcTile<512, 64, 64, 32, 16>, true>((anonymous namespace)::TcParams)"),
+            "mla_tc_kernel");
 }

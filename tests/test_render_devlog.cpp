@@ -70,11 +70,19 @@ TEST(RenderDevlog, VsPreviousArithmetic) {
   // 536.7 us → 519.52 us (median of 536.672, 519.520, 519.488) is -3.2%.
   auto prev = parse_last_devlog_entry(kPrevious);
   std::string md = render_devlog_entry(sample_annotation_run(), prev);
-  EXPECT_EQ(row(md, "Duration"), "| Duration | 1558.6 us | +190.4% |");  // 3 launches × median 519.52 us
+  // Per pass: the one kernel ran 3 times (the smallest count), so one pass is one launch: median 519.52 us.
+  EXPECT_EQ(row(md, "Duration"), "| Duration | 519.5 us | -3.2% |");
   auto run = sample_annotation_run();
   run.stages[0].kernels[0].duration_ns = SampleStats::of({519520});
   md = render_devlog_entry(run, prev);
   EXPECT_EQ(row(md, "Duration"), "| Duration | 519.5 us | -3.2% |");
+  // A second kernel launched twice per pass (6 launches against 3) counts twice: 519.52 + 2 × 100 us.
+  auto two = sample_annotation_run();
+  KernelGroup extra = two.stages[0].kernels[0];
+  extra.kernel = extra.label = "helper";
+  extra.duration_ns = SampleStats::of({100000, 100000, 100000, 100000, 100000, 100000});
+  two.stages[0].kernels.push_back(extra);
+  EXPECT_EQ(row(render_devlog_entry(two, prev), "Duration"), "| Duration | 719.5 us | +34.1% |");
   // Values missing on either side compare as "—"; percentages compare in points.
   EXPECT_EQ(row(md, "Achieved TFLOP/s"), "| Achieved TFLOP/s | 0.0 | — |");
   EXPECT_EQ(row(md, "Occupancy"), "| Occupancy | — | — |");

@@ -117,7 +117,10 @@ class Runner {
     chosen_.resize(plan_.stages.size());
     json tiling_notes = json::object();
     for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
-      if (plan_.kind == plan::PlanKind::pipeline) run_stages_before(i);  // a stage may read what earlier ones wrote
+      // A stage may read what earlier ones wrote: run those first, but only when this stage is tuned now (a
+      // profiled run must launch nothing outside the plan's NVTX ranges).
+      if (plan_.kind == plan::PlanKind::pipeline && s_.tune && !plan_.stages[i].tile_space.empty())
+        run_stages_before(i);
       choose_config(i);
     }
     if (s_.check) {

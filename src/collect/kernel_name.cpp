@@ -14,7 +14,17 @@ std::size_t matching_open(std::string_view s, std::size_t close, char open_c, ch
 }
 }  // namespace
 
-std::string function_base_name(std::string_view s) {
+std::string function_base_name(std::string_view in) {
+  // Nsight Compute prints "(anonymous namespace)" as "unnamed>" (the demangler's "<unnamed>" with its '<' lost),
+  // which unbalances the template brackets: "void unnamed>::k<unnamed>::Tile<64, 32>, 1>(unnamed>::Params)".
+  std::string fixed;
+  if (in.find("unnamed>::") != std::string_view::npos) {
+    fixed.assign(in);
+    for (std::size_t p = fixed.find("unnamed>::"); p != std::string::npos; p = fixed.find("unnamed>::", p))
+      fixed.replace(p, 8, "(anonymous namespace)"), p += 21;
+    in = fixed;
+  }
+  std::string_view s = in;
   // Trailing qualifiers after the parameter list (" const", " [clone .kd]").
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   if (!s.empty() && s.back() == ']') {

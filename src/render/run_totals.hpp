@@ -6,7 +6,7 @@
 namespace kprof::render {
 
 struct RunTotals {
-  std::optional<double> duration_ns;     // sum of stage durations (count × median per kernel)
+  std::optional<double> duration_ns;     // one pass: Σ median × (count / smallest count) over kernel groups
   std::optional<double> tflops;          // total FLOPs / total time; only when every kernel has FLOPs
   std::optional<double> dram_gbps;       // total DRAM bytes / total time; only when every kernel has bytes
   std::optional<double> occupancy_pct;   // duration-weighted mean over kernels that have it

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "util/errors.hpp"
@@ -49,6 +50,33 @@ struct ParserDeleter {
   void operator()(csv_parser* p) const { csv_free(p); delete p; }
 };
 
+// ncu's source page prints each source line verbatim inside quotes, so a line such as
+//   "64","asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: ...);","-","-","2397",...
+// is not valid CSV. Every other cell of that page is a plain value, so the record can be recovered: split on the
+// `","` separators and give the surplus pieces back to the "Source" column of the current header.
+std::optional<std::vector<std::string>> recover_source_record(std::string_view line,
+                                                              const std::vector<std::string>* header) {
+  if (!header || line.size() < 2 || line.front() != '"' || line.back() != '"') return std::nullopt;
+  std::size_t source_col = header->size();
+  for (std::size_t i = 0; i < header->size(); ++i)
+    if ((*header)[i] == "Source") { source_col = i; break; }
+  if (source_col == header->size()) return std::nullopt;
+  std::vector<std::string> pieces;
+  std::string_view body = line.substr(1, line.size() - 2);
+  for (std::size_t start = 0;;) {
+    std::size_t sep = body.find("\",\"", start);
+    pieces.emplace_back(body.substr(start, sep == std::string_view::npos ? std::string_view::npos : sep - start));
+    if (sep == std::string_view::npos) break;
+    start = sep + 3;
+  }
+  if (pieces.size() < header->size()) return std::nullopt;
+  std::size_t extra = pieces.size() - header->size();
+  for (std::size_t k = 0; k < extra; ++k) pieces[source_col] += "\",\"" + pieces[source_col + 1 + k];
+  pieces.erase(pieces.begin() + static_cast<std::ptrdiff_t>(source_col) + 1,
+               pieces.begin() + static_cast<std::ptrdiff_t>(source_col + 1 + extra));
+  return pieces;
+}
+
 }  // namespace
 
 CsvStream split_csv_stream(const std::string& content, const std::string& file) {
@@ -62,6 +90,7 @@ CsvStream split_csv_stream(const std::string& content, const std::string& file) 
   std::unique_ptr<csv_parser, ParserDeleter> parser(new csv_parser);
   if (csv_init(parser.get(), CSV_STRICT | CSV_STRICT_FINI) != 0) throw Error("libcsv: cannot initialise parser");
   Collector col;
+  std::optional<std::vector<std::string>> header;  // copy of the latest record naming a "Source" column
   bool in_record = false;  // inside a record whose quoted field continues on the next line
   long record_start = 0;
   long line_no = 0;
@@ -95,16 +124,35 @@ CsvStream split_csv_stream(const std::string& content, const std::string& file) 
     // The line and its terminator are fed separately so the input is never copied.
     std::size_t used = csv_parse(parser.get(), line.data(), line.size(), on_field, on_record, &col);
     used += csv_parse(parser.get(), &kNewline, 1, on_field, on_record, &col);
-    if (used != line.size() + 1 || csv_error(parser.get()) != CSV_SUCCESS)
+    if (used != line.size() + 1 || csv_error(parser.get()) != CSV_SUCCESS) {
+      if (record_start == line_no) {
+        if (auto fields = recover_source_record(line, header ? &*header : nullptr)) {
+          StreamItem it;
+          it.kind = ItemKind::record;
+          it.line = line_no;
+          it.fields = std::move(*fields);
+          out.items.push_back(std::move(it));
+          out.recovered_lines.push_back(line_no);
+          // libcsv's state is undefined after an error: start a fresh parser for the next record.
+          parser.reset(new csv_parser);
+          if (csv_init(parser.get(), CSV_STRICT | CSV_STRICT_FINI) != 0) throw Error("libcsv: cannot initialise parser");
+          col = Collector{};
+          in_record = false;
+          continue;
+        }
+      }
       throw ParseError(file, line_no, fmt::format("malformed CSV record (started on line {}): {}; a quote inside a "
                                                   "quoted field must be doubled",
                                                   record_start, csv_strerror(csv_error(parser.get()))));
+    }
     if (col.done) {
       StreamItem it;
       it.kind = ItemKind::record;
       it.line = record_start;
       it.fields = std::move(col.fields);
       out.items.push_back(std::move(it));
+      for (const auto& f : out.items.back().fields)
+        if (f == "Source") { header = out.items.back().fields; break; }
       col = Collector{};
       in_record = false;
     } else {

@@ -22,6 +22,9 @@ struct StreamItem {
 struct CsvStream {
   std::string file;  // label used in errors (path or "<stdin>")
   std::vector<StreamItem> items;
+  // Lines whose free-text "Source" cell held unescaped quotes (ncu prints source lines such as
+  // `asm volatile("...")` verbatim) and were split on the `","` separators instead.
+  std::vector<long> recovered_lines;
 
   std::size_t record_count() const;
   // Profiler lines that start with "==ERROR==" (e.g. ERR_NVGPUCTRPERM), in order.
