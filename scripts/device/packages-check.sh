@@ -21,8 +21,10 @@ for v in v1 v2 v3; do
   step mla_${v}_annotation kprof mla $v $MLA --prof_type=annotation --cache-dir $C --out $O/mla_${v}_annotation --devlog --docs $DOCS
   step mla_${v}_event      kprof mla $v $MLA --prof_type=event --cache-dir $C --out $O/mla_${v}_event
 done
-step mla_v3_nsys   kprof mla v3 $MLA --prof_type=nsys --cache-dir $C --out $O/mla_v3_nsys
-step mla_v3_ncu    kprof mla v3 $MLA --prof_type=ncu --bench_runs 2 --cache-dir $C --out $O/mla_v3_ncu
+for v in v1 v2 v3; do
+  step mla_${v}_nsys kprof mla $v $MLA --prof_type=nsys --cache-dir $C --out $O/mla_${v}_nsys
+  step mla_${v}_ncu  kprof mla $v $MLA --prof_type=ncu --bench_runs 1 --cache-dir $C --out $O/mla_${v}_ncu
+done
 G="--m=4096 --n=4096 --k=4096"
 for v in v1 v2 v3; do
   step gemm_${v}_annotation kprof gemm $v $G --prof_type=annotation --cache-dir $C --out $O/gemm_${v}_annotation --devlog --docs $DOCS
