@@ -18,7 +18,10 @@ fs::path examples() { return fs::path(KPROF_SOURCE_DIR) / "examples" / "h200" / 
 TEST(H200Examples, EveryArtifactReRendersItsContractAndReport) {
   ASSERT_TRUE(fs::exists(examples())) << examples();
   int checked = 0;
-  for (const auto& dir : fs::directory_iterator(examples())) {
+  std::vector<fs::directory_entry> dirs;
+  for (auto root : {examples(), examples().parent_path() / "packages"})
+    for (const auto& d : fs::directory_iterator(root)) dirs.push_back(d);
+  for (const auto& dir : dirs) {
     if (!fs::exists(dir.path() / "profile.json")) continue;
     kprof::ProfileRun run = kprof::cli::load_artifact(dir.path());
     EXPECT_EQ(kprof::render::render_contract(run, nullptr), kprof::read_file(dir.path() / "contract.md"))
@@ -27,7 +30,7 @@ TEST(H200Examples, EveryArtifactReRendersItsContractAndReport) {
       EXPECT_EQ(kprof::render::render_report(run, nullptr), kprof::read_file(dir.path() / "report.md")) << dir.path();
     ++checked;
   }
-  EXPECT_GE(checked, 15);
+  EXPECT_GE(checked, 35);
 }
 
 TEST(H200Examples, ModesSawWhatTheProgramsWereWrittenToDo) {
@@ -50,4 +53,21 @@ TEST(H200Examples, ModesSawWhatTheProgramsWereWrittenToDo) {
   EXPECT_TRUE(seen);
   // The failing program is reported as failed, and its artifact is still written.
   EXPECT_TRUE(fs::exists(examples() / "fail" / "report.md"));
+}
+
+TEST(H200Examples, PackagesWereCheckedAndProfiledInEveryMode) {
+  // mla_check on the H200: every MLA version and tile config against the float64 reference.
+  std::string check = kprof::read_file(examples().parent_path() / "logs" / "mla_check_typical.txt");
+  EXPECT_NE(check.find("summary: 11 passed, 0 failed, 0 skipped -> OK"), std::string::npos);
+  for (const char* v : {"v1", "v2", "v3"})
+    for (const char* mode : {"annotation", "event", "nsys", "ncu"}) {
+      fs::path dir = examples().parent_path() / "packages" / (std::string("mla_") + v + "_" + mode);
+      EXPECT_TRUE(fs::exists(dir / "contract.md")) << dir;
+      EXPECT_TRUE(fs::exists(dir / "check.json") || std::string(mode) != "annotation") << dir;
+    }
+  // ConcurrentKernels really overlap: overlap v2 (two streams) against v1 (one stream).
+  std::string v1 = kprof::read_file(examples().parent_path() / "packages" / "overlap_v1_nsys" / "timeline.md");
+  std::string v2 = kprof::read_file(examples().parent_path() / "packages" / "overlap_v2_nsys" / "timeline.md");
+  EXPECT_NE(v1.find("kernel–kernel overlap (% of busy) | 0.0%"), std::string::npos);
+  EXPECT_EQ(v2.find("kernel–kernel overlap (% of busy) | 0.0%"), std::string::npos);
 }

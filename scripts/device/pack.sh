@@ -11,4 +11,6 @@ for f in build/release/kprof-peaks build/release/src/collect/peaks/kprof-peaks b
          build/release/kernels/mla/mla_check; do
   [ -f "$f" ] && cp "$f" build/dist/
 done
+# Symbols are not needed there; stripping keeps the carried folder well under the device tool's 64 MiB.
+strip --strip-unneeded build/dist/* 2>/dev/null || true
 ls -la build/dist
