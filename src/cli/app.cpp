@@ -35,6 +35,23 @@ void take_params(const std::vector<std::string>& extras, ProblemParams& params) 
   }
 }
 
+// Runs a parsed command and maps what it throws to the documented exit codes (docs/cli.md).
+template <class F>
+int with_exit_codes(CLI::App& app, F&& body) {
+  try {
+    return body();
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  } catch (const Error& e) {
+    std::cerr << "kprof: error: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "kprof: internal error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -158,20 +175,11 @@ int run(int argc, char** argv) {
   }
   if (package_cmd) {
     pk.package = argv[1];
-    try {
+    return with_exit_codes(pkg_app, [&] {
       pkg_app.parse(argc - 1, argv + 1);
       take_params(pkg_app.remaining(), pk.params);
       return cmd_package(pk);
-    } catch (const CLI::ParseError& e) {
-      int rc = pkg_app.exit(e);
-      return rc == 0 ? kExitOk : kExitUsage;
-    } catch (const Error& e) {
-      std::cerr << "kprof: error: " << e.what() << "\n";
-      return e.exit_code();
-    } catch (const std::exception& e) {
-      std::cerr << "kprof: internal error: " << e.what() << "\n";
-      return kExitFailure;
-    }
+    });
   }
 
   // Everything after the first `--` is the profiled command, kept away from option parsing.
@@ -183,7 +191,7 @@ int run(int argc, char** argv) {
       break;
     }
 
-  try {
+  return with_exit_codes(app, [&] {
     app.parse(argc, argv);
     if (*runc) {
       take_params(runc->remaining(), ro.params);
@@ -200,17 +208,8 @@ int run(int argc, char** argv) {
     if (*devlog) return cmd_devlog(dl);
     if (*devices) return cmd_devices(dev);
     if (*list) return cmd_list(lo);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
-  } catch (const Error& e) {
-    std::cerr << "kprof: error: " << e.what() << "\n";
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    std::cerr << "kprof: internal error: " << e.what() << "\n";
-    return kExitFailure;
-  }
-  return kExitOk;
+    return static_cast<int>(kExitOk);
+  });
 }
 
 }  // namespace kprof::cli
