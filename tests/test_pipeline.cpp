@@ -12,6 +12,7 @@
 #include "collect/ncu/ncu_import.hpp"
 #include "collect/stage_grouping.hpp"
 #include "render/contract_view.hpp"
+#include "render/report_markdown.hpp"
 
 using namespace kprof;
 
@@ -111,4 +112,13 @@ TEST(KernelName, NcuAnonymousNamespaceSpellingKeepsTheBaseName) {
   // The demangler's own spelling, as the CUPTI trace reader produces it.
   EXPECT_EQ(function_base_name("void (anonymous namespace)::mla_tc_kernel<(anonymous namespace)::TcTile<512, 64, 64, 32, 16>, true>((anonymous namespace)::TcParams)"),
             "mla_tc_kernel");
+}
+
+TEST(AnnotationCapture, ReportNamesTheBindingMemoryLevel) {
+  // With the measured H200 L2 bandwidth in data/devices.json, sgemm_naive (ID 4 of the capture: AI ~374 FLOP/B
+  // against DRAM bytes, ~4 against L2 bytes) is placed at both levels; the L2 roof is the lower one.
+  ProfileRun run = ncu::import_ncu_files({kAnnotation});
+  analyze::analyze_run(run, analyze::DeviceDb::load(), analyze::Thresholds::load());
+  std::string report = render::render_report(run, nullptr);
+  EXPECT_NE(report.find("Binding level: **l2**"), std::string::npos);
 }

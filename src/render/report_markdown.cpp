@@ -121,9 +121,23 @@ std::string roofline_section(const KernelAnalysis& a) {
   Rows rows;
   if (a.roofline) rows.push_back(roofline_row(*a.roofline));
   for (const auto& h : a.hierarchical) rows.push_back(roofline_row(h));
-  return out + markdown_table({"Level", "Precision", "AI (FLOP/B)", "Achieved TFLOP/s", "Roof TFLOP/s", "% of roof",
-                               "Bound", "Peaks", "Peak source", "FLOPs from"},
-                              rows);
+  out += markdown_table({"Level", "Precision", "AI (FLOP/B)", "Achieved TFLOP/s", "Roof TFLOP/s", "% of roof", "Bound",
+                         "Peaks", "Peak source", "FLOPs from"},
+                        rows);
+  // With several memory levels placed, the binding one is the lowest roof at the kernel's intensities.
+  std::vector<const RooflinePlacement*> all;
+  if (a.roofline) all.push_back(&*a.roofline);
+  for (const auto& h : a.hierarchical)
+    if (!a.roofline || h.memory_level != a.roofline->memory_level) all.push_back(&h);
+  if (all.size() >= 2) {
+    const RooflinePlacement* bind = all.front();
+    for (const auto* p : all)
+      if (p->roof_tflops < bind->roof_tflops) bind = p;
+    out += fmt::format("\nBinding level: **{}** (lowest roof, {} TFLOP/s at {} FLOP/B; {} bound there, {}% of it reached).\n",
+                       bind->memory_level, fmt_number(bind->roof_tflops), fmt_number(bind->arithmetic_intensity),
+                       bind->bound_by, fmt_pct(bind->pct_of_roof));
+  }
+  return out;
 }
 
 std::string opportunities_section(const KernelAnalysis& a) {
