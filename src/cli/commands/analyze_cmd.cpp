@@ -2,15 +2,11 @@
 #include <filesystem>
 #include <iostream>
 
-#include "analyze/analyze_run.hpp"
-#include "analyze/compare.hpp"
 #include "cli/commands/analysis_context.hpp"
 #include "cli/commands/artifact.hpp"
 #include "cli/commands/commands.hpp"
+#include "cli/commands/publish.hpp"
 #include "collect/ncu/ncu_import.hpp"
-#include "render/contract_markdown.hpp"
-#include "render/devlog.hpp"
-#include "render/json_output.hpp"
 #include "render/source_markdown.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -57,14 +53,6 @@ ProfileRun load_inputs(const std::vector<std::string>& inputs, std::map<std::str
 
 }  // namespace
 
-void append_devlog(const ProfileRun& run, const std::string& docs_dir, bool quiet) {
-  fs::path file = fs::path(docs_dir) / (safe_name(run.kernel) + ".md");
-  std::string existing = fs::exists(file) ? read_file(file) : render::devlog_header(run.kernel);
-  auto previous = render::parse_last_devlog_entry(existing);
-  write_file_atomic(file, existing + render::render_devlog_entry(run, previous));
-  if (!quiet) std::cerr << "kprof: devlog entry appended to " << file.string() << "\n";
-}
-
 int cmd_analyze(const AnalyzeOptions& o) {
   auto ctx = AnalysisContext::load(o.common);
   std::map<std::string, std::string> copies;
@@ -74,26 +62,13 @@ int cmd_analyze(const AnalyzeOptions& o) {
   if (!o.params.empty()) run.params = o.params;
   if (run.timestamp.empty()) run.timestamp = utc_timestamp();
   if (run.mode.empty() || run.mode == "import") run.mode = "analyze";
-  analyze::analyze_run(run, ctx.devices, ctx.thresholds);
-
-  std::optional<Comparison> cmp;
-  std::optional<ProfileRun> base;
-  if (!o.baseline.empty()) {
-    base = load_artifact(o.baseline);
-    cmp = analyze::compare_runs(*base, run, ctx.thresholds);
-  }
-  const Comparison* cmp_ptr = cmp ? &*cmp : nullptr;
-
-  if (o.write) {
-    fs::path dir = artifact_dir(run, o.out_root, o.out_dir);
-    write_artifact(dir, run, cmp_ptr, copies, base ? &*base : nullptr);
-    if (!o.common.quiet) std::cerr << "kprof: artifacts written to " << dir.string() << "\n";
-  }
-  if (o.devlog) append_devlog(run, o.docs_dir, o.common.quiet);
-  if (!o.common.quiet) {
-    for (const auto& w : run.warnings) std::cerr << "kprof: warning: " << w << "\n";
-    std::cout << (o.common.json ? render::render_contract_json(run, cmp_ptr) : render::render_contract(run, cmp_ptr));
-  }
+  PublishOptions po;
+  po.common = &o.common;
+  po.baseline = o.baseline;
+  if (o.write) po.dir = artifact_dir(run, o.out_root, o.out_dir);
+  po.devlog = o.devlog;
+  po.docs_dir = o.docs_dir;
+  publish_run(run, ctx, po, copies);
   return kExitOk;
 }
 

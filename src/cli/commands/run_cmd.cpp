@@ -12,14 +12,13 @@
 #include <iostream>
 #include <sstream>
 
-#include "analyze/analyze_run.hpp"
-#include "analyze/compare.hpp"
 #include "analyze/data_files.hpp"
 #include "analyze/event_stats.hpp"
 #include "analyze/timeline.hpp"
 #include "cli/commands/analysis_context.hpp"
 #include "cli/commands/artifact.hpp"
 #include "cli/commands/commands.hpp"
+#include "cli/commands/publish.hpp"
 #include "collect/clock/clock_commands.hpp"
 #include "collect/clock/clock_guard.hpp"
 #include "collect/clock/clock_state.hpp"
@@ -32,8 +31,6 @@
 #include "collect/trace/trace_launches.hpp"
 #include "collect/trace/trace_reader.hpp"
 #include "render/chrome_trace.hpp"
-#include "render/contract_markdown.hpp"
-#include "render/json_output.hpp"
 #include "render/source_markdown.hpp"
 #include "render/timeline_report.hpp"
 #include "util/errors.hpp"
@@ -43,7 +40,6 @@
 namespace kprof::cli {
 
 namespace fs = std::filesystem;
-void append_devlog(const ProfileRun& run, const std::string& docs_dir, bool quiet);
 
 namespace {
 
@@ -341,23 +337,14 @@ int cmd_run(const RunOptions& o) {
         run.warnings.push_back("GPU clocks were throttled (" + r + ") when the run ended: timings may be low");
   if (!o.counters_from.empty()) declare_from_counters(run, o.counters_from);
   apply_declared_stages(run, o.declared_stages);
-  analyze::analyze_run(run, ctx.devices, ctx.thresholds);
-
-  std::optional<Comparison> cmp;
-  std::optional<ProfileRun> base;
-  if (!o.baseline.empty()) {
-    base = load_artifact(o.baseline);
-    cmp = analyze::compare_runs(*base, run, ctx.thresholds);
-  }
-  const Comparison* cmp_ptr = cmp ? &*cmp : nullptr;
   if (!extra_body.empty()) files["timeline.md"] = extra_body;
-  write_artifact(dir, run, cmp_ptr, files, base ? &*base : nullptr);
-  if (o.devlog) append_devlog(run, o.docs_dir, o.common.quiet);
-  if (!o.common.quiet) {
-    for (const auto& w : run.warnings) std::cerr << "kprof: warning: " << w << "\n";
-    std::cerr << "kprof: artifacts written to " << dir.string() << "\n";
-    std::cout << (o.common.json ? render::render_contract_json(run, cmp_ptr) : render::render_contract(run, cmp_ptr));
-  }
+  PublishOptions po;
+  po.common = &o.common;
+  po.baseline = o.baseline;
+  po.dir = dir;
+  po.devlog = o.devlog;
+  po.docs_dir = o.docs_dir;
+  publish_run(run, ctx, po, files);
   if (interrupted) {
     std::cerr << "kprof: interrupted; what was measured is in " << dir.string() << "\n";
     return kExitInterrupted;

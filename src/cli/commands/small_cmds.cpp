@@ -5,13 +5,13 @@
 #include "cli/commands/analysis_context.hpp"
 #include "cli/commands/artifact.hpp"
 #include "cli/commands/commands.hpp"
+#include "cli/commands/publish.hpp"
 #include "render/comparison_markdown.hpp"
 #include "render/devices_markdown.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::cli {
 
-void append_devlog(const ProfileRun& run, const std::string& docs_dir, bool quiet);
 
 int cmd_compare(const CompareOptions& o) {
   auto ctx = AnalysisContext::load(o.common);
