@@ -21,6 +21,16 @@ void add_common(CLI::App* sub, CommonOptions& c) {
   sub->add_flag("-q,--quiet", c.quiet, "Print only errors");
 }
 
+// Where results go and what they are compared with: the same flags on analyze, run and package commands.
+void add_output_options(CLI::App* sub, std::string& baseline, std::string& out_root, std::string& out_dir,
+                        bool& devlog, std::string& docs_dir) {
+  sub->add_option("--baseline", baseline, "Artifact directory (or profile.json) to compare with");
+  sub->add_option("--out-root", out_root, "Root of the artifact tree")->capture_default_str();
+  sub->add_option("--out", out_dir, "Exact artifact directory to write");
+  sub->add_flag("--devlog", devlog, "Append a devlog entry to <docs>/<kernel>.md");
+  sub->add_option("--docs", docs_dir, "Devlog folder")->capture_default_str();
+}
+
 // Problem parameters are free-form `--name=value` flags (`--b=32 --s=16 --dtype=bf16`).
 void take_params(const std::vector<std::string>& extras, ProblemParams& params) {
   for (const auto& arg : extras) {
@@ -68,11 +78,7 @@ int run(int argc, char** argv) {
       ->required();
   analyze->add_option("--kernel", an.kernel, "Kernel/package name (default: the profiled process name)");
   analyze->add_option("--version", an.version, "Version label (default: -)");
-  analyze->add_option("--baseline", an.baseline, "Artifact directory (or profile.json) to compare with");
-  analyze->add_option("--out-root", an.out_root, "Root of the artifact tree")->capture_default_str();
-  analyze->add_option("--out", an.out_dir, "Exact artifact directory to write");
-  analyze->add_flag("--devlog", an.devlog, "Append a devlog entry to <docs>/<kernel>.md");
-  analyze->add_option("--docs", an.docs_dir, "Devlog folder")->capture_default_str();
+  add_output_options(analyze, an.baseline, an.out_root, an.out_dir, an.devlog, an.docs_dir);
   analyze->add_flag("!--no-write", an.write, "Print only; write no artifact directory");
   analyze->allow_extras();
   analyze->footer("Problem parameters: --name=value (e.g. --b=32 --s=16 --t=4096 --dtype=bf16).");
@@ -100,11 +106,7 @@ int run(int argc, char** argv) {
   runc->add_option("--prof_type", ro.prof_type, "annotation | event | ncu | nsys")->capture_default_str();
   runc->add_option("--kernel", ro.kernel, "Kernel/package name for the artifacts (default: program or script name)");
   runc->add_option("--version", ro.version, "Version label (default: -)");
-  runc->add_option("--baseline", ro.baseline, "Artifact directory to compare with");
-  runc->add_option("--out-root", ro.out_root, "Root of the artifact tree")->capture_default_str();
-  runc->add_option("--out", ro.out_dir, "Exact artifact directory to write");
-  runc->add_flag("--devlog", ro.devlog, "Append a devlog entry to <docs>/<kernel>.md");
-  runc->add_option("--docs", ro.docs_dir, "Devlog folder")->capture_default_str();
+  add_output_options(runc, ro.baseline, ro.out_root, ro.out_dir, ro.devlog, ro.docs_dir);
   runc->add_option("--kernel-regex", ro.kernel_regex, "Only kernels whose name matches this regex (ncu modes)");
   runc->add_option("--nvtx-include", ro.nvtx_include, "ncu --nvtx-include filter, e.g. 'stage_gemm/'");
   runc->add_option("--launch-skip", ro.launch_skip, "ncu: skip this many matching launches");
@@ -156,11 +158,7 @@ int run(int argc, char** argv) {
   pkg_app.add_option("--bench_runs", pk.bench_runs, "Timed runs of the plan")->capture_default_str();
   pkg_app.add_flag("--retune", pk.retune, "Measure every tile config again, ignoring the autotune cache");
   pkg_app.add_option("--cache-dir", pk.cache_dir, "Autotune cache root (default .cache/kernel-autotune)");
-  pkg_app.add_option("--out-root", pk.out_root, "Root of the artifact tree")->capture_default_str();
-  pkg_app.add_option("--out", pk.out_dir, "Exact artifact directory to write");
-  pkg_app.add_option("--baseline", pk.baseline, "Artifact directory to compare with");
-  pkg_app.add_flag("--devlog", pk.devlog, "Append a devlog entry to <docs>/<kernel>.md");
-  pkg_app.add_option("--docs", pk.docs_dir, "Devlog folder")->capture_default_str();
+  add_output_options(&pkg_app, pk.baseline, pk.out_root, pk.out_dir, pk.devlog, pk.docs_dir);
   pkg_app.add_option("--ncu", pk.ncu, "Nsight Compute executable")->capture_default_str();
   pkg_app.add_flag("--no-wait", pk.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
   pkg_app.add_flag("--dry-run", pk.dry_run, "Print the plan and what would run");

@@ -23,7 +23,6 @@ struct ProcessSpec {
   std::map<std::string, std::string> env_set;  // added to / overriding the inherited environment
   std::string stdout_file;                     // "" = inherit
   std::string stderr_file;                     // "" = inherit; "=stdout" = same file as stdout
-  std::string tee_stdout;                      // unused placeholder for future live echo
 };
 
 // Runs to completion. Throws Error(kExitNoTool) when argv[0] cannot be executed.
