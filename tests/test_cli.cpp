@@ -17,12 +17,14 @@ struct Result {
 };
 
 // Runs `kprof <args>` through the shell, capturing stdout and stderr separately.
-Result run_kprof(const std::string& args) {
+// env: assignments put before the command ("NAME=value ...").
+Result run_kprof(const std::string& args, const std::string& env = "") {
   static int n = 0;
   auto dir = fs::temp_directory_path() / ("kprof_cli_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   auto o = dir / ("o" + std::to_string(n)), e = dir / ("e" + std::to_string(n++));
-  std::string cmd = std::string(KPROF_BINARY) + " " + args + " >" + o.string() + " 2>" + e.string();
+  std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(KPROF_BINARY) + " " + args + " >" +
+                    o.string() + " 2>" + e.string();
   int st = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -96,6 +98,22 @@ TEST(Cli, DryRunShowsTheNcuCommandWithClocksLeftAlone) {
   EXPECT_NE(r.out.find("--clock-control none"), std::string::npos);
   EXPECT_NE(r.out.find("--kernel-id ::regex:gemm:1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("./app 3"), std::string::npos);
+}
+
+TEST(Cli, DryRunAnnotationSkipsNcuSectionFilesAndCanUseCuptiCounters) {
+  auto n = run_kprof("run --prof_type=annotation --dry-run -- ./app");
+  ASSERT_EQ(n.code, 0) << n.err;
+  EXPECT_NE(n.out.find("--section-folder"), std::string::npos) << n.out;
+  auto c = run_kprof("run --prof_type=annotation --counters cupti --timing counters --dry-run -- ./app");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("counter run:"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find("ncu run:"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find("traced run:"), std::string::npos) << c.out;  // --timing counters: no tracer pass
+  auto env = run_kprof("run --prof_type=annotation --dry-run -- ./app", "KPROF_COUNTERS=cupti");
+  EXPECT_NE(env.out.find("counter run:"), std::string::npos) << env.out;
+  auto bad = run_kprof("run --prof_type=annotation --counters nsight --dry-run -- ./app");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("ncu or cupti"), std::string::npos) << bad.err;
 }
 
 TEST(Cli, CompareTwoArtifacts) {

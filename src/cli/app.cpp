@@ -112,8 +112,13 @@ int run(int argc, char** argv) {
   runc->add_option("--launch-skip", ro.launch_skip, "ncu: skip this many matching launches");
   runc->add_option("--launch-count", ro.launch_count, "ncu: profile at most this many launches");
   runc->add_flag("--all-launches", ro.all_launches, "annotation: collect counters for every launch, not once per kernel");
-  runc->add_option("--timing", ro.timing, "annotation: durations from the tracer (trace) or from ncu (ncu)")
+  runc->add_option("--timing", ro.timing,
+                   "annotation: durations of every launch from a tracer pass (trace), or only those of the counter "
+                   "run (counters; 'ncu' is the same)")
       ->capture_default_str();
+  runc->add_option("--counters", ro.counters,
+                   "annotation: hardware counters from Nsight Compute (ncu) or from the CUPTI range profiler inside "
+                   "the program (cupti: no ncu start-up, no ncu needed); default: $KPROF_COUNTERS, else ncu");
   runc->add_option("--clock-control", ro.clock_control, "ncu --clock-control (none leaves GPU clocks alone)")
       ->capture_default_str();
   runc->add_option("--ncu", ro.ncu, "Nsight Compute executable")->capture_default_str();

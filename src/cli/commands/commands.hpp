@@ -74,7 +74,9 @@ struct RunOptions {
   int launch_skip = 0;
   int launch_count = 0;
   bool all_launches = false;             // annotation: counters for every launch, not once per kernel
-  std::string timing = "trace";          // annotation: durations from the tracer ("trace") or from ncu ("ncu")
+  std::string timing = "trace";          // annotation: durations from the tracer ("trace") or the counter run ("counters"/"ncu")
+  std::string counters;                  // annotation: counters from Nsight Compute ("ncu") or in-process CUPTI
+                                         // ("cupti"); "" = $KPROF_COUNTERS, else ncu
   std::string clock_control = "none";
   std::string ncu = "ncu";
   bool no_wait = false;                  // fail instead of waiting for the per-GPU lock

@@ -1,7 +1,8 @@
 // kprof run --prof_type=<mode> -- <command>: a mode is a choice of collectors.
 //   event:      CUPTI tracer (injected)              → durations of every launch, NVTX spans
 //   nsys:       CUPTI tracer with API + NVTX records → timeline, overlap, launch overhead, Perfetto trace
-//   annotation: tracer pass + ncu with a compact metric list, each distinct kernel once → counters + analysis
+//   annotation: tracer pass + counters for a compact metric list, each distinct kernel once → analysis;
+//               counters from ncu (--counters ncu) or the CUPTI range profiler in the program (--counters cupti)
 //   ncu:        ncu --set full with source           → every section, rules, annotated source, SASS
 // Whatever was measured is written even when the program fails or is interrupted.
 #include <fmt/format.h>
@@ -24,6 +25,7 @@
 #include "collect/clock/clock_state.hpp"
 #include "collect/clock/gpu_lock.hpp"
 #include "collect/clock/nvidia_smi.hpp"
+#include "collect/counters/counters_import.hpp"
 #include "collect/merge_counters.hpp"
 #include "collect/ncu/ncu_driver.hpp"
 #include "collect/ncu/ncu_import.hpp"
@@ -127,6 +129,44 @@ TracePass run_traced(const RunOptions& o, const fs::path& dir) {
   return tp;
 }
 
+struct CounterPass {
+  std::optional<counters::CounterSession> session;
+  ProcessResult process;
+  std::string problem;
+};
+
+// Annotation mode with --counters cupti: the same injection library, in counter mode (range profiler, kernel
+// replay, first launch of each kernel unless --all-launches), filters passed through the environment.
+CounterPass run_counter_pass(const RunOptions& o, const std::vector<std::string>& metrics, const fs::path& dir) {
+  CounterPass cp;
+  auto inject = find_injection_library();
+  if (!inject)
+    throw Error("in-process counters need libkprof_inject.so next to kprof (build kprof with the CUDA toolkit "
+                "present, or set KPROF_INJECT_LIB); --counters ncu uses Nsight Compute instead", kExitNoTool);
+  ProcessSpec spec;
+  spec.argv = o.command;
+  spec.env_set["CUDA_INJECTION64_PATH"] = inject->string();
+  if (auto cupti = find_cupti_library()) spec.env_set["NVTX_INJECTION64_PATH"] = cupti->string();
+  fs::path file = dir / "counters.json";
+  spec.env_set["KPROF_COUNTERS_FILE"] = fs::absolute(file).string();
+  std::string list;
+  for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
+  spec.env_set["KPROF_COUNTERS_METRICS"] = list;
+  if (!o.kernel_regex.empty()) spec.env_set["KPROF_COUNTERS_KERNEL"] = o.kernel_regex;
+  if (!o.nvtx_include.empty()) {
+    std::string range = o.nvtx_include;
+    while (!range.empty() && range.back() == '/') range.pop_back();  // ncu's "stage/" push/pop syntax
+    spec.env_set["KPROF_COUNTERS_NVTX"] = range;
+  }
+  if (o.all_launches) spec.env_set["KPROF_COUNTERS_ALL"] = "1";
+  if (o.launch_skip > 0) spec.env_set["KPROF_COUNTERS_SKIP"] = std::to_string(o.launch_skip);
+  if (o.launch_count > 0) spec.env_set["KPROF_COUNTERS_COUNT"] = std::to_string(o.launch_count);
+  cp.process = run_process(spec);
+  if (fs::exists(file)) cp.session = counters::import_counters(file);
+  else cp.problem = "the program wrote no counters (it may not use CUDA, or the collector could not attach)";
+  return cp;
+}
+
 // Event mode's roofline: FLOPs and bytes of each kernel from an earlier annotation/ncu artifact.
 void declare_from_counters(ProfileRun& run, const std::string& counters_from) {
   ProfileRun prev = load_artifact(counters_from);
@@ -203,7 +243,15 @@ int cmd_run(const RunOptions& o) {
   if (std::find(modes.begin(), modes.end(), o.prof_type) == modes.end())
     throw Error("--prof_type must be one of annotation, event, ncu, nsys (got '" + o.prof_type + "')", kExitUsage);
   if (o.command.empty()) throw Error("nothing to profile: give the command after `--`", kExitUsage);
-  if (o.timing != "trace" && o.timing != "ncu") throw Error("--timing must be trace or ncu", kExitUsage);
+  if (o.timing != "trace" && o.timing != "ncu" && o.timing != "counters")
+    throw Error("--timing must be trace or counters (ncu is accepted for counters)", kExitUsage);
+  std::string counter_source = o.counters;
+  if (counter_source.empty()) {
+    const char* e = std::getenv("KPROF_COUNTERS");
+    counter_source = e && *e ? e : "ncu";
+  }
+  if (counter_source != "ncu" && counter_source != "cupti")
+    throw Error("--counters (or KPROF_COUNTERS) must be ncu or cupti (got '" + counter_source + "')", kExitUsage);
   if (!o.dry_run && !find_executable(o.command[0]))
     throw Error("cannot run '" + o.command[0] + "': not found on PATH or not executable", kExitUsage);
 
@@ -237,10 +285,14 @@ int cmd_run(const RunOptions& o) {
       if (!line.empty()) nopt.metrics.push_back(line);
     }
   }
-  bool use_ncu = o.prof_type == "annotation" || o.prof_type == "ncu";
+  bool use_cupti_counters = o.prof_type == "annotation" && counter_source == "cupti";
+  bool use_ncu = (o.prof_type == "annotation" && !use_cupti_counters) || o.prof_type == "ncu";
   bool use_trace = o.prof_type == "event" || o.prof_type == "nsys" || (o.prof_type == "annotation" && o.timing == "trace");
   if (o.dry_run) {
     if (use_trace) std::cout << "traced run: CUDA_INJECTION64_PATH=<libkprof_inject.so> " << run.command << "\n";
+    if (use_cupti_counters)
+      std::cout << "counter run: CUDA_INJECTION64_PATH=<libkprof_inject.so> KPROF_COUNTERS_METRICS=<"
+                << nopt.metrics.size() << " metrics> " << run.command << "\n";
     if (use_ncu) std::cout << "ncu run: " << join_command(ncu::ncu_collect_args(nopt)) << "\n";
     std::cout << "artifacts: " << dir.string() << "\n";
     return kExitOk;
@@ -254,7 +306,9 @@ int cmd_run(const RunOptions& o) {
   fs::create_directories(dir);
   int gpu = visible_gpu();
   auto lock = GpuLock::acquire(gpu, !o.no_wait, [&](const std::string& m) { std::cerr << "kprof: " << m << "\n"; });
-  run.clock_control = use_ncu ? o.clock_control : "not applicable (CUPTI timestamps; clocks left as found)";
+  run.clock_control = use_ncu ? o.clock_control
+                     : use_cupti_counters ? "none (CUPTI range profiler; clocks left as found)"
+                                          : "not applicable (CUPTI timestamps; clocks left as found)";
   // With --lock-clocks the guard locks now and restores on every exit path (return, exception, Ctrl-C, SIGTERM).
   std::optional<ClockGuard> clock_guard;
   if (o.lock_clocks) {
@@ -287,6 +341,36 @@ int cmd_run(const RunOptions& o) {
       if (o.prof_type == "nsys" || o.prof_type == "event") add_trace_outputs(*trace, files, extra_body);
     }
   }
+  // Counters of one launch per kernel, joined to the traced launches (or standing alone with --timing counters).
+  auto use_counter_launches = [&](std::vector<KernelLaunch> launches) {
+    if (trace) {
+      for (auto& w : attach_counters(run.stages, launches)) run.warnings.push_back(w);
+    } else {
+      run.stages = group_into_stages(std::move(launches));
+    }
+  };
+  if (use_cupti_counters && !interrupted) {
+    if (!o.common.quiet) std::cerr << "kprof: counter run (CUPTI range profiler, kernel replay)\n";
+    // Thread-level instruction counts by opcode (the FP32/FP64/FP16 FLOPs) come from Nsight Compute's SASS
+    // patching; the range profiler has no such counters (it returns zeros or unrelated values for them).
+    std::vector<std::string> metrics;
+    for (const auto& m : nopt.metrics)
+      if (m.rfind("smsp__sass_", 0) != 0) metrics.push_back(m);
+    if (metrics.size() != nopt.metrics.size())
+      run.warnings.push_back("--counters cupti: FP32/FP64/FP16 FLOP counts need Nsight Compute's SASS "
+                             "instrumentation and are not measured (tensor-core FLOPs are); the roofline uses the "
+                             "plan's declared FLOPs where there are some, --counters ncu measures them");
+    auto cp = run_counter_pass(o, metrics, dir);
+    if (!use_trace) program = cp.process;
+    interrupted = interrupted || cp.process.interrupted;
+    if (!cp.problem.empty()) run.warnings.push_back(cp.problem);
+    if (cp.session) {
+      for (const auto& w : cp.session->warnings) run.warnings.push_back(w);
+      if (cp.session->launches.empty() && cp.session->warnings.empty())
+        run.warnings.push_back("the counter run profiled no kernel launch");
+      use_counter_launches(std::move(cp.session->launches));
+    }
+  }
   if (use_ncu && !interrupted) {
     if (!o.common.quiet) std::cerr << "kprof: Nsight Compute run (" << nopt.mode << ")\n";
     auto nr = ncu::run_ncu(nopt);
@@ -304,7 +388,7 @@ int cmd_run(const RunOptions& o) {
         for (auto& s : imported.run.stages)
           for (auto& g : s.kernels)
             for (auto& l : g.launches) ncu_launches.push_back(l);
-        for (auto& w : attach_counters(run.stages, ncu_launches)) run.warnings.push_back(w);
+        use_counter_launches(std::move(ncu_launches));
       } else {
         run.stages = std::move(imported.run.stages);
       }

@@ -33,6 +33,10 @@ TracerOptions TracerOptions::from_env() {
   o.nvtx = env_flag("KPROF_TRACE_NVTX", true);
   long mb = std::strtol(env_or("KPROF_TRACE_BUFFER_MB", "8").c_str(), nullptr, 10);
   if (mb >= 1 && mb <= 1024) o.buffer_bytes = static_cast<std::size_t>(mb) << 20;
+  o.zeroed_buffers = env_flag("KPROF_TRACE_ZEROED", false);
+  if (const char* p = std::getenv("KPROF_TRACE_PINNED"); p && *p) o.host_pinned = env_flag("KPROF_TRACE_PINNED", false);
+  o.device_buffer_mb = std::strtoul(env_or("KPROF_TRACE_DEVBUF_MB", "0").c_str(), nullptr, 10);
+  o.device_buffers = std::strtoul(env_or("KPROF_TRACE_PREALLOC", "0").c_str(), nullptr, 10);
   return o;
 }
 
@@ -61,6 +65,24 @@ bool Tracer::start(const TracerOptions& options) {
   options_ = options;
   cuptiGetTimestamp(&start_ns_);
   if (std::ifstream comm("/proc/self/comm"); comm) std::getline(comm, process_name_);
+  auto set_attr = [&](CUpti_ActivityAttribute a, auto value, const char* name) {
+    std::size_t size = sizeof(value);
+    CUptiResult ar = cuptiActivitySetAttribute(a, &size, &value);
+    if (ar != CUPTI_SUCCESS) {
+      std::lock_guard<std::mutex> lock(mu_);
+      note_error(name, ar);
+    }
+  };
+  if (options_.zeroed_buffers)
+    set_attr(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, std::uint8_t{1}, "CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER");
+  if (options_.host_pinned >= 0)
+    set_attr(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, static_cast<std::uint8_t>(options_.host_pinned),
+             "CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED");
+  if (options_.device_buffer_mb > 0)
+    set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, options_.device_buffer_mb << 20, "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE");
+  if (options_.device_buffers > 0)
+    set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, options_.device_buffers,
+             "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE");
   CUptiResult r = cuptiActivityRegisterCallbacks(&Tracer::request_buffer, &Tracer::buffer_completed);
   if (r != CUPTI_SUCCESS) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -98,7 +120,10 @@ void Tracer::request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_
       t.pool_.pop_back();
     }
   }
-  if (!b) b = static_cast<std::uint8_t*>(std::aligned_alloc(8, t.options_.buffer_bytes));
+  if (!b) {
+    b = static_cast<std::uint8_t*>(std::aligned_alloc(8, t.options_.buffer_bytes));
+    if (b && t.options_.zeroed_buffers) std::memset(b, 0, t.options_.buffer_bytes);
+  }
   *buffer = b;
   *size = b ? t.options_.buffer_bytes : 0;
   *max_records = 0;  // as many as fit
@@ -123,6 +148,8 @@ void Tracer::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t*
     if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS) t.dropped_ += dropped;
   }
   if (buffer) {
+    // Zeroed here, on CUPTI's worker thread, so that the request on the program's thread costs nothing.
+    if (t.options_.zeroed_buffers) std::memset(buffer, 0, t.options_.buffer_bytes);
     std::lock_guard<std::mutex> lock(t.pool_mu_);
     t.pool_.push_back(buffer);
   }

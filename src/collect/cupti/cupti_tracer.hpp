@@ -23,6 +23,11 @@ struct TracerOptions {
   bool graph_trace = false;       // KPROF_TRACE_GRAPH=1: one record per graph launch instead of per node
   bool overhead = false;          // KPROF_TRACE_OVERHEAD (default 0)
   std::size_t buffer_bytes = 8u << 20;  // KPROF_TRACE_BUFFER_MB (default 8)
+  // CUPTI's own knobs, for overhead experiments (bench/RESULTS.md §2); unset = CUPTI's defaults.
+  bool zeroed_buffers = false;          // KPROF_TRACE_ZEROED=1: hand CUPTI zeroed buffers (it skips zeroing them)
+  int host_pinned = -1;                 // KPROF_TRACE_PINNED=0/1: profiling data in pinned host memory
+  std::size_t device_buffer_mb = 0;     // KPROF_TRACE_DEVBUF_MB: CUPTI's per-context device buffer
+  std::size_t device_buffers = 0;       // KPROF_TRACE_PREALLOC: device buffers pre-allocated per context
   static TracerOptions from_env();
 };
 

@@ -1,4 +1,5 @@
-// Entry point the CUDA driver calls when CUDA_INJECTION64_PATH names this library, plus the exit paths:
+// Entry point the CUDA driver calls when CUDA_INJECTION64_PATH names this library (activity tracer, or the
+// range-profiler counters when KPROF_COUNTERS_FILE is set), plus the exit paths:
 // atexit writes the trace; SIGINT/SIGTERM write what was traced so far, then chain to the previous handler.
 //
 // The signal handler does no work itself (flushing CUPTI and writing a file are not async-signal-safe, and the
@@ -15,6 +16,7 @@
 #include <poll.h>
 #include <thread>
 #include <unistd.h>
+#include "collect/cupti/counter_collector.hpp"
 #include "collect/cupti/cupti_tracer.hpp"
 
 namespace {
@@ -24,6 +26,12 @@ int g_done_pipe[2] = {-1, -1};
 struct sigaction g_previous[2];
 constexpr int kSignals[2] = {SIGINT, SIGTERM};
 std::atomic<bool> g_started{false};
+bool g_counter_mode = false;  // KPROF_COUNTERS_FILE set: range-profiler counters instead of activity tracing
+
+void write_results(bool interrupted) {
+  if (g_counter_mode) kprof::cupti::write_counters(interrupted);
+  else kprof::cupti::Tracer::instance().write_snapshot(interrupted);
+}
 
 void writer_thread() {
   char c;
@@ -31,7 +39,7 @@ void writer_thread() {
     ssize_t n = ::read(g_request_pipe[0], &c, 1);
     if (n < 0) continue;  // EINTR
     if (n == 0) return;
-    kprof::cupti::Tracer::instance().write_snapshot(/*interrupted=*/true);
+    write_results(/*interrupted=*/true);
     (void)!::write(g_done_pipe[1], &c, 1);
   }
 }
@@ -77,7 +85,7 @@ void install_signal_handlers() {
   }
 }
 
-void at_exit() { kprof::cupti::Tracer::instance().write_snapshot(/*interrupted=*/false); }
+void at_exit() { write_results(/*interrupted=*/false); }
 
 }  // namespace
 
@@ -95,10 +103,17 @@ void point_nvtx_at_our_cupti() {
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   if (g_started.exchange(true)) return 1;  // the driver may call it once per process; be safe
-  if (kprof::cupti::TracerOptions::from_env().nvtx) point_nvtx_at_our_cupti();
-  auto options = kprof::cupti::TracerOptions::from_env();
-  if (!kprof::cupti::Tracer::instance().start(options)) {
-    std::fprintf(stderr, "kprof tracer: CUPTI activity tracing unavailable; writing what it reports\n");
+  auto counters = kprof::cupti::CounterOptions::from_env();
+  g_counter_mode = !counters.output.empty();
+  if (g_counter_mode) {
+    point_nvtx_at_our_cupti();  // the NVTX stack attributes launches to stages
+    if (!kprof::cupti::start_counter_collection(counters))
+      std::fprintf(stderr, "kprof counters: counter collection unavailable; writing what it reports\n");
+  } else {
+    auto options = kprof::cupti::TracerOptions::from_env();
+    if (options.nvtx) point_nvtx_at_our_cupti();
+    if (!kprof::cupti::Tracer::instance().start(options))
+      std::fprintf(stderr, "kprof tracer: CUPTI activity tracing unavailable; writing what it reports\n");
   }
   std::atexit(at_exit);
   install_signal_handlers();

@@ -17,6 +17,9 @@ std::vector<std::string> ncu_collect_args(const NcuRunOptions& opt) {
     std::string joined;
     for (const auto& m : opt.metrics) joined += (joined.empty() ? "" : ",") + m;
     a.insert(a.end(), {"--metrics", joined});
+    // An empty section folder: ncu then skips loading and parsing its ~30 section files and rules at start-up
+    // (0.3 s of a 4.5 s annotation run on the H200); --metrics needs none of them.
+    a.insert(a.end(), {"--section-folder", (fs::path(opt.work_dir) / "no-sections").string()});
     if (opt.first_launch_per_kernel) {
       // context:stream:name:invocation — invocation 1 of every kernel matching the name filter.
       a.insert(a.end(), {"--kernel-id", "::regex:" + name_re + ":1"});
@@ -68,6 +71,7 @@ NcuRunResult run_ncu(const NcuRunOptions& opt) {
     throw Error("Nsight Compute (`" + opt.ncu + "`) is not on PATH. Install Nsight Compute or pass --ncu PATH; "
                 "`--prof_type=event` and `--prof_type=nsys` work without it.", kExitNoTool);
   fs::create_directories(opt.work_dir);
+  if (opt.mode == "annotation") fs::create_directories(fs::path(opt.work_dir) / "no-sections");
   NcuRunResult r;
   r.log_file = (fs::path(opt.work_dir) / "ncu_console.log").string();
   ProcessSpec spec;

@@ -1,0 +1,115 @@
+#include "collect/counters/counters_import.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "collect/kernel_name.hpp"
+#include "collect/ncu/units.hpp"
+#include "collect/trace/demangle.hpp"
+#include "util/errors.hpp"
+#include "util/fs.hpp"
+
+namespace kprof::counters {
+
+using nlohmann::json;
+
+namespace {
+
+MetricValue number(double v, const std::string& unit) {
+  MetricValue m;
+  m.value = v;
+  m.unit = unit;
+  return m;
+}
+
+}  // namespace
+
+CounterSession parse_counters(const std::string& text, const std::string& where) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ParseError(where, 0, std::string("not JSON (") + e.what() + ")");
+  }
+  if (!doc.is_object() || doc.value("schema", "") != "kprof.counters/1")
+    throw ParseError(where, 0, "not a kprof counters file (schema kprof.counters/1 expected)");
+  CounterSession s;
+  try {
+    s.chip = doc.value("chip", "");
+    s.passes = doc.value("passes", std::size_t{0});
+    s.setup_ms = doc.value("setup_ms", 0.0);
+    s.metrics = doc.value("metrics", std::vector<std::string>{});
+    s.unsupported = doc.value("unsupported", std::vector<std::string>{});
+    s.launches_seen = doc.value("launches_seen", std::uint64_t{0});
+    s.launches_profiled = doc.value("launches_profiled", std::uint64_t{0});
+    s.launches_captured = doc.value("launches_captured", std::uint64_t{0});
+    s.interrupted = doc.value("interrupted", false);
+    if (s.launches_captured > 0)
+      s.warnings.push_back(fmt::format(
+          "counters: {} launches were captured into CUDA graphs; kernels that run only from graph launches have no "
+          "counters with --counters cupti (Nsight Compute profiles graph nodes: --counters ncu)",
+          s.launches_captured));
+    auto units = doc.value("units", std::map<std::string, std::string>{});
+    for (const auto& e : doc.value("errors", std::vector<std::string>{})) s.warnings.push_back("counters: " + e);
+    std::vector<std::string> not_collected;
+    for (const auto& m : s.unsupported)
+      if (m.rfind("launch__", 0) != 0 && m != "sm__maximum_warps_per_active_cycle_pct") not_collected.push_back(m);
+    if (!not_collected.empty()) {
+      std::string list;
+      for (const auto& m : not_collected) list += (list.empty() ? "" : ", ") + m;
+      s.warnings.push_back("counters: not available on " + s.chip + " through CUPTI: " + list);
+    }
+    int id = 0;
+    for (const auto& k : doc.at("kernels")) {
+      KernelLaunch l;
+      l.id = id++;
+      l.mangled = k.at("mangled").get<std::string>();
+      l.name = demangle(l.mangled);
+      l.function = function_base_name(l.name);
+      l.context = k.value("context", std::int64_t{-1});
+      l.stream = k.value("stream", std::int64_t{-1});
+      l.device = k.value("device", 0);
+      l.nvtx_stack = k.value("nvtx", std::vector<std::string>{});
+      if (!l.nvtx_stack.empty()) l.nvtx_range = l.nvtx_stack.back();
+      auto grid = k.value("grid", std::vector<std::int64_t>{0, 0, 0});
+      auto block = k.value("block", std::vector<std::int64_t>{0, 0, 0});
+      if (grid.size() != 3 || block.size() != 3) throw ParseError(where, 0, "grid and block need three values");
+      for (int i = 0; i < 3; ++i) l.launch.grid[i] = int(grid[i]), l.launch.block[i] = int(block[i]);
+      double threads = double(block[0]) * block[1] * block[2];
+      double blocks = double(grid[0]) * grid[1] * grid[2];
+      l.metrics["launch__grid_size"] = number(blocks, "");
+      l.metrics["launch__block_size"] = number(threads, "");
+      auto dyn = k.value("shared_mem_dynamic", std::int64_t{0});
+      l.launch.shared_mem_dynamic_bytes = dyn;
+      l.metrics["launch__shared_mem_per_block_dynamic"] = number(double(dyn), "byte");
+      if (k.contains("registers")) {
+        l.launch.registers_per_thread = k.at("registers").get<int>();
+        l.launch.shared_mem_static_bytes = k.value("shared_mem_static", std::int64_t{0});
+        l.metrics["launch__registers_per_thread"] = number(l.launch.registers_per_thread, "register/thread");
+        l.metrics["launch__shared_mem_per_block_static"] = number(double(l.launch.shared_mem_static_bytes), "byte");
+        l.metrics["sm__maximum_warps_per_active_cycle_pct"] = number(k.value("theoretical_occupancy_pct", 0.0), "%");
+        l.metrics["launch__waves_per_multiprocessor"] = number(k.value("waves_per_sm", 0.0), "");
+      }
+      for (const auto& [name, v] : k.value("values", std::map<std::string, double>{})) {
+        auto it = units.find(name);
+        auto scale = ncu::unit_scale(it == units.end() ? "" : it->second);
+        l.metrics[name] = number(v * scale.factor, scale.base_unit);
+      }
+      if (auto d = l.metrics.find("gpu__time_duration.sum"); d != l.metrics.end()) l.duration_ns = d->second.value;
+      if (k.contains("error"))
+        s.warnings.push_back(fmt::format("counters: {} (launch {} of it): {}", l.function,
+                                         k.value("invocation", std::uint64_t{0}), k.at("error").get<std::string>()));
+      s.launches.push_back(std::move(l));
+    }
+  } catch (const json::exception& e) {
+    throw ParseError(where, 0, e.what());
+  }
+  return s;
+}
+
+CounterSession import_counters(const std::filesystem::path& file) {
+  return parse_counters(read_file(file), file.string());
+}
+
+}  // namespace kprof::counters
