@@ -37,13 +37,17 @@ step event_streams   kprof run --prof_type=event --kernel streams --out $O/event
 step annot_probe     kprof run --prof_type=annotation --kernel probe --out $O/annotation_probe -- $D/probe_kernels 1
 step annot_probe_all kprof run --prof_type=annotation --all-launches --kernel probe --out $O/annotation_probe_all_launches -- $D/probe_kernels 1
 step annot_probe_ncu kprof run --prof_type=annotation --timing ncu --kernel probe --out $O/annotation_probe_ncutiming -- $D/probe_kernels 1
+step annot_probe_cupti kprof run --prof_type=annotation --counters cupti --kernel probe --out $O/annotation_probe_cupti -- $D/probe_kernels 1
+step annot_probe_cupti_ct kprof run --prof_type=annotation --counters cupti --timing counters --kernel probe --out $O/annotation_probe_cupti_counters -- $D/probe_kernels 1
 step ncu_full_plain  ncu --clock-control none --set full -f -o /tmp/full $D/probe_kernels 1
 step ncu_probe       kprof run --prof_type=ncu --kernel probe --out $O/ncu_probe -- $D/probe_kernels 1
 step annot_streams   kprof run --prof_type=annotation --kernel streams --out $O/annotation_streams -- $D/streams_nvtx_graph 2000
+step annot_streams_cupti kprof run --prof_type=annotation --counters cupti --kernel streams --out $O/annotation_streams_cupti -- $D/streams_nvtx_graph 2000
 # 3. Triton / PyTorch
 step event_triton    kprof run --prof_type=event --out $O/event_triton -- python3 examples/programs/triton_softmax.py
 step nsys_triton     kprof run --prof_type=nsys --out $O/nsys_triton -- python3 examples/programs/triton_softmax.py
 step annot_triton    kprof run --prof_type=annotation --out $O/annotation_triton -- python3 examples/programs/triton_softmax.py
+step annot_triton_cupti kprof run --prof_type=annotation --counters cupti --out $O/annotation_triton_cupti -- python3 examples/programs/triton_softmax.py
 # 3b. event-mode median vs do_bench on a 0.5 ms-class elementwise kernel, 5 invocations each
 for i in 1 2 3 4 5; do
   kprof run --prof_type=event -q --kernel elementwise --out $O/event_elementwise_$i -- python3 bench/python/elementwise.py loop
@@ -59,10 +63,12 @@ for v in core fp32 tens M; do
     --log-file /tmp/passes_$v.csv $D/probe_kernels 1 > /dev/null 2>&1
   echo "$v passes=$(python3 -c "import csv,sys; r=[l for l in open('/tmp/passes_$v.csv') if l.startswith('\"')]; x=list(csv.reader(r)); i=x[0].index('profiler__replayer_passes'); print(x[2][i])") wall=$(dt $t0 $(now))" | tee -a $S
 done
-# 3d. which NVTX / CUPTI libraries a traced PyTorch process maps (NVTX ranges from torch did not reach the trace)
-CUDA_INJECTION64_PATH=$D/libkprof_inject.so NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so KPROF_TRACE_FILE=/tmp/diag.kptrace \
-  python3 -c "import torch; torch.zeros(1, device='cuda'); torch.cuda.nvtx.range_push('diag'); torch.cuda.nvtx.range_pop(); import os; print(sorted({l.split()[-1] for l in open('/proc/self/maps') if 'cupti' in l or 'nvtx' in l.lower() or 'nvToolsExt' in l}))" > $R/nvtx_diag.txt 2>&1
-cat $R/nvtx_diag.txt | tee -a $S
+# 3d. counters from the CUPTI range profiler against Nsight Compute's, kernel by kernel
+for p in "annotation_probe_cupti_counters annotation_probe_ncutiming" "annotation_streams_cupti annotation_streams" \
+         "annotation_triton_cupti annotation_triton"; do
+  set -- $p; python3 scripts/device/compare_counters.py $O/$1 $O/$2 > $R/compare_$1.txt 2>&1
+  log "compare_$1 rc=$? $(tail -1 $R/compare_$1.txt)"
+done
 # 4. errors: a failing program, a missing program, the GPU lock held
 step fail_program    kprof run --prof_type=event --out $O/fail -- /bin/false
 ( flock -x 9; sleep 8 ) 9>/tmp/kprof-gpu0.lock & sleep 1

@@ -60,7 +60,25 @@ ranges = int(re.search(r"(\d+) NVTX ranges", tr).group(1))
 check("Python kernels traced", kernels > 0, f"{kernels} kernels")
 check("Python NVTX ranges", ranges > 0, f"{ranges} ranges")
 
-# 5. Exit codes of the error paths.
+# 5. In-process counters (CUPTI range profiler) agree with Nsight Compute's, and annotation mode with them costs
+#    at most 0.15x of `ncu --set full` on the probe program.
+def step_seconds(step):
+    text = (root / "summary.txt").read_text() if (root / "summary.txt").exists() else (root / "logs" / "summary.txt").read_text()
+    m = re.search(rf"^{step}\s+rc=\d+\s+([\d.]+) s", text, re.M)
+    return float(m.group(1)) if m else None
+
+
+for name in ("annotation_probe_cupti_counters", "annotation_streams_cupti", "annotation_triton_cupti"):
+    f = root / f"compare_{name}.txt"
+    f = f if f.exists() else root / "logs" / f"compare_{name}.txt"
+    last = f.read_text().strip().splitlines()[-1] if f.exists() else "missing"
+    check(f"counters cupti vs ncu ({name})", " 0 differ" in last, last)
+full, cupti = step_seconds("ncu_full_plain"), step_seconds("annot_probe_cupti_ct")
+if full and cupti:
+    check("annotation cost (--counters cupti --timing counters)", cupti / full <= 0.15,
+          f"{cupti:.2f} s vs ncu --set full {full:.2f} s = {cupti / full:.3f}x (goal <= 0.15x)")
+
+# 6. Exit codes of the error paths.
 check("failing program exit code", summary_rc("fail_program") == 7, f"rc={summary_rc('fail_program')} (want 7)")
 check("GPU lock busy exit code", summary_rc("lock_busy") == 8, f"rc={summary_rc('lock_busy')} (want 8)")
 

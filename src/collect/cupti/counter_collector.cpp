@@ -205,8 +205,10 @@ bool Collector::setup(CUcontext ctx) {
   if (auto r = cuptiProfilerHostInitialize(&hi); r != CUPTI_SUCCESS) return fail("cuptiProfilerHostInitialize", r);
   host_ = hi.pHostObject;
 
-  // Metrics one at a time, so that one the chip lacks (or that only Nsight Compute derives, like launch__*)
-  // is reported instead of failing the whole list.
+  // Each metric is checked on its own, so that one the chip lacks (or that only Nsight Compute derives, like
+  // launch__*) is reported instead of failing the whole list; the valid ones are then added in ONE call: the
+  // host scheduler packs counters into replay passes only within a call (the annotation list takes 12 passes on
+  // GH100 added at once, 33 added one by one).
   for (const auto& m : opt_.metrics) {
     CUpti_Profiler_Host_GetMetricProperties_Params props{CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
     props.pHostObject = host_;
@@ -215,23 +217,22 @@ bool Collector::setup(CUcontext ctx) {
       unsupported_.push_back(m);
       continue;
     }
-    const char* name = m.c_str();
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    add.pHostObject = host_;
-    add.ppMetricNames = &name;
-    add.numMetrics = 1;
-    if (cuptiProfilerHostConfigAddMetrics(&add) != CUPTI_SUCCESS) {
-      unsupported_.push_back(m);
-      continue;
-    }
     metrics_.push_back(m);
     units_[m] = props.pDimUnit ? props.pDimUnit : "";
+  }
+  for (const auto& m : metrics_) metric_ptrs_.push_back(m.c_str());
+  if (!metrics_.empty()) {
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    add.pHostObject = host_;
+    add.ppMetricNames = metric_ptrs_.data();
+    add.numMetrics = metric_ptrs_.size();
+    if (auto r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS)
+      return fail("cuptiProfilerHostConfigAddMetrics", r);
   }
   if (metrics_.empty()) {
     error("none of the requested metrics is supported on chip " + chip_);
     return false;
   }
-  for (const auto& m : metrics_) metric_ptrs_.push_back(m.c_str());
 
   CUpti_Profiler_Host_GetConfigImageSize_Params cs{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
   cs.pHostObject = host_;
