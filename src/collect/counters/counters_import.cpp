@@ -23,6 +23,17 @@ MetricValue number(double v, const std::string& unit) {
   return m;
 }
 
+// CUPTI's host API names dimensions ("nanosecond", "percent", "gpc_cycle"); ncu prints the same quantities as
+// "nsecond", "%", "cycle". Stored in the units the ncu importer stores, so that both sources read alike.
+std::string ncu_unit(const std::string& dim) {
+  static const std::map<std::string, std::string> names{
+      {"nanosecond", "nsecond"}, {"percent", "%"},         {"gpc_cycle", "cycle"}, {"sm_cycle", "cycle"},
+      {"dram_cycle", "cycle"},   {"l2_sector", "sector"},  {"sector", "sector"},   {"instruction", "inst"},
+      {"math_op", ""},           {"warp", "warp"},         {"thread", "thread"},   {"byte", "byte"}};
+  auto it = names.find(dim);
+  return it == names.end() ? dim : it->second;
+}
+
 }  // namespace
 
 CounterSession parse_counters(const std::string& text, const std::string& where) {
@@ -93,7 +104,7 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
       }
       for (const auto& [name, v] : k.value("values", std::map<std::string, double>{})) {
         auto it = units.find(name);
-        auto scale = ncu::unit_scale(it == units.end() ? "" : it->second);
+        auto scale = ncu::unit_scale(ncu_unit(it == units.end() ? "" : it->second));
         l.metrics[name] = number(v * scale.factor, scale.base_unit);
       }
       if (auto d = l.metrics.find("gpu__time_duration.sum"); d != l.metrics.end()) l.duration_ns = d->second.value;

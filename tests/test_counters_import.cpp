@@ -1,0 +1,95 @@
+// The CUPTI range-profiler counter files (kprof.counters/1) written on the H200 by libkprof_inject.so.
+#include <gtest/gtest.h>
+
+#include "collect/counters/counters_import.hpp"
+#include "collect/ncu/canonical.hpp"
+#include "collect/stage_grouping.hpp"
+#include "util/errors.hpp"
+
+using namespace kprof;
+
+namespace {
+std::string fixture(const std::string& name) { return std::string(KPROF_FIXTURES) + "/h200-counters/" + name; }
+
+const KernelLaunch& by_function(const counters::CounterSession& s, const std::string& fn) {
+  for (const auto& l : s.launches)
+    if (l.function == fn) return l;
+  throw std::runtime_error("no launch of " + fn);
+}
+}  // namespace
+
+TEST(CountersImport, ReadsTheProbeProgramsCounters) {
+  auto s = counters::import_counters(fixture("probe_one_by_one.json"));
+  EXPECT_EQ(s.chip, "GH100");
+  EXPECT_EQ(s.launches_profiled, 7u);
+  EXPECT_EQ(s.launches_seen, 12u);
+  ASSERT_EQ(s.launches.size(), 7u);
+  const auto& copy = by_function(s, "copy_f4");
+  EXPECT_EQ(copy.name, "copy_f4(float4 const*, float4*, unsigned long)");  // as the tracer demangles it
+  EXPECT_EQ(copy.nvtx_range, "stage_copy");
+  EXPECT_EQ(copy.launch.block[0], 256);
+  ASSERT_TRUE(copy.duration_ns);
+  EXPECT_NEAR(*copy.duration_ns, 595456, 1);  // gpu__time_duration.sum, nanoseconds
+  EXPECT_EQ(copy.metrics.at("gpu__time_duration.sum").unit, "ns");
+  EXPECT_EQ(copy.metrics.at("dram__throughput.avg.pct_of_peak_sustained_elapsed").unit, "%");
+  // launch__* values that ncu computes itself come from the driver's figures
+  EXPECT_DOUBLE_EQ(copy.metrics.at("sm__maximum_warps_per_active_cycle_pct").value, 100.0);
+  EXPECT_DOUBLE_EQ(copy.metrics.at("launch__grid_size").value,
+                   double(copy.launch.grid[0]) * copy.launch.grid[1] * copy.launch.grid[2]);
+  // launch__ names are expected to be unsupported by CUPTI: no warning for them
+  for (const auto& w : s.warnings) EXPECT_EQ(w.find("launch__"), std::string::npos) << w;
+}
+
+TEST(CountersImport, CanonicalMetricsAndStagesAsFromNcu) {
+  auto s = counters::import_counters(fixture("probe_one_by_one.json"));
+  auto c = ncu::derive_canonical(by_function(s, "copy_f4"));
+  ASSERT_TRUE(c.dram_bytes);
+  EXPECT_GT(*c.dram_bytes, 2.0e9);  // a 1 GiB float4 copy reads and writes ~2.1 GB
+  ASSERT_TRUE(c.theoretical_occupancy_pct);
+  EXPECT_DOUBLE_EQ(*c.theoretical_occupancy_pct, 100.0);
+  auto w = ncu::derive_canonical(by_function(s, "wmma_gemm"));
+  ASSERT_TRUE(w.flops_tensor);
+  EXPECT_GT(*w.flops_tensor, 1e11);
+  EXPECT_DOUBLE_EQ(*w.theoretical_occupancy_pct, 75.0);
+  auto stages = group_into_stages(s.launches);
+  bool gemm = false;
+  for (const auto& st : stages)
+    if (st.name == "stage_gemm") gemm = st.kernels.size() == 2;  // sgemm_naive and wmma_gemm
+  EXPECT_TRUE(gemm);
+}
+
+TEST(CountersImport, FailedLaunchesBecomeWarnings) {
+  // streams_nvtx_graph launches three kernels while capturing a CUDA graph: the collector of that run tried
+  // to profile them and CUPTI could not decode the ranges. Each failure is reported, by kernel.
+  auto s = counters::import_counters(fixture("streams_graph_capture.json"));
+  int failures = 0;
+  for (const auto& w : s.warnings) failures += w.find("cuptiRangeProfilerDecodeData") != std::string::npos;
+  EXPECT_EQ(failures, 3);
+  EXPECT_FALSE(by_function(s, "spin_fma").metrics.empty());
+}
+
+TEST(CountersImport, MalformedFilesAreParseErrors) {
+  EXPECT_THROW(counters::parse_counters("{not json", "x.json"), ParseError);
+  EXPECT_THROW(counters::parse_counters(R"({"schema":"kprof-trace/1"})", "x.json"), ParseError);
+  EXPECT_THROW(counters::parse_counters(R"({"schema":"kprof.counters/1","kernels":[{"mangled":"_Z1fv","grid":[1]}]})",
+                                        "x.json"),
+               ParseError);
+  try {
+    counters::parse_counters("[]", "bad.json");
+    FAIL();
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
+    EXPECT_EQ(e.exit_code(), kExitBadInput);
+  }
+}
+
+TEST(CountersImport, CapturedLaunchesAndUnsupportedMetricsAreSaid) {
+  auto s = counters::parse_counters(
+      R"({"schema":"kprof.counters/1","chip":"GH100","launches_captured":3,
+          "unsupported":["launch__grid_size","smsp__made_up.sum"],"kernels":[]})",
+      "mem.json");
+  ASSERT_EQ(s.warnings.size(), 2u);
+  EXPECT_NE(s.warnings[0].find("CUDA graphs"), std::string::npos) << s.warnings[0];
+  EXPECT_NE(s.warnings[1].find("smsp__made_up.sum"), std::string::npos) << s.warnings[1];
+  EXPECT_EQ(s.warnings[1].find("launch__grid_size"), std::string::npos) << s.warnings[1];
+}
