@@ -10,6 +10,7 @@
 
 #include "cli/commands/commands.hpp"
 #include "plan/plan_json.hpp"
+#include "support/fake_kernels.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;
@@ -34,26 +35,26 @@ Result sh(const std::string& cmd) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, read_file(o), read_file(e)};
 }
 
-// A stand-in for kprof-kernels: fixed list and plan; `run` exits with $FAKE_RUN_RC and logs its arguments.
+// The fake kprof-kernels (support/fake_kernels.hpp) with a fixed list, one plan for every gemm version, and a
+// `run` that exits with $FAKE_RUN_RC.
 std::string fake_kernels() {
-  auto p = scratch() / "fake-kprof-kernels";
-  plan::PackageInfo gemm{"gemm", "C = A B", {{"v1", "naive"}, {"v2", "tiled"}, {"v3", "wmma"}},
-                         {{"m", 4096, ""}, {"n", 4096, ""}, {"k", 4096, ""}}, "bf16"};
-  plan::PackageInfo ov{"overlap", "two streams", {{"v1", "serial"}, {"v2", "concurrent"}},
-                       {{"n", 1024, ""}, {"iters", 8, ""}}, "fp32"};
-  plan::KernelPlan kp;
-  kp.package = "gemm";
-  kp.version = "v3";
-  kp.params = {{"m", 512}, {"n", 4096}, {"k", 4096}};
-  kp.dtype = "bf16";
-  kp.stages = {{"gemm", 2.0 * 512 * 4096 * 4096, 1e6, "bf16", 0, {{{"bm", 64}}, {{"bm", 128}}}}};
-  std::string script = "#!/bin/sh\necho \"$@\" >> " + (scratch() / "fake.log").string() +
-                       "\ncase \"$1\" in\n list) cat <<'JSON'\n" + plan::packages_to_json({gemm, ov}) +
-                       "JSON\n;;\n describe) cat <<'JSON'\n" + json(kp).dump() +
-                       "\nJSON\n;;\n run) exit ${FAKE_RUN_RC:-0};;\nesac\n";
-  write_file_atomic(p, script);
-  fs::permissions(p, fs::perms::owner_all);
-  return p.string();
+  static const std::string path = [] {
+    static kprof::testing::FakeKernels fake(scratch() / "fake");
+    plan::PackageInfo gemm{"gemm", "C = A B", {{"v1", "naive"}, {"v2", "tiled"}, {"v3", "wmma"}},
+                           {{"m", 4096, ""}, {"n", 4096, ""}, {"k", 4096, ""}}, "bf16"};
+    plan::PackageInfo ov{"overlap", "two streams", {{"v1", "serial"}, {"v2", "concurrent"}},
+                         {{"n", 1024, ""}, {"iters", 8, ""}}, "fp32"};
+    plan::KernelPlan kp;
+    kp.package = "gemm";
+    kp.version = "v3";
+    kp.params = {{"m", 512}, {"n", 4096}, {"k", 4096}};
+    kp.dtype = "bf16";
+    kp.stages = {{"gemm", 2.0 * 512 * 4096 * 4096, 1e6, "bf16", 0, {{{"bm", 64}}, {{"bm", 128}}}}};
+    fake.set_packages({gemm, ov});
+    fake.set_plan(kp, true);
+    return fake.path();
+  }();
+  return path;
 }
 
 Result kprof_with_fake(const std::string& args, const std::string& env = "") {

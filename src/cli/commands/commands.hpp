@@ -1,12 +1,14 @@
 // One function per kprof subcommand. app.cpp parses the command line into these option structs.
 #pragma once
+#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
-#include <map>
-
+#include "cli/commands/kernels_binary.hpp"
 #include "model/params.hpp"
 #include "model/profile.hpp"
+#include "util/errors.hpp"
 
 namespace kprof::cli {
 
@@ -111,8 +113,23 @@ struct PackageOptions {
   std::string ncu = "ncu";
   bool no_wait = false;
   bool dry_run = false;
+  std::string kernels;                   // kprof-kernels binary ("" = $KPROF_KERNELS, next to kprof, PATH)
 };
 int cmd_package(const PackageOptions&);
+
+// What profile_package did: the version and parameters it resolved (defaults filled in), the artifact directory
+// it wrote, and the exit code of the profiled run (kExitOk, kExitProgramFailed, kExitInterrupted).
+struct PackageRun {
+  int exit_code = kExitOk;
+  std::string package, version;
+  ProblemParams params;
+  std::filesystem::path artifact_dir;
+};
+// cmd_package's work without the command line's printing of unknown names: resolve the package, version and
+// parameters through kprof-kernels, check and tune, then profile through cmd_run. Throws UnknownPackageError for
+// a package kprof-kernels does not have, Error(kExitUsage) for an unknown version or parameter, Error for a
+// failed check/tune (kExitProgramFailed; "wrong result" when the reference check failed) or a missing tool.
+PackageRun profile_package(const PackageOptions&);
 
 struct ListOptions {
   CommonOptions common;

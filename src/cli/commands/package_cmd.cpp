@@ -6,13 +6,13 @@
 //   3. `kprof-kernels run ... --no-check --no-tune --runs N` profiled through cmd_run in the chosen mode, so the
 //      trace and ncu see only the plan's stages (each in its NVTX range), with the plan's declarations attached.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands/artifact.hpp"
 #include "cli/commands/commands.hpp"
+#include "cli/commands/kernels_binary.hpp"
 #include "plan/plan_json.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -22,60 +22,6 @@ namespace kprof::cli {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-fs::path self_dir() {
-  std::error_code ec;
-  auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : p.parent_path();
-}
-
-// KPROF_KERNELS, else next to kprof (the build tree puts it there), else ../libexec, else PATH.
-std::string find_kernels_binary() {
-  if (const char* e = std::getenv("KPROF_KERNELS"); e && *e) return e;
-  for (auto p : {self_dir() / "kprof-kernels", self_dir() / "../libexec/kprof-kernels"})
-    if (fs::exists(p)) return p.string();
-  if (auto p = find_executable("kprof-kernels")) return *p;
-  throw Error("not a kprof subcommand, and kernel packages are unavailable: kprof-kernels was not found next to "
-              "kprof (it is built when the CUDA toolkit is present; set KPROF_KERNELS to its path). "
-              "Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list",
-              kExitNoTool);
-}
-
-// Runs kprof-kernels with its stdout captured; stderr goes to the terminal (messages, progress).
-std::string kernels_output(const std::string& bin, const std::vector<std::string>& args, int usage_exit_code) {
-  static int n = 0;
-  fs::path tmp = fs::temp_directory_path() / fmt::format("kprof_kernels_{}_{}.json", ::getpid(), n++);
-  ProcessSpec spec;
-  spec.argv = {bin};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.stdout_file = tmp.string();
-  auto r = run_process(spec);
-  std::string out = fs::exists(tmp) ? read_file(tmp) : "";
-  std::error_code ec;
-  fs::remove(tmp, ec);
-  if (r.signaled || r.exit_code != 0)
-    throw Error("kprof-kernels " + (args.empty() ? std::string() : args[0]) + " " + r.describe(),
-                r.exit_code == 2 ? usage_exit_code : kExitFailure);
-  return out;
-}
-
-std::vector<plan::PackageInfo> list_packages(const std::string& bin) {
-  try {
-    return plan::packages_from_json(kernels_output(bin, {"list"}, kExitFailure));
-  } catch (const plan::PlanError& e) {
-    throw Error(std::string("kprof-kernels list: ") + e.what(), kExitFailure);
-  }
-}
-
-std::vector<std::string> param_args(const ProblemParams& p) {
-  std::vector<std::string> a;
-  for (const auto& [k, v] : p.values) a.push_back(fmt::format("--{}={}", k, v));
-  return a;
-}
-
-}  // namespace
-
 int cmd_list(const ListOptions& o) {
   auto pkgs = list_packages(find_kernels_binary());
   if (o.common.json) std::cout << plan::packages_to_json(pkgs);
@@ -83,41 +29,26 @@ int cmd_list(const ListOptions& o) {
   return kExitOk;
 }
 
-int cmd_package(const PackageOptions& o) {
+PackageRun profile_package(const PackageOptions& o) {
   static const std::vector<std::string> modes{"annotation", "event", "ncu", "nsys"};
   if (std::find(modes.begin(), modes.end(), o.prof_type) == modes.end())
     throw Error("--prof_type must be one of annotation, event, ncu, nsys (got '" + o.prof_type + "')", kExitUsage);
   if (o.bench_runs < 1) throw Error("--bench_runs must be at least 1", kExitUsage);
-  std::string bin = find_kernels_binary();
+  std::string bin = find_kernels_binary(o.kernels);
   auto pkgs = list_packages(bin);
-  const plan::PackageInfo* pkg = plan::find_package(pkgs, o.package);
-  if (!pkg) {
-    std::cerr << "kprof: unknown subcommand or package '" << o.package << "'. Packages:\n"
-              << plan::render_package_list(pkgs)
-              << "Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list (kprof --help)\n";
-    return kExitUsage;
-  }
-  const plan::VersionInfo* ver = plan::find_version(*pkg, o.version);
-  if (!ver) {
-    std::cerr << "kprof: " << pkg->name << " has no version '" << o.version << "'. Versions:\n";
-    for (const auto& v : pkg->versions) std::cerr << "  " << v.name << ": " << v.description << "\n";
-    return kExitUsage;
-  }
-  ProblemParams params;
+  const plan::PackageInfo* pkg = &require_package(pkgs, o.package);
+  const plan::VersionInfo* ver = &require_version(*pkg, o.version);
+  PackageRun result;
+  result.package = pkg->name;
+  result.version = ver->name;
   try {
-    params = plan::resolve_params(*pkg, o.params);
+    result.params = plan::resolve_params(*pkg, o.params);
   } catch (const plan::PlanError& e) {
     throw Error(e.what(), kExitUsage);
   }
+  const ProblemParams& params = result.params;
   std::vector<std::string> pargs = param_args(params);
-  std::vector<std::string> describe{"describe", pkg->name, ver->name};
-  describe.insert(describe.end(), pargs.begin(), pargs.end());
-  plan::KernelPlan kplan;
-  try {
-    kplan = plan::plan_from_json(kernels_output(bin, describe, kExitUsage));
-  } catch (const plan::PlanError& e) {
-    throw Error(std::string("kprof-kernels describe: ") + e.what(), kExitFailure);
-  }
+  plan::KernelPlan kplan = describe_plan(bin, pkg->name, ver->name, params);
 
   RunOptions ro;
   ro.common = o.common;
@@ -141,6 +72,7 @@ int cmd_package(const PackageOptions& o) {
   shape.params = params;
   shape.timestamp = utc_timestamp();
   ro.out_dir = artifact_dir(shape, o.out_root, o.out_dir).string();
+  result.artifact_dir = ro.out_dir;
 
   std::vector<std::string> common_args{pkg->name, ver->name};
   common_args.insert(common_args.end(), pargs.begin(), pargs.end());
@@ -168,18 +100,42 @@ int cmd_package(const PackageOptions& o) {
     std::string line;
     for (const auto& a : prepare) line += (line.empty() ? "" : " ") + a;
     std::cout << "check and tune: " << line << "\n";
-    return cmd_run(ro);
+    result.exit_code = cmd_run(ro);
+    return result;
   }
   ProcessSpec spec;
   spec.argv = prepare;
   if (!o.common.quiet) std::cerr << "kprof: checking and tuning " << pkg->name << " " << ver->name << "\n";
   auto r = run_process(spec);
-  if (r.interrupted) return kExitInterrupted;
+  if (r.interrupted) {
+    result.exit_code = kExitInterrupted;
+    return result;
+  }
   if (r.signaled || r.exit_code != 0)
     throw Error(fmt::format("{} {}: kprof-kernels check/tune {}{}; nothing was profiled", pkg->name, ver->name,
-                            r.describe(), r.exit_code == 3 ? " (wrong result)" : ""),
-                r.exit_code == 2 ? kExitUsage : kExitProgramFailed);
-  return cmd_run(ro);
+                            r.describe(), r.exit_code == kKernelsWrongResultExit ? " (wrong result)" : ""),
+                r.exit_code == kKernelsUsageExit ? kExitUsage : kExitProgramFailed);
+  result.exit_code = cmd_run(ro);
+  return result;
+}
+
+int cmd_package(const PackageOptions& o) {
+  PackageOptions resolved = o;
+  try {
+    resolved.kernels = find_kernels_binary(o.kernels);
+  } catch (const Error& e) {
+    throw Error(std::string("not a kprof subcommand, and ") + e.what() +
+                    ". Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list",
+                e.exit_code());
+  }
+  try {
+    return profile_package(resolved).exit_code;
+  } catch (const UnknownPackageError& e) {
+    std::cerr << "kprof: unknown subcommand or package '" << e.package() << "'. Packages:\n"
+              << e.packages()
+              << "Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list (kprof --help)\n";
+    return kExitUsage;
+  }
 }
 
 }  // namespace kprof::cli
