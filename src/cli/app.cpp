@@ -154,6 +154,26 @@ int run(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List the bundled kernel packages, their versions and parameters");
   add_common(list, lo.common);
 
+  BenchOptions bo;
+  auto* bench = app.add_subcommand("bench", "Time every version of the kernel packages over a parameter sweep "
+                                            "(bench/bench_all, bench/bench_<package>)");
+  bench->add_option("--packages", bo.packages, "Packages to run, comma-separated (default: all)")->delimiter(',');
+  bench->add_option("--versions", bo.versions, "Only these versions, comma-separated (default: all)")->delimiter(',');
+  bench->add_option("--point", bo.points, "A parameter point replacing the sweep's, e.g. m=1024,n=1024,k=512 "
+                                          "(repeatable; one package)");
+  bench->add_option("--sweep", bo.sweep_file, "Sweep file (default: bench/sweeps.toml)");
+  bench->add_option("--runs", bo.runs, "Timed runs per version and point (default: the sweep file's)");
+  bench->add_option("--out", bo.out_dir, "Output directory (default: out/bench/<timestamp>)");
+  bench->add_option("--kernels", bo.kernels, "kprof-kernels binary (default: next to kprof, $KPROF_KERNELS, PATH)");
+  bench->add_option("--cache-dir", bo.cache_dir, "Autotune cache root (default .cache/kernel-autotune)");
+  bench->add_option("--device", bo.device, "devices.json id whose peaks give the roof (default: the GPU the runs "
+                                           "report)");
+  bench->add_flag("--retune", bo.retune, "Measure every tile config again, ignoring the autotune cache");
+  bench->add_flag("--dry-run", bo.dry_run, "Print the kprof-kernels commands, run nothing");
+  bench->add_flag("--no-wait", bo.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
+  bench->add_flag("-v,--verbose", bo.verbose, "Show kprof-kernels' own progress (tuning, timing)");
+  add_common(bench, bo.common);
+
   // `kprof <package> [<version>] --m=..`: a first word that is not a subcommand names a kernel package.
   PackageOptions pk;
   CLI::App pkg_app{"kprof <package> [<version>] [--param=value ...] [options]: profile a bundled kernel package "
@@ -211,6 +231,7 @@ int run(int argc, char** argv) {
     if (*devlog) return cmd_devlog(dl);
     if (*devices) return cmd_devices(dev);
     if (*list) return cmd_list(lo);
+    if (*bench) return cmd_bench(bo);
     return static_cast<int>(kExitOk);
   });
 }

@@ -131,6 +131,27 @@ struct PackageRun {
 // failed check/tune (kExitProgramFailed; "wrong result" when the reference check failed) or a missing tool.
 PackageRun profile_package(const PackageOptions&);
 
+// kprof bench (bench/bench_all, bench/bench_<package>): every version of the chosen packages at every point of
+// the sweep (bench/sweeps.toml), timed by kprof-kernels, in one table with a rank-test verdict per version.
+struct BenchOptions {
+  CommonOptions common;
+  std::vector<std::string> packages;  // empty = every package kprof-kernels lists
+  std::vector<std::string> versions;  // empty = every version
+  std::vector<std::string> points;    // "m=1024,n=512": replaces the sweep's points (one package only)
+  std::string sweep_file;             // "" = bench/sweeps.toml beside the data directory
+  int runs = 0;                       // timed runs per version and point; 0 = the sweep file's
+  std::string out_dir;                // "" = out/bench/<timestamp>
+  std::string kernels;                // kprof-kernels binary ("" = $KPROF_KERNELS, next to kprof, PATH)
+  std::string cache_dir;              // autotune cache root ("" = kprof-kernels' default)
+  std::string device;                 // devices.json id for the roof ("" = the GPU the runs report)
+  bool retune = false;
+  bool dry_run = false;               // print the kprof-kernels commands, run nothing
+  bool no_wait = false;               // fail (exit 8) instead of waiting when another kprof run holds the GPU
+  bool verbose = false;               // pass kprof-kernels' progress (stderr) through
+};
+// Exit: 0 every version timed; 7 some version wrong or failed (the table is still written); 130 interrupted.
+int cmd_bench(const BenchOptions&);
+
 struct ListOptions {
   CommonOptions common;
 };

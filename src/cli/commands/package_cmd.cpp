@@ -125,7 +125,7 @@ int cmd_package(const PackageOptions& o) {
     resolved.kernels = find_kernels_binary(o.kernels);
   } catch (const Error& e) {
     throw Error(std::string("not a kprof subcommand, and ") + e.what() +
-                    ". Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list",
+                    ". Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list, bench",
                 e.exit_code());
   }
   try {
@@ -133,7 +133,7 @@ int cmd_package(const PackageOptions& o) {
   } catch (const UnknownPackageError& e) {
     std::cerr << "kprof: unknown subcommand or package '" << e.package() << "'. Packages:\n"
               << e.packages()
-              << "Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list (kprof --help)\n";
+              << "Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list, bench (kprof --help)\n";
     return kExitUsage;
   }
 }

@@ -82,13 +82,6 @@ std::optional<ClockState> read_clocks(int gpu, std::vector<std::string>& warning
   }
 }
 
-int visible_gpu() {
-  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) {
-    try { return std::stoi(v); } catch (...) {}
-  }
-  return 0;
-}
-
 std::string default_kernel_name(const std::vector<std::string>& cmd) {
   std::string prog = fs::path(cmd[0]).filename().string();
   if (prog.rfind("python", 0) == 0)

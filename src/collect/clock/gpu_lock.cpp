@@ -12,6 +12,16 @@
 
 namespace kprof {
 
+int visible_gpu() {
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    try {
+      return std::stoi(v);
+    } catch (...) {
+    }
+  }
+  return 0;
+}
+
 std::filesystem::path gpu_lock_path(int gpu) {
   const char* dir = std::getenv("KPROF_LOCK_DIR");
   std::filesystem::path base = (dir && *dir) ? dir : "/tmp";

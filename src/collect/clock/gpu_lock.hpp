@@ -8,6 +8,9 @@
 
 namespace kprof {
 
+// The GPU a run uses: the first entry of CUDA_VISIBLE_DEVICES when it is a number, else 0.
+int visible_gpu();
+
 // $KPROF_LOCK_DIR/kprof-gpu<N>.lock, default directory /tmp.
 std::filesystem::path gpu_lock_path(int gpu);
 
