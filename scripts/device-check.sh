@@ -43,6 +43,9 @@ step ncu_full_plain  ncu --clock-control none --set full -f -o /tmp/full $D/prob
 step ncu_probe       kprof run --prof_type=ncu --kernel probe --out $O/ncu_probe -- $D/probe_kernels 1
 step annot_streams   kprof run --prof_type=annotation --kernel streams --out $O/annotation_streams -- $D/streams_nvtx_graph 2000
 step annot_streams_cupti kprof run --prof_type=annotation --counters cupti --kernel streams --out $O/annotation_streams_cupti -- $D/streams_nvtx_graph 2000
+# 2b. a kernel package with in-process counters, and the C++ API (event mode, version override)
+step pkg_mla_v3_cupti kprof mla v3 --prof_type=annotation --counters cupti --out $O/mla_v3_cupti
+step api_example     $D/profile_plan_example $O/api
 # 3. Triton / PyTorch
 step event_triton    kprof run --prof_type=event --out $O/event_triton -- python3 examples/programs/triton_softmax.py
 step nsys_triton     kprof run --prof_type=nsys --out $O/nsys_triton -- python3 examples/programs/triton_softmax.py

@@ -47,6 +47,12 @@ for key in sorted(set(a) & set(b)):
         limit = 0.01 if m in EXACT else 0.15
         small = m in RATES + ["flops_tensor", "local_memory_bytes", "l1_bytes"] \
             and max(abs(va), abs(vb)) < (5 if m.endswith("_pct") else 4096)
+        # ncu prints waves to two decimals; its shared memory per block counted 16 bytes more than the driver's
+        # static size for one kernel (reduce_kernel: 528 vs 512): absolute tolerances for those two
+        if m == "waves_per_sm":
+            small = abs(va - vb) <= 0.005 + 1e-9
+        if m == "shared_mem_per_block_bytes":
+            small = abs(va - vb) <= 16
         flag = r > limit and not small and m not in CACHE
         compared += m not in CACHE
         bad += flag

@@ -185,6 +185,9 @@ int run(int argc, char** argv) {
   pkg_app.add_option("--cache-dir", pk.cache_dir, "Autotune cache root (default .cache/kernel-autotune)");
   add_output_options(&pkg_app, pk.baseline, pk.out_root, pk.out_dir, pk.devlog, pk.docs_dir);
   pkg_app.add_option("--ncu", pk.ncu, "Nsight Compute executable")->capture_default_str();
+  pkg_app.add_option("--counters", pk.counters,
+                     "annotation: counters from Nsight Compute (ncu) or the CUPTI range profiler in-process (cupti); "
+                     "default: $KPROF_COUNTERS, else ncu");
   pkg_app.add_flag("--no-wait", pk.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
   pkg_app.add_flag("--dry-run", pk.dry_run, "Print the plan and what would run");
   pkg_app.allow_extras();

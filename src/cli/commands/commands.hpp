@@ -111,6 +111,7 @@ struct PackageOptions {
   bool devlog = false;
   std::string docs_dir = "docs/kernels";
   std::string ncu = "ncu";
+  std::string counters;                  // annotation: "ncu" or "cupti" ("" = $KPROF_COUNTERS, else ncu)
   bool no_wait = false;
   bool dry_run = false;
   std::string kernels;                   // kprof-kernels binary ("" = $KPROF_KERNELS, next to kprof, PATH)

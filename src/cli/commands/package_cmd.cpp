@@ -61,6 +61,7 @@ PackageRun profile_package(const PackageOptions& o) {
   ro.devlog = o.devlog;
   ro.docs_dir = o.docs_dir;
   ro.ncu = o.ncu;
+  ro.counters = o.counters;
   ro.no_wait = o.no_wait;
   ro.dry_run = o.dry_run;
   for (const auto& st : kplan.stages) ro.declared_stages[st.name] = DeclaredWork{st.flops, st.min_bytes, st.precision};

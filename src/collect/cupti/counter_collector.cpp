@@ -294,6 +294,13 @@ bool Collector::setup(CUcontext ctx) {
 void Collector::fill_function(KernelRecord& r, CUfunction f) {
   if (!f || r.has_function) return;
   r.has_function = true;
+  // The runtime launches through library kernels: the handle in cuLaunchKernel's parameters is then a CUkernel
+  // (accepted where a CUfunction is), which cuFuncGetAttribute rejects. Resolve it in the current context.
+  int probe = 0;
+  if (cuFuncGetAttribute(&probe, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_ERROR_INVALID_HANDLE) {
+    CUfunction resolved = nullptr;
+    if (cuKernelGetFunction(&resolved, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && resolved) f = resolved;
+  }
   if (CUresult e = cuFuncGetAttribute(&r.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f); e != CUDA_SUCCESS) {
     const char* s = nullptr;
     cuGetErrorName(e, &s);
