@@ -93,3 +93,19 @@ TEST(CountersImport, CapturedLaunchesAndUnsupportedMetricsAreSaid) {
   EXPECT_NE(s.warnings[1].find("smsp__made_up.sum"), std::string::npos) << s.warnings[1];
   EXPECT_EQ(s.warnings[1].find("launch__grid_size"), std::string::npos) << s.warnings[1];
 }
+
+// The build that produced the committed examples: metrics in one configuration (12 passes), library-kernel
+// handles resolved for the launch attributes, launches into capturing streams counted and skipped.
+TEST(CountersImport, ReadsTheFinalFormat) {
+  auto s = counters::import_counters(fixture("probe.json"));
+  EXPECT_EQ(s.passes, 12u);
+  const auto& w = by_function(s, "wmma_gemm");
+  EXPECT_EQ(w.launch.registers_per_thread, 40);  // the driver's figure (ncu printed 40 too)
+  EXPECT_DOUBLE_EQ(w.metrics.at("launch__registers_per_thread").value, 40);
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
+  auto g = counters::import_counters(fixture("streams.json"));
+  EXPECT_EQ(g.launches_captured, 3u);
+  ASSERT_FALSE(g.warnings.empty());
+  EXPECT_NE(g.warnings.front().find("3 launches were captured into CUDA graphs"), std::string::npos)
+      << g.warnings.front();
+}
