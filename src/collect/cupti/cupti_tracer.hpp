@@ -28,6 +28,8 @@ struct TracerOptions {
   int host_pinned = -1;                 // KPROF_TRACE_PINNED=0/1: profiling data in pinned host memory
   std::size_t device_buffer_mb = 0;     // KPROF_TRACE_DEVBUF_MB: CUPTI's per-context device buffer
   std::size_t device_buffers = 0;       // KPROF_TRACE_PREALLOC: device buffers pre-allocated per context
+  bool serial_kernels = false;          // KPROF_TRACE_SERIAL_KERNELS=1: KERNEL records (serialises) not CONCURRENT_KERNEL
+  bool hw_trace = false;                // KPROF_TRACE_HWTRACE=1: ask for hardware kernel timestamps (Blackwell)
   static TracerOptions from_env();
 };
 
