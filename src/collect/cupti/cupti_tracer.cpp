@@ -93,12 +93,20 @@ bool Tracer::start(const TracerOptions& options) {
   }
   if (options_.hw_trace) {
     // Kernel timestamps from the hardware event system instead of per-launch instrumentation; CUPTI 13 documents
-    // it for Blackwell only. A refusal is recorded in the trace header and tracing goes on as usual.
-    CUptiResult hr = cuptiActivityEnableHWTrace(1);
-    if (hr != CUPTI_SUCCESS) {
-      std::lock_guard<std::mutex> lock(mu_);
-      note_error("cuptiActivityEnableHWTrace", hr);
-    }
+    // it for Blackwell only and wants the driver initialised, so it is asked for when the first context exists.
+    // The answer (accepted or the error) is recorded in the trace header; tracing goes on as usual either way.
+    CUpti_SubscriberHandle sub = nullptr;
+    auto on_context = [](void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {
+      static std::atomic<bool> asked{false};
+      if (asked.exchange(true)) return;
+      Tracer& t = instance();
+      CUptiResult hr = cuptiActivityEnableHWTrace(1);
+      std::lock_guard<std::mutex> lock(t.mu_);
+      if (hr == CUPTI_SUCCESS) t.errors_.push_back("cuptiActivityEnableHWTrace: accepted (note, not an error)");
+      else t.note_error("cuptiActivityEnableHWTrace", hr);
+    };
+    if (cuptiSubscribe(&sub, on_context, nullptr) == CUPTI_SUCCESS)
+      cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
   }
   bool ok = options_.serial_kernels ? enable(CUPTI_ACTIVITY_KIND_KERNEL, "KERNEL", true)
                                     : enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true);
