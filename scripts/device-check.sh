@@ -8,14 +8,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd); cd "$ROOT"
 D=$ROOT/build/dist; OUT=${OUT:-/tmp/kprof-out}; R=/tmp/kprof-results; rm -rf $R; mkdir -p $R $OUT
 export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH PYTHONUNBUFFERED=1
 S=$R/summary.txt; : > $S
-log() { echo "$*" | tee -a $S; }
-now() { echo $EPOCHREALTIME; }
-dt() { awk -v a=$1 -v b=$2 'BEGIN{printf "%.2f", b-a}'; }
-step() {  # step NAME cmd...: runs, records wall time and exit code
-  local name=$1; shift; local t0=$(now)
-  "$@" > $R/$name.out 2> $R/$name.err; local rc=$?
-  log "$(printf '%-28s rc=%-3s %8s s' $name $rc $(dt $t0 $(now)))"
-}
+. $ROOT/scripts/device/steps.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a $S
 kprof --version | tee -a $S
 O=$R/profiles

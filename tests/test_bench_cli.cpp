@@ -7,13 +7,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "analyze/device_db.hpp"
 #include "model/bench_table.hpp"
 #include "plan/plan_json.hpp"
 #include "support/fake_kernels.hpp"
+#include "support/shell.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;
@@ -21,23 +20,11 @@ using namespace kprof;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = test::ShellResult;
 
-fs::path scratch() {
-  auto d = fs::temp_directory_path() / ("kprof_bench_cli_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path scratch() { return test::scratch_dir("bench_cli"); }
 
-Result sh(const std::string& cmd) {
-  static int n = 0;
-  auto o = scratch() / ("o" + std::to_string(n)), e = scratch() / ("e" + std::to_string(n++));
-  int st = std::system((cmd + " >" + o.string() + " 2>" + e.string()).c_str());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, read_file(o), read_file(e)};
-}
+Result sh(const std::string& cmd) { return test::run_shell(cmd, scratch()); }
 
 // The user-facing command, with the kprof binary of this build.
 Result bench(const std::string& script, const std::string& args, const std::string& env = "") {

@@ -6,36 +6,24 @@
 #include <filesystem>
 #include <sys/wait.h>
 
+#include "support/shell.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = kprof::test::ShellResult;
 
 // Runs `kprof <args>` through the shell, capturing stdout and stderr separately.
 // env: assignments put before the command ("NAME=value ...").
 Result run_kprof(const std::string& args, const std::string& env = "") {
-  static int n = 0;
-  auto dir = fs::temp_directory_path() / ("kprof_cli_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  auto o = dir / ("o" + std::to_string(n)), e = dir / ("e" + std::to_string(n++));
-  std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(KPROF_BINARY) + " " + args + " >" +
-                    o.string() + " 2>" + e.string();
-  int st = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = kprof::read_file(o);
-  r.err = kprof::read_file(e);
-  return r;
+  return kprof::test::run_shell((env.empty() ? "" : "env " + env + " ") + std::string(KPROF_BINARY) + " " + args,
+                                kprof::test::scratch_dir("cli"));
 }
 
 const std::string F = std::string(KPROF_FIXTURES) + "/h200-probe/";
 fs::path tmp(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("kprof_cli_" + std::to_string(::getpid())) / name;
+  auto p = kprof::test::scratch_dir("cli") / name;
   fs::remove_all(p);
   return p;
 }

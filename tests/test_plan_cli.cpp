@@ -5,35 +5,22 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli/commands/commands.hpp"
 #include "plan/plan_json.hpp"
 #include "support/fake_kernels.hpp"
+#include "support/shell.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;
 using namespace kprof;
 
 namespace {
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = test::ShellResult;
 
-fs::path scratch() {
-  auto d = fs::temp_directory_path() / ("kprof_plan_cli_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path scratch() { return test::scratch_dir("plan_cli"); }
 
-Result sh(const std::string& cmd) {
-  static int n = 0;
-  auto o = scratch() / ("o" + std::to_string(n)), e = scratch() / ("e" + std::to_string(n++));
-  int st = std::system((cmd + " >" + o.string() + " 2>" + e.string()).c_str());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, read_file(o), read_file(e)};
-}
+Result sh(const std::string& cmd) { return test::run_shell(cmd, scratch()); }
 
 // The fake kprof-kernels (support/fake_kernels.hpp) with a fixed list, one plan for every gemm version, and a
 // `run` that exits with $FAKE_RUN_RC.
