@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sys/wait.h>
 
 #include "support/shell.hpp"
@@ -166,4 +167,45 @@ TEST(Cli, LockClocksNeedsConsentAndRestoresAfterTheRun) {
   EXPECT_LT(lock, reset);
   std::string profile = kprof::read_file(dir / "b" / "profile.json");
   EXPECT_NE(profile.find("\"locked\": true"), std::string::npos);
+}
+
+// --counters cupti end to end without a GPU: the "program" is a script that records the collector's environment
+// and writes a counters file the way libkprof_inject.so does (a real one from the H200, or garbage).
+TEST(Cli, CuptiCountersRunPassesFiltersAndSurvivesABadFile) {
+  auto dir = tmp("cupti_e2e");
+  fs::create_directories(dir);
+  auto script = dir / "app.sh";
+  {
+    std::ofstream s(script);
+    s << "#!/bin/sh\nenv | grep '^KPROF_COUNTERS\\|^CUDA_INJECTION64_PATH' | sort > " << (dir / "env.txt").string()
+      << "\nif [ \"$1\" = bad ]; then echo '{broken' > \"$KPROF_COUNTERS_FILE\"; else cp "
+      << std::string(KPROF_FIXTURES) << "/h200-counters/probe.json \"$KPROF_COUNTERS_FILE\"; fi\n";
+  }
+  fs::permissions(script, fs::perms::owner_all);
+  std::string common = "run --prof_type=annotation --counters cupti --timing counters --kernel probe ";
+  auto ok = run_kprof(common + "--kernel-regex 'copy|gemm' --nvtx-include stage_gemm/ --launch-skip 2 --out " +
+                          (dir / "good").string() + " -- " + script.string(),
+                      "KPROF_INJECT_LIB=/bin/true KPROF_COUNTERS_MAX=7");
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  std::string env = kprof::read_file(dir / "env.txt");
+  EXPECT_NE(env.find("KPROF_COUNTERS_KERNEL=copy|gemm"), std::string::npos) << env;
+  EXPECT_NE(env.find("KPROF_COUNTERS_NVTX=stage_gemm\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("KPROF_COUNTERS_SKIP=2"), std::string::npos) << env;
+  EXPECT_NE(env.find("KPROF_COUNTERS_MAX=\n"), std::string::npos) << env;  // the shell's 7 does not leak in
+  EXPECT_NE(env.find("KPROF_COUNTERS_METRICS=gpu__time_duration.sum,"), std::string::npos) << env;
+  EXPECT_EQ(env.find("smsp__sass_"), std::string::npos) << env;  // SASS-patching metrics are not asked for
+  std::string profile = kprof::read_file(dir / "good" / "profile.json");
+  EXPECT_NE(profile.find("\"stage_gemm\""), std::string::npos);
+  EXPECT_NE(ok.err.find("FP32/FP64/FP16 FLOP counts"), std::string::npos) << ok.err;  // said with the warnings
+
+  auto bad = run_kprof(common + "--out " + (dir / "bad").string() + " -- " + script.string() + " bad",
+                       "KPROF_INJECT_LIB=/bin/true");
+  EXPECT_EQ(bad.code, 0) << bad.err;  // the program succeeded; the unreadable counters are a warning
+  EXPECT_NE((bad.out + bad.err).find("counters not read"), std::string::npos) << bad.out << bad.err;
+  EXPECT_TRUE(fs::exists(dir / "bad" / "profile.json"));
+
+  auto regex = run_kprof(common + "--kernel-regex '(?i)gemm' --out " + (dir / "re").string() + " -- " + script.string(),
+                         "KPROF_INJECT_LIB=/bin/true");
+  EXPECT_EQ(regex.code, 2) << regex.err;
+  EXPECT_NE(regex.err.find("ECMAScript"), std::string::npos) << regex.err;
 }

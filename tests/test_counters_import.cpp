@@ -109,3 +109,20 @@ TEST(CountersImport, ReadsTheFinalFormat) {
   EXPECT_NE(g.warnings.front().find("3 launches were captured into CUDA graphs"), std::string::npos)
       << g.warnings.front();
 }
+
+TEST(CountersImport, LaunchesWithoutValuesAreNoCounterSource) {
+  auto s = counters::parse_counters(
+      R"({"schema":"kprof.counters/1","chip":"GH100","kernels":[
+           {"mangled":"_Z1av","grid":[1,1,1],"block":[32,1,1],"values":{},"error":"the launch failed (error 1): no counters"},
+           {"mangled":"_Z1bv","grid":[1,1,1],"block":[32,1,1],"values":{"gpu__time_duration.sum":null,
+            "dram__bytes_read.sum":64},"non_finite":["lts__t_sector_hit_rate.pct"]}],
+          "units":{"gpu__time_duration.sum":"nanosecond","dram__bytes_read.sum":"byte"}})",
+      "mem.json");
+  ASSERT_EQ(s.launches.size(), 1u);  // a: failed, no values → not a counter source
+  EXPECT_EQ(s.launches[0].function, "b");
+  EXPECT_FALSE(s.launches[0].duration_ns);  // the null is not a value
+  EXPECT_DOUBLE_EQ(s.launches[0].metrics.at("dram__bytes_read.sum").value, 64);
+  ASSERT_EQ(s.warnings.size(), 2u);
+  EXPECT_NE(s.warnings[0].find("the launch failed"), std::string::npos) << s.warnings[0];
+  EXPECT_NE(s.warnings[1].find("lts__t_sector_hit_rate.pct"), std::string::npos) << s.warnings[1];
+}

@@ -23,8 +23,8 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
       const KernelLaunch* src = same_shape;
       if (!src) {
         warnings.push_back(same_name ? "no counters for " + g.label + " " + g.launch.str() +
-                                           ": ncu profiled only another launch shape of it (use --all-launches)"
-                                     : "no counters for " + g.label + " (ncu did not profile it): duration only");
+                                           ": the counter run profiled only another launch shape of it (use --all-launches)"
+                                     : "no counters for " + g.label + " (the counter run did not profile it): duration only");
         g.metrics.grid_size = static_cast<double>(g.launch.grid[0]) * g.launch.grid[1] * g.launch.grid[2];
         g.metrics.block_size = static_cast<double>(g.launch.block[0]) * g.launch.block[1] * g.launch.block[2];
         continue;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "analyze/data_files.hpp"
@@ -114,6 +115,9 @@ TracePass run_traced(const RunOptions& o, const fs::path& dir) {
   if (auto cupti = find_cupti_library()) spec.env_set["NVTX_INJECTION64_PATH"] = cupti->string();
   fs::path trace_file = dir / "trace.kptrace";
   spec.env_set["KPROF_TRACE_FILE"] = fs::absolute(trace_file).string();
+  spec.env_set["KPROF_COUNTERS_FILE"] = "";  // a value exported in the shell would switch the library to counters
+  std::error_code ec;
+  fs::remove(trace_file, ec);  // never read an earlier run's trace as this one's
   // Python kernels (Triton, PyTorch) are often launched through the driver API: record it there.
   if (fs::path(o.command[0]).filename().string().rfind("python", 0) == 0) spec.env_set["KPROF_TRACE_DRIVER"] = "1";
   tp.process = run_process(spec);
@@ -141,22 +145,31 @@ CounterPass run_counter_pass(const RunOptions& o, const std::vector<std::string>
   spec.env_set["CUDA_INJECTION64_PATH"] = inject->string();
   if (auto cupti = find_cupti_library()) spec.env_set["NVTX_INJECTION64_PATH"] = cupti->string();
   fs::path file = dir / "counters.json";
+  std::error_code ec;
+  fs::remove(file, ec);  // never read an earlier run's counters as this one's
   spec.env_set["KPROF_COUNTERS_FILE"] = fs::absolute(file).string();
   std::string list;
   for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
   spec.env_set["KPROF_COUNTERS_METRICS"] = list;
-  if (!o.kernel_regex.empty()) spec.env_set["KPROF_COUNTERS_KERNEL"] = o.kernel_regex;
-  if (!o.nvtx_include.empty()) {
-    std::string range = o.nvtx_include;
-    while (!range.empty() && range.back() == '/') range.pop_back();  // ncu's "stage/" push/pop syntax
-    spec.env_set["KPROF_COUNTERS_NVTX"] = range;
-  }
-  if (o.all_launches) spec.env_set["KPROF_COUNTERS_ALL"] = "1";
-  if (o.launch_skip > 0) spec.env_set["KPROF_COUNTERS_SKIP"] = std::to_string(o.launch_skip);
-  if (o.launch_count > 0) spec.env_set["KPROF_COUNTERS_COUNT"] = std::to_string(o.launch_count);
+  // Every knob set, empty meaning the default, so that nothing exported in the shell applies unseen.
+  spec.env_set["KPROF_COUNTERS_KERNEL"] = o.kernel_regex;
+  std::string range = o.nvtx_include;
+  while (!range.empty() && range.back() == '/') range.pop_back();  // ncu's "a/b/" push/pop syntax
+  spec.env_set["KPROF_COUNTERS_NVTX"] = range;
+  spec.env_set["KPROF_COUNTERS_ALL"] = o.all_launches ? "1" : "0";
+  spec.env_set["KPROF_COUNTERS_SKIP"] = std::to_string(std::max(0, o.launch_skip));
+  spec.env_set["KPROF_COUNTERS_COUNT"] = std::to_string(std::max(0, o.launch_count));
+  spec.env_set["KPROF_COUNTERS_MAX"] = "";
   cp.process = run_process(spec);
-  if (fs::exists(file)) cp.session = counters::import_counters(file);
-  else cp.problem = "the program wrote no counters (it may not use CUDA, or the collector could not attach)";
+  if (!fs::exists(file)) {
+    cp.problem = "the program wrote no counters (it may not use CUDA, or the collector could not attach)";
+    return cp;
+  }
+  try {
+    cp.session = counters::import_counters(file);
+  } catch (const ParseError& e) {  // what the tracer pass measured is still written
+    cp.problem = std::string("counters not read: ") + e.what();
+  }
   return cp;
 }
 
@@ -245,6 +258,15 @@ int cmd_run(const RunOptions& o) {
   }
   if (counter_source != "ncu" && counter_source != "cupti")
     throw Error("--counters (or KPROF_COUNTERS) must be ncu or cupti (got '" + counter_source + "')", kExitUsage);
+  if (counter_source == "cupti" && !o.kernel_regex.empty()) {
+    try {
+      std::regex check(o.kernel_regex, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw Error("--kernel-regex '" + o.kernel_regex + "' is not an ECMAScript regular expression (" + e.what() +
+                      "); --counters cupti matches it against each kernel's base name",
+                  kExitUsage);
+    }
+  }
   if (!o.dry_run && !find_executable(o.command[0]))
     throw Error("cannot run '" + o.command[0] + "': not found on PATH or not executable", kExitUsage);
 
@@ -279,13 +301,18 @@ int cmd_run(const RunOptions& o) {
     }
   }
   bool use_cupti_counters = o.prof_type == "annotation" && counter_source == "cupti";
+  // Thread-level instruction counts by opcode (the FP32/FP64/FP16 FLOPs) come from Nsight Compute's SASS
+  // patching; the range profiler has no such counters (it returns zeros or unrelated values for them).
+  std::vector<std::string> cupti_metrics;
+  for (const auto& m : nopt.metrics)
+    if (m.rfind("smsp__sass_", 0) != 0) cupti_metrics.push_back(m);
   bool use_ncu = (o.prof_type == "annotation" && !use_cupti_counters) || o.prof_type == "ncu";
   bool use_trace = o.prof_type == "event" || o.prof_type == "nsys" || (o.prof_type == "annotation" && o.timing == "trace");
   if (o.dry_run) {
     if (use_trace) std::cout << "traced run: CUDA_INJECTION64_PATH=<libkprof_inject.so> " << run.command << "\n";
     if (use_cupti_counters)
       std::cout << "counter run: CUDA_INJECTION64_PATH=<libkprof_inject.so> KPROF_COUNTERS_METRICS=<"
-                << nopt.metrics.size() << " metrics> " << run.command << "\n";
+                << cupti_metrics.size() << " metrics> " << run.command << "\n";
     if (use_ncu) std::cout << "ncu run: " << join_command(ncu::ncu_collect_args(nopt)) << "\n";
     std::cout << "artifacts: " << dir.string() << "\n";
     return kExitOk;
@@ -344,20 +371,21 @@ int cmd_run(const RunOptions& o) {
   };
   if (use_cupti_counters && !interrupted) {
     if (!o.common.quiet) std::cerr << "kprof: counter run (CUPTI range profiler, kernel replay)\n";
-    // Thread-level instruction counts by opcode (the FP32/FP64/FP16 FLOPs) come from Nsight Compute's SASS
-    // patching; the range profiler has no such counters (it returns zeros or unrelated values for them).
-    std::vector<std::string> metrics;
-    for (const auto& m : nopt.metrics)
-      if (m.rfind("smsp__sass_", 0) != 0) metrics.push_back(m);
-    if (metrics.size() != nopt.metrics.size())
+    if (cupti_metrics.size() != nopt.metrics.size())
       run.warnings.push_back("--counters cupti: FP32/FP64/FP16 FLOP counts need Nsight Compute's SASS "
                              "instrumentation and are not measured (tensor-core FLOPs are); the roofline uses the "
                              "plan's declared FLOPs where there are some, --counters ncu measures them");
-    auto cp = run_counter_pass(o, metrics, dir);
+    auto cp = run_counter_pass(o, cupti_metrics, dir);
     if (!use_trace) program = cp.process;
     interrupted = interrupted || cp.process.interrupted;
     if (!cp.problem.empty()) run.warnings.push_back(cp.problem);
     if (cp.session) {
+      const auto& d = cp.session->device;  // the driver's view: name as nvidia-smi prints it, plus CC and SMs
+      if (!d.name.empty()) {
+        run.device.name = d.name;
+        run.device.compute_capability = d.compute_capability;
+        run.device.sm_count = d.sm_count;
+      }
       for (const auto& w : cp.session->warnings) run.warnings.push_back(w);
       if (cp.session->launches.empty() && cp.session->warnings.empty())
         run.warnings.push_back("the counter run profiled no kernel launch");

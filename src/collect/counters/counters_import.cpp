@@ -48,6 +48,12 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
   CounterSession s;
   try {
     s.chip = doc.value("chip", "");
+    if (doc.contains("device") && doc.at("device").is_object()) {
+      const auto& d = doc.at("device");
+      s.device.name = d.value("name", "");
+      s.device.compute_capability = d.value("compute_capability", "");
+      s.device.sm_count = d.value("sm_count", 0);
+    }
     s.passes = doc.value("passes", std::size_t{0});
     s.setup_ms = doc.value("setup_ms", 0.0);
     s.metrics = doc.value("metrics", std::vector<std::string>{});
@@ -102,16 +108,24 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
         l.metrics["sm__maximum_warps_per_active_cycle_pct"] = number(k.value("theoretical_occupancy_pct", 0.0), "%");
         l.metrics["launch__waves_per_multiprocessor"] = number(k.value("waves_per_sm", 0.0), "");
       }
-      for (const auto& [name, v] : k.value("values", std::map<std::string, double>{})) {
-        auto it = units.find(name);
-        auto scale = ncu::unit_scale(ncu_unit(it == units.end() ? "" : it->second));
-        l.metrics[name] = number(v * scale.factor, scale.base_unit);
-      }
+      int collected = 0;
+      if (k.contains("values") && k.at("values").is_object())
+        for (const auto& [name, v] : k.at("values").items()) {
+          if (!v.is_number()) continue;  // a NaN written as null by an older collector: not a value
+          auto it = units.find(name);
+          auto scale = ncu::unit_scale(ncu_unit(it == units.end() ? "" : it->second));
+          l.metrics[name] = number(v.get<double>() * scale.factor, scale.base_unit);
+          ++collected;
+        }
       if (auto d = l.metrics.find("gpu__time_duration.sum"); d != l.metrics.end()) l.duration_ns = d->second.value;
       if (k.contains("error"))
         s.warnings.push_back(fmt::format("counters: {} (launch {} of it): {}", l.function,
                                          k.value("invocation", std::uint64_t{0}), k.at("error").get<std::string>()));
-      s.launches.push_back(std::move(l));
+      if (k.contains("non_finite"))
+        s.warnings.push_back(fmt::format("counters: {}: CUPTI evaluated {} to NaN or infinity (left out)", l.function,
+                                         k.at("non_finite").dump()));
+      // A launch without counters is no counter source: the join would otherwise label it as profiled.
+      if (collected > 0) s.launches.push_back(std::move(l));
     }
   } catch (const json::exception& e) {
     throw ParseError(where, 0, e.what());

@@ -14,6 +14,7 @@ namespace kprof::counters {
 
 struct CounterSession {
   std::string chip;                   // "GH100"
+  DeviceInfo device;                  // name, compute capability, SMs (from the driver; empty in older files)
   std::size_t passes = 0;             // replay passes per kernel
   double setup_ms = 0;                // host time to build the configuration (once per process)
   std::vector<std::string> metrics;   // collected

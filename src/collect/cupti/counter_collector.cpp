@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -24,6 +25,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+
+#include "collect/kernel_name.hpp"
 
 namespace kprof::cupti {
 
@@ -70,6 +73,8 @@ struct KernelRecord {
   std::map<std::string, double> values;
   std::size_t ranges = 0, dropped = 0;
   double wall_ms = 0;  // host time spent in the profiled launch (replay included)
+  std::chrono::steady_clock::time_point t0;
+  std::vector<std::string> non_finite;  // metrics CUPTI evaluated to NaN or infinity (left out of values)
   std::string error;
 };
 
@@ -86,7 +91,7 @@ class Collector {
 
   bool start(const CounterOptions& o);
   void on_launch_enter(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
-  void on_launch_exit();
+  void on_launch_exit(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain);
   void write(bool interrupted);
 
  private:
@@ -95,13 +100,25 @@ class Collector {
   void fill_from_params(KernelRecord& r, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params);
   void fill_function(KernelRecord& r, CUfunction f);
   void error(const std::string& e) {
-    if (errors_.size() < 32) errors_.push_back(e);
     ++error_count_;
+    if (errors_.size() < 32 && std::find(errors_.begin(), errors_.end(), e) == errors_.end()) errors_.push_back(e);
   }
+  void write_locked(bool interrupted);
+
+ public:
+  void note(const std::string& e) {  // errors before any launch (subscription)
+    std::lock_guard<std::timed_mutex> lock(mu_);
+    error(e);
+  }
+
+ private:
 
   CounterOptions opt_;
   std::unique_ptr<std::regex> filter_;
-  std::mutex mu_;
+  bool select_nothing_ = false;  // the kernel filter did not compile: profile nothing rather than everything
+  std::vector<std::string> nvtx_path_;  // KPROF_COUNTERS_NVTX split on '/': a contiguous run of the stack
+  std::timed_mutex mu_;  // records and session state; the exit/signal writer waits for it only so long
+  std::size_t ranges_ = 0;  // ranges in the counter image after the last evaluation
   std::map<std::string, std::uint64_t> invocations_;
   std::uint64_t launches_ = 0, selected_ = 0, profiled_ = 0, captured_ = 0;
   std::deque<KernelRecord> records_;  // a deque: t_pending points into it while other threads append
@@ -111,6 +128,8 @@ class Collector {
   bool setup_done_ = false, setup_failed_ = false;
   CUcontext ctx_ = nullptr;
   std::string chip_;
+  std::string device_name_, compute_capability_;
+  int sm_count_ = 0;
   CUpti_Profiler_Host_Object* host_ = nullptr;
   CUpti_RangeProfiler_Object* rp_ = nullptr;
   std::vector<std::string> metrics_, unsupported_;
@@ -119,16 +138,19 @@ class Collector {
   std::vector<std::uint8_t> config_, counter_data_;
   std::size_t passes_ = 0;
   double setup_ms_ = 0;
-  std::chrono::steady_clock::time_point launch_t0_;
 };
 
 bool Collector::start(const CounterOptions& o) {
   opt_ = o;
+  std::stringstream path(o.nvtx_range);
+  for (std::string part; std::getline(path, part, '/');)
+    if (!part.empty()) nvtx_path_.push_back(part);
   if (!o.kernel_regex.empty()) {
     try {
       filter_ = std::make_unique<std::regex>(o.kernel_regex, std::regex::ECMAScript | std::regex::optimize);
     } catch (const std::regex_error& e) {
-      error("KPROF_COUNTERS_KERNEL is not a valid regular expression: " + std::string(e.what()));
+      error("KPROF_COUNTERS_KERNEL is not a valid regular expression (nothing profiled): " + std::string(e.what()));
+      select_nothing_ = true;
       return false;
     }
   }
@@ -144,17 +166,21 @@ std::string demangled(const std::string& mangled) {
 }
 
 bool Collector::selected(const std::string& mangled, std::uint64_t invocation, const std::vector<std::string>& nvtx) {
+  if (select_nothing_) return false;
   if (!opt_.all_launches && invocation != 1) return false;
-  if (filter_ && !std::regex_search(demangled(mangled), *filter_)) return false;
-  if (!opt_.nvtx_range.empty()) {
+  // Like `ncu -k regex:`: the pattern is searched in the function's base name.
+  if (filter_ && !std::regex_search(function_base_name(demangled(mangled)), *filter_)) return false;
+  if (!nvtx_path_.empty()) {  // "a/b": range b pushed directly inside a, anywhere on the stack
     bool inside = false;
-    for (const auto& n : nvtx) inside = inside || n == opt_.nvtx_range;
+    for (std::size_t i = 0; !inside && i + nvtx_path_.size() <= nvtx.size(); ++i)
+      inside = std::equal(nvtx_path_.begin(), nvtx_path_.end(), nvtx.begin() + static_cast<std::ptrdiff_t>(i));
     if (!inside) return false;
   }
   if (selected_++ < opt_.skip) return false;
   if (opt_.count > 0 && profiled_ >= opt_.count) return false;
   if (profiled_ >= opt_.max_kernels) {
-    if (profiled_ == opt_.max_kernels) error("more selected launches than KPROF_COUNTERS_MAX; later ones not profiled");
+    error("more selected launches than KPROF_COUNTERS_MAX (" + std::to_string(opt_.max_kernels) +
+          "); later ones not profiled");
     return false;
   }
   return true;
@@ -185,6 +211,13 @@ bool Collector::setup(CUcontext ctx) {
   chip.deviceIndex = static_cast<size_t>(dev);
   if (auto r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) return fail("cuptiDeviceGetChipName", r);
   chip_ = chip.pChipName ? chip.pChipName : "";
+  char name[256] = {};
+  if (cuDeviceGetName(name, sizeof(name) - 1, dev) == CUDA_SUCCESS) device_name_ = name;
+  int major = 0, minor = 0;
+  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  cuDeviceGetAttribute(&sm_count_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  if (major > 0) compute_capability_ = std::to_string(major) + "." + std::to_string(minor);
 
   CUpti_Profiler_GetCounterAvailability_Params avail{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
   avail.ctx = ctx;
@@ -259,7 +292,7 @@ bool Collector::setup(CUcontext ctx) {
   ds.pMetricNames = metric_ptrs_.data();
   ds.numMetrics = metric_ptrs_.size();
   ds.maxNumOfRanges = opt_.max_kernels;
-  ds.maxNumRangeTreeNodes = static_cast<std::uint32_t>(opt_.max_kernels);
+  ds.maxNumRangeTreeNodes = static_cast<std::uint32_t>(std::min<std::size_t>(opt_.max_kernels, 1u << 20));
   if (auto r = cuptiRangeProfilerGetCounterDataSize(&ds); r != CUPTI_SUCCESS)
     return fail("cuptiRangeProfilerGetCounterDataSize", r);
   counter_data_.resize(ds.counterDataSize);
@@ -331,11 +364,19 @@ void Collector::fill_function(KernelRecord& r, CUfunction f) {
 void Collector::fill_from_params(KernelRecord& r, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                  const void* params) {
   if (!params) return;
+  const bool ptsz = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                    cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                    cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz ||
+                    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
+                    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 ||
+                    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000;
   auto set_shape = [&](unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, std::uint64_t smem,
                        CUstream s) {
     r.grid[0] = gx, r.grid[1] = gy, r.grid[2] = gz;
     r.block[0] = bx, r.block[1] = by, r.block[2] = bz;
     r.smem_dynamic = smem;
+    // The _ptsz entry points mean the per-thread default stream when given stream 0.
+    if (!s && ptsz) s = CU_STREAM_PER_THREAD;
     unsigned long long id = 0;
     if (cuStreamGetId(s, &id) == CUDA_SUCCESS) r.stream = id, r.has_stream = true;
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -400,16 +441,19 @@ void Collector::fill_from_params(KernelRecord& r, CUpti_CallbackDomain domain, C
 
 void Collector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   int depth = t_depth++;
-  if (depth > 0) {  // the driver call inside a runtime launch: it knows the CUfunction
+  if (depth > 0) {  // the driver call inside a runtime launch: it knows the CUfunction and the exact stream
     if (t_pending) {
-      std::lock_guard<std::mutex> lock(mu_);
+      std::lock_guard<std::timed_mutex> lock(mu_);
       fill_from_params(*t_pending, domain, cbid, cb->functionParams);
       if (cb->functionName) t_pending->api += std::string(" > ") + cb->functionName;
     }
     return;
   }
+  // Not serialised against other threads' launches (holding them at their entry could deadlock a program that
+  // synchronises threads around launches): if one lands inside a profiled window, the range count below shows
+  // it and that launch's counters are dropped with an error instead of being misattributed.
   std::string mangled = cb->symbolName ? cb->symbolName : "";
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   std::uint64_t order = launches_++;
   // A launch into a capturing stream only records a graph node: nothing runs, nothing can be profiled, and the
   // graph's later launches run its kernels without launch callbacks. Counted, not selected.
@@ -419,9 +463,13 @@ void Collector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_CallbackDoma
     ++captured_;
     return;
   }
+  // The runtime's entry callback may come before it made a context current (a thread's first CUDA call).
+  CUcontext ctx = cb->context;
+  if (!ctx) cuCtxGetCurrent(&ctx);
+  if (!ctx || mangled.empty()) return;  // not counted as an invocation: a later launch of it can be profiled
   std::uint64_t invocation = ++invocations_[mangled];
-  if (mangled.empty() || !selected(mangled, invocation, t_nvtx)) return;
-  if (!setup(cb->context)) return;
+  if (!selected(mangled, invocation, t_nvtx)) return;
+  if (!setup(ctx)) return;
   records_.push_back(std::move(probe));
   KernelRecord& r = records_.back();
   r.mangled = mangled;
@@ -437,114 +485,140 @@ void Collector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_CallbackDoma
     return;
   }
   ++profiled_;
-  launch_t0_ = std::chrono::steady_clock::now();
+  r.t0 = std::chrono::steady_clock::now();
   t_pending = &r;
 }
 
-void Collector::on_launch_exit() {
+void Collector::on_launch_exit(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain) {
   int depth = --t_depth;
   if (depth > 0 || !t_pending) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   KernelRecord& r = *t_pending;
   t_pending = nullptr;
   fill_function(r, r.function);
-  CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-  sp.pRangeProfilerObject = rp_;
-  if (auto res = cuptiRangeProfilerStop(&sp); res != CUPTI_SUCCESS) {
-    r.error = "cuptiRangeProfilerStop: " + result_string(res);
-    return;
-  }
-  if (!sp.isAllPassSubmitted) r.error = "not every replay pass was submitted";
-  CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-  dd.pRangeProfilerObject = rp_;
-  if (auto res = cuptiRangeProfilerDecodeData(&dd); res != CUPTI_SUCCESS) {
-    r.error = "cuptiRangeProfilerDecodeData: " + result_string(res);
-    return;
-  }
-  r.dropped = dd.numOfRangeDropped;
-  r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_t0_).count();
-  CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = counter_data_.data();
-  info.counterDataImageSize = counter_data_.size();
-  if (auto res = cuptiRangeProfilerGetCounterDataInfo(&info); res != CUPTI_SUCCESS) {
-    r.error = "cuptiRangeProfilerGetCounterDataInfo: " + result_string(res);
-    return;
-  }
-  r.ranges = info.numTotalRanges;
-  if (info.numTotalRanges == 0) {
-    r.error = "the counter image holds no range for this launch";
-    return;
-  }
-  std::vector<double> values(metric_ptrs_.size(), 0.0);
-  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-  ev.pHostObject = host_;
-  ev.pCounterDataImage = counter_data_.data();
-  ev.counterDataImageSize = counter_data_.size();
-  ev.rangeIndex = info.numTotalRanges - 1;  // ranges accumulate in the image: this launch's is the last
-  ev.ppMetricNames = metric_ptrs_.data();
-  ev.numMetrics = metric_ptrs_.size();
-  ev.pMetricValues = values.data();
-  if (auto res = cuptiProfilerHostEvaluateToGpuValues(&ev); res != CUPTI_SUCCESS) {
-    r.error = "cuptiProfilerHostEvaluateToGpuValues: " + result_string(res);
-    return;
-  }
-  for (std::size_t i = 0; i < metrics_.size(); ++i) r.values[metrics_[i]] = values[i];
+  auto evaluate = [&]() -> std::string {  // "" when the values were stored
+    CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = rp_;
+    if (auto res = cuptiRangeProfilerStop(&sp); res != CUPTI_SUCCESS) return "cuptiRangeProfilerStop: " + result_string(res);
+    // A launch that failed ran nothing: whatever the image holds belongs to an earlier kernel.
+    int launch_result = 0;
+    if (cb->functionReturnValue)
+      launch_result = domain == CUPTI_CB_DOMAIN_DRIVER_API ? int(*static_cast<const CUresult*>(cb->functionReturnValue))
+                                                           : int(*static_cast<const cudaError_t*>(cb->functionReturnValue));
+    CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = rp_;
+    if (auto res = cuptiRangeProfilerDecodeData(&dd); res != CUPTI_SUCCESS)
+      return "cuptiRangeProfilerDecodeData: " + result_string(res);
+    r.dropped = dd.numOfRangeDropped;
+    r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r.t0).count();
+    CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    info.pCounterDataImage = counter_data_.data();
+    info.counterDataImageSize = counter_data_.size();
+    if (auto res = cuptiRangeProfilerGetCounterDataInfo(&info); res != CUPTI_SUCCESS)
+      return "cuptiRangeProfilerGetCounterDataInfo: " + result_string(res);
+    r.ranges = info.numTotalRanges;
+    std::size_t before = ranges_;
+    ranges_ = info.numTotalRanges;
+    if (launch_result != 0) return "the launch failed (error " + std::to_string(launch_result) + "): no counters";
+    if (!sp.isAllPassSubmitted) return "not every replay pass was submitted: no counters";
+    if (dd.numOfRangeDropped > 0) return std::to_string(dd.numOfRangeDropped) + " ranges dropped: no counters";
+    // Exactly one new range, or the values would belong to another launch.
+    if (info.numTotalRanges != before + 1)
+      return "expected one new range in the counter image, found " + std::to_string(info.numTotalRanges - before) +
+             ": no counters";
+    std::vector<double> values(metric_ptrs_.size(), 0.0);
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    ev.pHostObject = host_;
+    ev.pCounterDataImage = counter_data_.data();
+    ev.counterDataImageSize = counter_data_.size();
+    ev.rangeIndex = info.numTotalRanges - 1;
+    ev.ppMetricNames = metric_ptrs_.data();
+    ev.numMetrics = metric_ptrs_.size();
+    ev.pMetricValues = values.data();
+    if (auto res = cuptiProfilerHostEvaluateToGpuValues(&ev); res != CUPTI_SUCCESS)
+      return "cuptiProfilerHostEvaluateToGpuValues: " + result_string(res);
+    for (std::size_t i = 0; i < metrics_.size(); ++i) {
+      if (std::isfinite(values[i])) r.values[metrics_[i]] = values[i];
+      else r.non_finite.push_back(metrics_[i]);
+    }
+    return "";
+  };
+  r.error = evaluate();
+  // Rewritten after every profiled launch: a crash or a kill later keeps what was measured.
+  write_locked(false);
 }
 
 void Collector::write(bool interrupted) {
-  std::lock_guard<std::mutex> lock(mu_);
-  json kernels = json::array();
-  for (const auto& r : records_) {
-    json k{{"mangled", r.mangled}, {"invocation", r.invocation}, {"order", r.order}, {"context", r.context_uid},
-           {"device", r.device}, {"grid", {r.grid[0], r.grid[1], r.grid[2]}},
-           {"block", {r.block[0], r.block[1], r.block[2]}}, {"shared_mem_dynamic", r.smem_dynamic},
-           {"nvtx", r.nvtx}, {"values", r.values}, {"ranges_in_image", r.ranges}, {"ranges_dropped", r.dropped},
-           {"replay_wall_ms", r.wall_ms}, {"api", r.api}};
-    if (r.has_stream) k["stream"] = r.stream;
-    if (r.has_function) {
-      k["registers"] = r.registers;
-      k["shared_mem_static"] = r.smem_static;
-      k["local_bytes_per_thread"] = r.local_bytes;
-      k["max_blocks_per_sm"] = r.max_blocks_per_sm;
-      k["theoretical_occupancy_pct"] = r.theoretical_occupancy_pct;
-      k["waves_per_sm"] = r.waves_per_sm;
-    }
-    if (!r.error.empty()) k["error"] = r.error;
-    kernels.push_back(std::move(k));
+  // The exit and signal paths: if a profiled launch holds the lock (replaying), the file written after the
+  // previous launch stands.
+  std::unique_lock<std::timed_mutex> lock(mu_, std::defer_lock);
+  if (!lock.try_lock_for(std::chrono::seconds(3))) {
+    std::fprintf(stderr, "kprof counters: busy profiling; %s holds the launches profiled before\n", opt_.output.c_str());
+    return;
   }
-  std::string process;
-  if (std::ifstream comm("/proc/self/comm"); comm) std::getline(comm, process);
-  std::uint32_t version = 0;
-  cuptiGetVersion(&version);
-  json doc{{"schema", "kprof.counters/1"},
-           {"pid", ::getpid()},
-           {"process", process},
-           {"cupti_api_version", version},
-           {"chip", chip_},
-           {"replay", "kernel"},
-           {"passes", passes_},
-           {"setup_ms", setup_ms_},
-           {"metrics", metrics_},
-           {"units", units_},
-           {"unsupported", unsupported_},
-           {"launches_seen", launches_},
-           {"launches_profiled", profiled_},
-           {"launches_captured", captured_},
-           {"interrupted", interrupted},
-           {"errors", errors_},
-           {"error_count", error_count_},
-           {"kernels", std::move(kernels)}};
-  std::string tmp = opt_.output + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << doc.dump(1) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "kprof counters: cannot write %s\n", tmp.c_str());
-      return;
+  write_locked(interrupted);
+}
+
+void Collector::write_locked(bool interrupted) {
+  try {
+    json kernels = json::array();
+    for (const auto& r : records_) {
+      json k{{"mangled", r.mangled}, {"invocation", r.invocation}, {"order", r.order}, {"context", r.context_uid},
+             {"device", r.device}, {"grid", {r.grid[0], r.grid[1], r.grid[2]}},
+             {"block", {r.block[0], r.block[1], r.block[2]}}, {"shared_mem_dynamic", r.smem_dynamic},
+             {"nvtx", r.nvtx}, {"values", r.values}, {"ranges_in_image", r.ranges}, {"ranges_dropped", r.dropped},
+             {"replay_wall_ms", r.wall_ms}, {"api", r.api}};
+      if (r.has_stream) k["stream"] = r.stream;
+      if (r.has_function) {
+        k["registers"] = r.registers;
+        k["shared_mem_static"] = r.smem_static;
+        k["local_bytes_per_thread"] = r.local_bytes;
+        k["max_blocks_per_sm"] = r.max_blocks_per_sm;
+        k["theoretical_occupancy_pct"] = r.theoretical_occupancy_pct;
+        k["waves_per_sm"] = r.waves_per_sm;
+      }
+      if (!r.non_finite.empty()) k["non_finite"] = r.non_finite;
+      if (!r.error.empty()) k["error"] = r.error;
+      kernels.push_back(std::move(k));
     }
+    std::string process;
+    if (std::ifstream comm("/proc/self/comm"); comm) std::getline(comm, process);
+    std::uint32_t version = 0;
+    cuptiGetVersion(&version);
+    json doc{{"schema", "kprof.counters/1"},
+             {"pid", ::getpid()},
+             {"process", process},
+             {"cupti_api_version", version},
+             {"chip", chip_},
+             {"device", {{"name", device_name_}, {"compute_capability", compute_capability_}, {"sm_count", sm_count_}}},
+             {"replay", "kernel"},
+             {"passes", passes_},
+             {"setup_ms", setup_ms_},
+             {"metrics", metrics_},
+             {"units", units_},
+             {"unsupported", unsupported_},
+             {"launches_seen", launches_},
+             {"launches_profiled", profiled_},
+             {"launches_captured", captured_},
+             {"interrupted", interrupted},
+             {"errors", errors_},
+             {"error_count", error_count_},
+             {"kernels", std::move(kernels)}};
+    std::string tmp = opt_.output + ".tmp." + std::to_string(::getpid());
+    {
+      std::ofstream out(tmp, std::ios::trunc);
+      // NVTX messages and the process name are arbitrary bytes: invalid UTF-8 is replaced, not thrown.
+      out << doc.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
+      if (!out) {
+        std::fprintf(stderr, "kprof counters: cannot write %s\n", tmp.c_str());
+        return;
+      }
+    }
+    if (std::rename(tmp.c_str(), opt_.output.c_str()) != 0)
+      std::fprintf(stderr, "kprof counters: cannot rename %s\n", tmp.c_str());
+  } catch (const std::exception& e) {  // never let the profiled program die of the collector
+    std::fprintf(stderr, "kprof counters: cannot write %s: %s\n", opt_.output.c_str(), e.what());
   }
-  if (std::rename(tmp.c_str(), opt_.output.c_str()) != 0)
-    std::fprintf(stderr, "kprof counters: cannot rename %s\n", tmp.c_str());
 }
 
 bool is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
@@ -608,8 +682,12 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
   if (!is_launch(domain, cbid)) return;
   auto* cb = static_cast<const CUpti_CallbackData*>(data);
-  if (cb->callbackSite == CUPTI_API_ENTER) Collector::instance().on_launch_enter(cb, domain, cbid);
-  else Collector::instance().on_launch_exit();
+  try {
+    if (cb->callbackSite == CUPTI_API_ENTER) Collector::instance().on_launch_enter(cb, domain, cbid);
+    else Collector::instance().on_launch_exit(cb, domain);
+  } catch (const std::exception& e) {  // an exception must not cross into the driver (it would terminate)
+    std::fprintf(stderr, "kprof counters: %s\n", e.what());
+  }
 }
 
 }  // namespace
@@ -626,7 +704,7 @@ CounterOptions CounterOptions::from_env() {
   o.skip = env_u64("KPROF_COUNTERS_SKIP", 0);
   o.count = env_u64("KPROF_COUNTERS_COUNT", 0);
   o.max_kernels = static_cast<std::size_t>(env_u64("KPROF_COUNTERS_MAX", 512));
-  if (o.max_kernels == 0) o.max_kernels = 1;
+  o.max_kernels = std::clamp<std::size_t>(o.max_kernels, 1, 100000);
   return o;
 }
 
@@ -636,6 +714,8 @@ bool start_counter_collection(const CounterOptions& options) {
   CUpti_SubscriberHandle sub = nullptr;
   CUptiResult r = cuptiSubscribe(&sub, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {
+    // Another CUPTI client (a profiler already attached) holds the only subscription.
+    c.note("cuptiSubscribe: " + result_string(r) + " (no counters)");
     std::fprintf(stderr, "kprof counters: cuptiSubscribe failed: %s\n", result_string(r).c_str());
     return false;
   }
@@ -649,9 +729,14 @@ bool start_counter_collection(const CounterOptions& options) {
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
       CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
-  for (auto id : driver) cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id);
-  for (auto id : runtime) cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id);
-  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_NVTX);
+  for (auto id : driver)
+    if (auto e = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id); e != CUPTI_SUCCESS)
+      c.note("cuptiEnableCallback(driver " + std::to_string(id) + "): " + result_string(e));
+  for (auto id : runtime)
+    if (auto e = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id); e != CUPTI_SUCCESS)
+      c.note("cuptiEnableCallback(runtime " + std::to_string(id) + "): " + result_string(e));
+  if (auto e = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_NVTX); e != CUPTI_SUCCESS)
+    c.note("cuptiEnableDomain(NVTX): " + result_string(e) + " (launches carry no NVTX ranges)");
   return ok;
 }
 

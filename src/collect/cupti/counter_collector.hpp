@@ -5,8 +5,11 @@
 // profiled: the launch callback starts the range profiler on API entry and stops it on exit, CUPTI replays the
 // kernel (saving and restoring the memory it writes) until every metric is collected, and the values are
 // evaluated at once. The launch configuration and the theoretical occupancy come from the driver (function
-// attributes, occupancy calculator), the NVTX push/pop stack from NVTX callbacks. Everything is written once,
-// at exit or on SIGINT/SIGTERM, as JSON (schema kprof.counters/1, read by collect/cupti/counters_import.hpp).
+// attributes, occupancy calculator), the NVTX push/pop stack from NVTX callbacks. Everything is written
+// after every profiled launch and again at exit or on SIGINT/SIGTERM, as JSON (schema kprof.counters/1, read by
+// collect/counters/counters_import.hpp). Only the first CUDA context gets counters; launches into a capturing
+// stream are counted, not profiled; a launch whose range cannot be told apart (a failed launch, another thread's
+// launch inside the window, dropped ranges) is recorded with an error and no values.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,12 +20,13 @@ namespace kprof::cupti {
 struct CounterOptions {
   std::string output;                // KPROF_COUNTERS_FILE: set = counter mode (no activity tracing)
   std::vector<std::string> metrics;  // KPROF_COUNTERS_METRICS: comma-separated metric names
-  std::string kernel_regex;          // KPROF_COUNTERS_KERNEL: ECMAScript regex on the demangled name
-  std::string nvtx_range;            // KPROF_COUNTERS_NVTX: profile only launches inside this push/pop range
+  std::string kernel_regex;          // KPROF_COUNTERS_KERNEL: ECMAScript regex searched in the function base name
+  std::string nvtx_range;            // KPROF_COUNTERS_NVTX: "a" or "a/b" (b pushed directly inside a), on the
+                                     // calling thread's push/pop stack (all domains on one stack)
   bool all_launches = false;         // KPROF_COUNTERS_ALL=1: every selected launch, not the first of each name
   std::uint64_t skip = 0;            // KPROF_COUNTERS_SKIP: selected launches to pass over first
   std::uint64_t count = 0;           // KPROF_COUNTERS_COUNT: stop after this many profiled launches (0 = no limit)
-  std::size_t max_kernels = 512;     // KPROF_COUNTERS_MAX: ranges the counter image holds
+  std::size_t max_kernels = 512;     // KPROF_COUNTERS_MAX: ranges the counter image holds (1..100000)
   static CounterOptions from_env();  // empty output when KPROF_COUNTERS_FILE is unset
 };
 

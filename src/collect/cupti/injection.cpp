@@ -75,7 +75,14 @@ void install_signal_handlers() {
     std::fprintf(stderr, "kprof tracer: no pipe; Ctrl-C will lose the trace\n");
     return;
   }
+  // The writer must not take the signals itself (it would wait on its own answer): it starts with them blocked.
+  sigset_t block, previous;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &previous);
   std::thread(writer_thread).detach();
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   for (int i = 0; i < 2; ++i) {
     struct sigaction sa {};
     sa.sa_sigaction = on_signal;
