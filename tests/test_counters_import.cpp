@@ -99,6 +99,9 @@ TEST(CountersImport, CapturedLaunchesAndUnsupportedMetricsAreSaid) {
 TEST(CountersImport, ReadsTheFinalFormat) {
   auto s = counters::import_counters(fixture("probe.json"));
   EXPECT_EQ(s.passes, 12u);
+  EXPECT_EQ(s.device.name, "NVIDIA H200");
+  EXPECT_EQ(s.device.compute_capability, "9.0");
+  EXPECT_EQ(s.device.sm_count, 132);
   const auto& w = by_function(s, "wmma_gemm");
   EXPECT_EQ(w.launch.registers_per_thread, 40);  // the driver's figure (ncu printed 40 too)
   EXPECT_DOUBLE_EQ(w.metrics.at("launch__registers_per_thread").value, 40);
