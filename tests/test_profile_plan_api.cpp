@@ -137,6 +137,16 @@ TEST(ProfilePlanApi, EachFunctionProfilesInItsMode) {
   EXPECT_EQ(error_of([&] { api::profile_plan("fast", p, root, "", 2, s); }).exit_code(), kExitUsage);
 }
 
+TEST(ProfilePlanApi, TheCounterSourceReachesTheRun) {
+  auto s = settings();
+  s.dry_run = true;
+  s.counters = "cupti";
+  EXPECT_EQ(api::annotation_profile_plan(plan_for("v2"), scratch() / "cupti", "", 2, s).exit_code, 0);
+  s.counters = "nsight";  // not a counter source: the run's own check says so
+  EXPECT_EQ(error_of([&] { api::annotation_profile_plan(plan_for("v2"), scratch() / "cupti", "", 2, s); }).exit_code(),
+            kExitUsage);
+}
+
 TEST(ProfilePlanApi, MistakesThrowErrorsThatSayWhat) {
   auto s = settings();
   auto root = scratch() / "errors";

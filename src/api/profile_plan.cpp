@@ -29,6 +29,7 @@ ProfilePlanResult profile_plan(const std::string& mode, const plan::KernelPlan& 
   o.devlog = s.devlog;
   o.docs_dir = s.docs_dir;
   o.ncu = s.ncu;
+  o.counters = s.counters;
   o.no_wait = s.no_wait;
   o.dry_run = s.dry_run;
   o.common.devices_file = s.devices_file;

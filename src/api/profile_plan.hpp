@@ -32,6 +32,7 @@ struct ProfilePlanSettings {
   bool devlog = false;             // append an entry to <docs_dir>/<package>.md
   std::string docs_dir = "docs/kernels";
   std::string ncu = "ncu";         // Nsight Compute executable (annotation, ncu modes)
+  std::string counters;            // annotation: "ncu" or "cupti" (in-process range profiler); "" = $KPROF_COUNTERS, else ncu
   std::string devices_file;        // extra devices.json
   std::string thresholds_file;     // thresholds.toml overrides
   bool quiet = false;              // true: print only errors (no contract on stdout, no progress on stderr)
