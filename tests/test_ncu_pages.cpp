@@ -124,7 +124,9 @@ TEST(NcuDetailsPage, SectionsMetricsAndRules) {
   EXPECT_DOUBLE_EQ(*dispatch->speedup_pct, 30.47);
   // Rule without a speedup (INF) keeps speedup empty.
   for (const auto& r : fma.rules)
-    if (r.name == "SOLFPRoofline") EXPECT_FALSE(r.speedup_pct.has_value());
+    if (r.name == "SOLFPRoofline") {
+      EXPECT_FALSE(r.speedup_pct.has_value());
+    }
   // The L2 compression rule's tiny speedup "4.858e-05".
   bool found = false;
   for (const auto& r : fma.rules)

@@ -17,7 +17,9 @@ TEST(NcuUnits, ParsesNumbersAsNcuPrintsThem) {
   for (const auto& c : cases) {
     auto got = parse_number(c.text);
     ASSERT_EQ(got.has_value(), c.want.has_value()) << c.text;
-    if (c.want) EXPECT_DOUBLE_EQ(*got, *c.want) << c.text;
+    if (c.want) {
+      EXPECT_DOUBLE_EQ(*got, *c.want) << c.text;
+    }
   }
 }
 
