@@ -4,24 +4,16 @@
 #include <system_error>
 
 #include "util/errors.hpp"
+#include "util/fs.hpp"
 
 namespace kprof::analyze {
 
 namespace fs = std::filesystem;
 
-namespace {
-std::optional<fs::path> exe_dir() {
-  std::error_code ec;
-  auto p = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return std::nullopt;
-  return p.parent_path();
-}
-}  // namespace
-
 std::vector<fs::path> data_search_dirs() {
   std::vector<fs::path> dirs;
   if (const char* env = std::getenv("KPROF_DATA_DIR"); env && *env) dirs.emplace_back(env);
-  if (auto dir = exe_dir()) {
+  if (auto dir = executable_dir()) {
     dirs.push_back(*dir / ".." / "share" / "kprof");
     dirs.push_back(*dir / ".." / ".." / "data");
   }

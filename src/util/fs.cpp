@@ -58,4 +58,11 @@ std::string format_now(const char* fmt) {
 std::string utc_timestamp() { return format_now("%Y-%m-%dT%H:%M:%SZ"); }
 std::string utc_timestamp_dir() { return format_now("%Y%m%d-%H%M%S"); }
 
+std::optional<std::filesystem::path> executable_dir() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  return p.parent_path();
+}
+
 }  // namespace kprof

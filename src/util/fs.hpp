@@ -2,6 +2,7 @@
 // never leaves a half-written report next to good ones.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace kprof {
@@ -11,5 +12,7 @@ void write_file_atomic(const std::filesystem::path& p, const std::string& conten
 void append_file_atomic(const std::filesystem::path& p, const std::string& content);  // read + write whole
 std::string utc_timestamp();        // "2026-11-30T12:34:56Z"
 std::string utc_timestamp_dir();    // "20261130-123456" (filesystem-safe, sorts by time)
+// The folder of the running executable (/proc/self/exe): where kprof looks for its helpers and data.
+std::optional<std::filesystem::path> executable_dir();
 
 }  // namespace kprof

@@ -32,8 +32,7 @@ int cmd_peaks(const PeaksOptions& o) {
     throw Error("kprof peaks needs exactly one of --measure or --import FILE", kExitUsage);
   std::string json_file = o.import_file;
   if (o.measure) {
-    std::error_code ec;
-    fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
+    fs::path self = executable_dir().value_or(fs::current_path());
     fs::path bench = self / "kprof-peaks";
     if (!fs::exists(bench)) bench = self / "src/collect/peaks/kprof-peaks";
     if (!fs::exists(bench))

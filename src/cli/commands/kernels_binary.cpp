@@ -17,11 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path self_dir() {
-  std::error_code ec;
-  auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : p.parent_path();
-}
+fs::path self_dir() { return executable_dir().value_or(fs::current_path()); }
 
 }  // namespace
 

@@ -46,11 +46,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path exe_dir() {
-  std::error_code ec;
-  auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : p.parent_path();
-}
+fs::path exe_dir() { return executable_dir().value_or(fs::current_path()); }
 
 // libkprof_inject.so: next to kprof, in ../lib, or where the build tree puts it.
 std::optional<fs::path> find_injection_library() {
@@ -103,16 +99,23 @@ struct TracePass {
   std::string problem;  // why there is no trace
 };
 
-TracePass run_traced(const RunOptions& o, const fs::path& dir) {
-  TracePass tp;
+// The program with libkprof_inject.so injected (tracer or counter mode, chosen by the caller's environment) and
+// NVTX pointed at libcupti. `missing` says what cannot be done without the library.
+ProcessSpec injected_program(const RunOptions& o, const std::string& missing) {
   auto inject = find_injection_library();
   if (!inject)
-    throw Error("the CUPTI tracer (libkprof_inject.so) was not found next to kprof; build kprof with the CUDA "
-                "toolkit present, or set KPROF_INJECT_LIB", kExitNoTool);
+    throw Error(missing + ": libkprof_inject.so was not found next to kprof (build kprof with the CUDA toolkit "
+                "present, or set KPROF_INJECT_LIB)", kExitNoTool);
   ProcessSpec spec;
   spec.argv = o.command;
   spec.env_set["CUDA_INJECTION64_PATH"] = inject->string();
   if (auto cupti = find_cupti_library()) spec.env_set["NVTX_INJECTION64_PATH"] = cupti->string();
+  return spec;
+}
+
+TracePass run_traced(const RunOptions& o, const fs::path& dir) {
+  TracePass tp;
+  ProcessSpec spec = injected_program(o, "no CUPTI tracer");
   fs::path trace_file = dir / "trace.kptrace";
   spec.env_set["KPROF_TRACE_FILE"] = fs::absolute(trace_file).string();
   spec.env_set["KPROF_COUNTERS_FILE"] = "";  // a value exported in the shell would switch the library to counters
@@ -136,14 +139,7 @@ struct CounterPass {
 // replay, first launch of each kernel unless --all-launches), filters passed through the environment.
 CounterPass run_counter_pass(const RunOptions& o, const std::vector<std::string>& metrics, const fs::path& dir) {
   CounterPass cp;
-  auto inject = find_injection_library();
-  if (!inject)
-    throw Error("in-process counters need libkprof_inject.so next to kprof (build kprof with the CUDA toolkit "
-                "present, or set KPROF_INJECT_LIB); --counters ncu uses Nsight Compute instead", kExitNoTool);
-  ProcessSpec spec;
-  spec.argv = o.command;
-  spec.env_set["CUDA_INJECTION64_PATH"] = inject->string();
-  if (auto cupti = find_cupti_library()) spec.env_set["NVTX_INJECTION64_PATH"] = cupti->string();
+  ProcessSpec spec = injected_program(o, "no in-process counters (--counters ncu uses Nsight Compute instead)");
   fs::path file = dir / "counters.json";
   std::error_code ec;
   fs::remove(file, ec);  // never read an earlier run's counters as this one's

@@ -11,6 +11,7 @@
 #include <generated_nvtx_meta.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +24,6 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <set>
 #include <sstream>
 
 #include "collect/kernel_name.hpp"
