@@ -56,7 +56,8 @@ TEST(ProfileRun, JsonRoundTripIsLossless) {
   g.metrics.unavailable = {"tensor_pipe_pct"};
   KernelAnalysis a;
   a.bottleneck.kind = BottleneckKind::compute;
-  a.opportunities.push_back(Opportunity{"Raise occupancy", 12.5, "achieved_occupancy_pct", 57.5, "x=57.5%", "r", "kprof"});
+  a.opportunities.push_back(Opportunity{"Raise occupancy", "occupancy", 12.5, 40.0, 5.0, "achieved_occupancy_pct", 57.5,
+                                        "x=57.5%", "r", "kprof"});
   g.analysis = a;
   st.kernels.push_back(g);
   run.stages.push_back(st);

@@ -59,7 +59,10 @@ TEST(MergeCounters, SameShapeCountersAttachAndOtherShapesStayDurationOnly) {
   const auto& full = stages[0].kernels[0];
   ASSERT_TRUE(full.metrics.sm_throughput_pct.has_value());
   EXPECT_NEAR(*full.metrics.sm_throughput_pct, 67.98, 0.01);  // sm__throughput of ID 3 in the capture
-  EXPECT_DOUBLE_EQ(*full.metrics.duration_ns, 1030000.0);     // the tracer's median, not ncu's replay time
+  // Rates divide the counters by the time of the launch they came from (ID 3's gpu__time_duration), never by
+  // another launch's; the group's timing stays the tracer's.
+  EXPECT_DOUBLE_EQ(*full.metrics.duration_ns, 1026272.0);
+  EXPECT_DOUBLE_EQ(full.duration_ns.median, 1030000.0);
   const auto& small = stages[1].kernels[0];
   EXPECT_FALSE(small.metrics.sm_throughput_pct.has_value());  // 1056-block counters do not describe 66 blocks
   EXPECT_DOUBLE_EQ(*small.metrics.grid_size, 66.0);

@@ -1,8 +1,15 @@
 #include "analyze/analyze_run.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "analyze/classify.hpp"
+#include "analyze/diagnosis.hpp"
 #include "analyze/interpret.hpp"
+#include "analyze/metric_fields.hpp"
 #include "analyze/opportunities.hpp"
+#include "analyze/plausibility.hpp"
 #include "analyze/roofline.hpp"
 
 namespace kprof::analyze {
@@ -28,6 +35,18 @@ double group_time(const KernelGroup& g) {
 
 }  // namespace
 
+void complete_metrics(CanonicalMetrics& m, const DeviceSpec* spec) {
+  if (!spec) return;
+  fill_occupancy_limits(m, spec->sm_limits);
+  auto measured = spec->measured.find("dram_gbps");
+  if (auto gbps = m.achieved_dram_gbps(); gbps && measured != spec->measured.end() && measured->second.value > 0) {
+    m.dram_measured_pct = *gbps / measured->second.value * 100.0;
+    m.provenance["dram_measured_pct"] =
+        fmt::format("dram_bytes / duration_ns against the measured {:.0f} GB/s ({})", measured->second.value,
+                    measured->second.source);
+  }
+}
+
 KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,
                              const Thresholds& t) {
   KernelAnalysis a;
@@ -44,16 +63,51 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
     a.notes.push_back("no device peaks: roofline skipped");
   }
 
+  // The diagnosis reads a copy without the implausible values: a hit rate of 117% or an L1 throughput of 150% must
+  // not name a cause.
+  CanonicalMetrics trusted = m;
+  for (auto& issue : check_plausibility(g, m, declared, a.roofline, a.hierarchical, t)) {
+    if (auto* field = metric_field_ptr(trusted, issue.metric)) field->reset();
+    // The metric concerned is never shown as healthy.
+    for (auto& v : a.verdicts)
+      if (v.metric == issue.metric && v.verdict == Verdict::ok) {
+        v.verdict = Verdict::warn;
+        v.meaning = "Implausible value: " + issue.message + ".";
+      }
+    a.implausible.push_back(std::move(issue.message));
+  }
+
+  // Share of the kernel's time above its floor (FLOPs and bytes at the device's peaks): no remedy can save more.
+  double headroom = 1.0;
+  if (spec && m.duration_ns && *m.duration_ns > 0)
+    if (auto floor = time_floor_s(m, declared, *spec)) headroom = std::clamp(1.0 - *floor / (*m.duration_ns * 1e-9), 0.0, 1.0);
+
   a.bottleneck = classify(m, t, a.roofline, declared);
+  if (m.sm_throughput_pct || m.memory_throughput_pct || m.tensor_pipe_pct) {
+    a.causes = find_causes(trusted, facts_of(g), declared, spec, a.roofline, headroom, t);
+    if (!a.causes.empty()) {
+      const Cause& c = a.causes.front();
+      a.bottleneck.cause = c.id;
+      a.bottleneck.key_issue = c.label;
+      a.bottleneck.root_cause = a.bottleneck.root_cause.substr(0, a.bottleneck.root_cause.find(". ") + 1);
+      a.bottleneck.root_cause += " Cause: " + c.label + " (" + c.evidence + ").";
+    }
+  } else if (!g.counters_note.empty()) {
+    a.bottleneck.key_issue = "no counters (" + g.counters_note + ")";
+  }
 
   std::vector<RuleResult> rules;
   if (g.representative >= 0 && static_cast<std::size_t>(g.representative) < g.launches.size())
     rules = g.launches[static_cast<std::size_t>(g.representative)].rules;
   else if (g.launches.size() == 1)
     rules = g.launches.front().rules;
-  a.opportunities = find_opportunities(m, a.bottleneck, a.roofline, rules, t, declared);
+  a.opportunities = find_opportunities(a.causes, trusted, rules, t, declared, headroom);
 
-  for (const auto& field : m.unavailable) a.notes.push_back(field + " unavailable in this export");
+  if (!m.unavailable.empty()) {
+    std::string list;
+    for (const auto& field : m.unavailable) list += (list.empty() ? "" : ", ") + field;
+    a.notes.push_back("not in this profile: " + list);
+  }
   return a;
 }
 
@@ -70,10 +124,31 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
   const KernelGroup* dominant = nullptr;
   for (auto& stage : run.stages) {
     for (auto& g : stage.kernels) {
+      complete_metrics(g.metrics, spec);
       g.analysis = analyze_group(g, effective_declaration(g, stage.declared, stage.kernels.size()), spec, t);
       if (!dominant || group_time(g) > group_time(*dominant)) dominant = &g;
     }
   }
+  // Run-level impact: each opportunity's share of the run. A launch-bound group also owns the GPU idle time
+  // between its launches, which the remedy removes.
+  auto owned = [](const KernelGroup& g) {
+    double own = group_time(g);
+    if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == "launch_overhead")
+      own += g.gpu_idle_ns.value_or(0);
+    return own;
+  };
+  double total = 0;
+  for (const auto& stage : run.stages)
+    for (const auto& g : stage.kernels) total += owned(g);
+  for (auto& stage : run.stages)
+    for (auto& g : stage.kernels) {
+      if (!g.analysis) continue;
+      double share = total > 0 ? owned(g) / total * 100.0 : 0.0;
+      for (auto& o : g.analysis->opportunities) {
+        o.run_share_pct = share;
+        o.run_gain_pct = o.est_gain_pct * share / 100.0;
+      }
+    }
   if (dominant) {
     Bottleneck overall = dominant->analysis->bottleneck;
     overall.rule = "dominant kernel " + (dominant->label.empty() ? dominant->kernel : dominant->label) + ": " + overall.rule;

@@ -12,6 +12,11 @@ namespace kprof::analyze {
 // A spec already in run.device_spec (an imported, self-contained run) is kept when nothing matches.
 void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t);
 
+// Completes a group's canonical metrics with what the device spec knows: occupancy limits computed from the
+// launch's resources (when the profile lacks Nsight Compute's) and DRAM throughput against the measured copy
+// bandwidth (dram_measured_pct).
+void complete_metrics(CanonicalMetrics& m, const DeviceSpec* spec);
+
 // One group's analysis against its effective declaration; `spec` may be null (no roofline then).
 KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,
                              const Thresholds& t);

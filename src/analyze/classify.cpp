@@ -14,7 +14,7 @@ std::string sm_pipe_unit(const CanonicalMetrics& m) {
   std::string p = m.dominant_precision();
   if (p == "fp32") return "FP32 pipe (SM)";
   if (p == "fp64") return "FP64 pipe (SM)";
-  if (p == "fp16") return "FP16 pipe (SM)";
+  if (p == "fp16_vector") return "FP16 pipe (SM)";
   return "SM pipes";
 }
 
@@ -32,7 +32,7 @@ void set_locality(Bottleneck& b, const CanonicalMetrics& m, const Thresholds& t,
   }
   // Without a declaration: when the bytes requested from L1 are no more than what DRAM delivered, every byte
   // is used about once (a stream); there is no reuse for tiling to capture.
-  if (m.l1_bytes && m.dram_bytes && *m.dram_bytes > 0 &&
+  if (m.l1_bytes && *m.l1_bytes > 0 && m.dram_bytes && *m.dram_bytes > 0 &&
       *m.l1_bytes <= *m.dram_bytes * t.param("classify.streaming_bytes_ratio")) {
     extra = fmt::format(" L2 hit {} is expected: the kernel requests {:.2f}x the bytes DRAM delivered (streaming, no"
                         " reuse to capture).",

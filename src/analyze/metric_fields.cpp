@@ -36,6 +36,29 @@ const std::map<std::string, Field>& fields() {
       {"grid_size", &CanonicalMetrics::grid_size},
       {"block_size", &CanonicalMetrics::block_size},
       {"sm_clock_hz", &CanonicalMetrics::sm_clock_hz},
+      {"fma_pipe_pct", &CanonicalMetrics::fma_pipe_pct},
+      {"fma_pipe_instructions", &CanonicalMetrics::fma_pipe_instructions},
+      {"fp16_pipe_instructions", &CanonicalMetrics::fp16_pipe_instructions},
+      {"alu_pipe_pct", &CanonicalMetrics::alu_pipe_pct},
+      {"fp64_pipe_pct", &CanonicalMetrics::fp64_pipe_pct},
+      {"xu_pipe_pct", &CanonicalMetrics::xu_pipe_pct},
+      {"lsu_pipe_pct", &CanonicalMetrics::lsu_pipe_pct},
+      {"issue_active_pct", &CanonicalMetrics::issue_active_pct},
+      {"l1_throughput_pct", &CanonicalMetrics::l1_throughput_pct},
+      {"l2_throughput_pct", &CanonicalMetrics::l2_throughput_pct},
+      {"global_load_sectors", &CanonicalMetrics::global_load_sectors},
+      {"global_load_requests", &CanonicalMetrics::global_load_requests},
+      {"global_store_sectors", &CanonicalMetrics::global_store_sectors},
+      {"global_store_requests", &CanonicalMetrics::global_store_requests},
+      {"global_atomic_requests", &CanonicalMetrics::global_atomic_requests},
+      {"shared_wavefronts", &CanonicalMetrics::shared_wavefronts},
+      {"shared_bank_conflicts", &CanonicalMetrics::shared_bank_conflicts},
+      {"threads_per_instruction", &CanonicalMetrics::threads_per_instruction},
+      {"occupancy_limit_registers", &CanonicalMetrics::occupancy_limit_registers},
+      {"occupancy_limit_shared_mem", &CanonicalMetrics::occupancy_limit_shared_mem},
+      {"occupancy_limit_warps", &CanonicalMetrics::occupancy_limit_warps},
+      {"occupancy_limit_blocks", &CanonicalMetrics::occupancy_limit_blocks},
+      {"dram_measured_pct", &CanonicalMetrics::dram_measured_pct},
   };
   return table;
 }
@@ -45,6 +68,11 @@ std::optional<double> metric_field(const CanonicalMetrics& m, const std::string&
   auto it = fields().find(name);
   if (it == fields().end()) return std::nullopt;
   return m.*(it->second);
+}
+
+std::optional<double>* metric_field_ptr(CanonicalMetrics& m, const std::string& name) {
+  auto it = fields().find(name);
+  return it == fields().end() ? nullptr : &(m.*(it->second));
 }
 
 bool is_metric_field(const std::string& name) { return fields().count(name) > 0; }

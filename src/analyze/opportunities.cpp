@@ -5,14 +5,16 @@
 #include <fmt/format.h>
 #include <map>
 
+#include "analyze/diagnosis.hpp"
+#include "analyze/remedies.hpp"
+
 namespace kprof::analyze {
 
 namespace {
 
 struct Candidate {
   Opportunity op;
-  std::string category;  // remedy: candidates of one category are one opportunity
-  double raw_gain = 0;   // fraction of kernel time, before the roofline bound
+  double raw_gain = 0;  // fraction of kernel time, before the bounds
 };
 
 std::string first_sentence(const std::string& text) {
@@ -21,129 +23,82 @@ std::string first_sentence(const std::string& text) {
   return s.size() > 200 ? s.substr(0, 197) + "..." : s;
 }
 
-Candidate make(std::string name, std::string category, double gain, std::string metric, double value,
-               std::string trigger, std::string rationale) {
-  Candidate c;
-  c.op.name = std::move(name);
-  c.op.trigger_metric = std::move(metric);
-  c.op.trigger_value = value;
-  c.op.trigger = std::move(trigger);
-  c.op.rationale = std::move(rationale);
-  c.op.source = "kprof";
-  c.category = std::move(category);
-  c.raw_gain = std::clamp(gain, 0.0, 1.0);
-  return c;
+bool has_cause(const std::vector<Cause>& causes, const std::string& id) {
+  return std::any_of(causes.begin(), causes.end(), [&](const Cause& c) { return c.id == id; });
 }
 
-void kprof_candidates(const CanonicalMetrics& m, const Bottleneck& b, const std::optional<RooflinePlacement>& roof,
-                      const Thresholds& t, const DeclaredWork& declared, std::vector<Candidate>& out) {
-  // Grid fill: with W < 1 waves only a fraction W of the SMs' slots hold work.
-  if (m.waves_per_sm && *m.waves_per_sm < t.metric_value("waves_per_sm")) {
-    double w = *m.waves_per_sm;
-    out.push_back(make("Fill the GPU (more blocks)", "grid_fill", 1.0 - w, "waves_per_sm", w,
-                       fmt::format("waves_per_sm={:.2f}", w),
-                       "The grid covers under one wave of the GPU; split the work into more blocks."));
-  }
-  // Occupancy, for latency-bound kernels: the missing warps' share, scaled by the idle throughput.
-  if (b.kind == BottleneckKind::latency && m.achieved_occupancy_pct && m.theoretical_occupancy_pct &&
-      *m.theoretical_occupancy_pct > 0 && !t.find("achieved_occupancy_pct")->healthy(*m.achieved_occupancy_pct)) {
-    double a = *m.achieved_occupancy_pct, th = *m.theoretical_occupancy_pct;
-    double busiest = std::max(m.sm_throughput_pct.value_or(0), m.memory_throughput_pct.value_or(0)) / 100.0;
-    out.push_back(make("Raise achieved occupancy", "occupancy", (th - a) / th * (1.0 - busiest),
-                       "achieved_occupancy_pct", a, fmt::format("achieved_occupancy={:.1f}%", a),
-                       fmt::format("Only {:.1f}% of warp slots are active against {:.1f}% possible.", a, th)));
-  }
-  // Memory-bound below peak bandwidth: the rest of the way to the DRAM roof.
-  if (b.kind == BottleneckKind::memory && b.unit == "DRAM") {
-    std::optional<double> frac;
-    if (roof && roof->memory_level == "dram" && m.achieved_dram_gbps() && roof->peak_gbps > 0)
-      frac = *m.achieved_dram_gbps() / roof->peak_gbps;
-    else if (m.dram_throughput_pct)
-      frac = *m.dram_throughput_pct / 100.0;
-    if (frac)
-      out.push_back(make("Reach peak DRAM bandwidth", "dram_bandwidth", 1.0 - *frac, "dram_throughput_pct",
-                         *frac * 100.0, fmt::format("dram_throughput={:.1f}%", *frac * 100.0),
-                         "Memory-bound below peak: wider or more loads in flight (vector loads, more bytes per"
-                         " thread) approach the roof."));
-    // Bytes above the declared minimum are traffic a memory-bound kernel could avoid.
-    if (declared.min_bytes && m.dram_bytes && *m.dram_bytes > *declared.min_bytes && *m.dram_bytes > 0)
-      out.push_back(make("Cut DRAM traffic to the declared minimum", "dram_traffic",
-                         1.0 - *declared.min_bytes / *m.dram_bytes, "dram_bytes", *m.dram_bytes,
-                         fmt::format("dram_bytes={:.3g} B (min {:.3g} B)", *m.dram_bytes, *declared.min_bytes),
-                         "The kernel moves more bytes than the work needs; fuse or reuse to cut traffic."));
-  }
-  // Local memory (spills, local arrays): its share of the traffic through L1, where local accesses go.
-  if (m.local_memory_bytes && *m.local_memory_bytes > 0) {
-    double lb = *m.local_memory_bytes;
-    double total = m.l1_bytes && *m.l1_bytes >= lb ? *m.l1_bytes : lb + m.dram_bytes.value_or(0);
-    out.push_back(make("Remove local-memory traffic (spills / local arrays)", "local_memory", lb / total,
-                       "local_memory_bytes", lb, fmt::format("local_memory_bytes={:.3g} B", lb),
-                       "Per-thread local memory adds slow traffic; keep arrays in registers or shared memory."));
-  }
-  // FP16/BF16 math on the FMA pipe while the tensor pipe idles.
-  if (m.flops_fp16 && *m.flops_fp16 > 0 && m.total_flops() && *m.total_flops() > 0 &&
-      m.tensor_pipe_pct.value_or(0) < t.metric_value("tensor_pipe_pct")) {
-    double share = *m.flops_fp16 / *m.total_flops();
-    if (share >= t.param("opportunities.fp16_share_min"))
-      out.push_back(make("Use tensor cores for FP16/BF16 math", "tensor_cores", share, "tensor_pipe_pct",
-                         m.tensor_pipe_pct.value_or(0),
-                         fmt::format("tensor_pipe={:.1f}%, fp16_flops_share={:.0f}%", m.tensor_pipe_pct.value_or(0),
-                                     share * 100.0),
-                         "Half-precision FLOPs run on the FMA pipe; MMA instructions run them far faster."));
-  }
-  // Headroom under the roofline: the most any remedy of a compute-side or on-chip limit can win.
-  std::optional<double> headroom;
-  if (roof && roof->roof_tflops > 0) headroom = std::max(0.0, 1.0 - roof->achieved_tflops / roof->roof_tflops);
-  // Tensor math with the tensor pipe mostly idle: operands do not reach the MMA units fast enough.
-  if (headroom && m.flops_tensor && *m.flops_tensor > 0 && m.tensor_pipe_pct &&
-      *m.tensor_pipe_pct < t.metric_value("tensor_pipe_pct")) {
-    out.push_back(make("Feed the tensor cores (larger MMA tiles staged in shared memory; wgmma on Hopper)",
-                       "tensor_util", *headroom, "tensor_pipe_pct", *m.tensor_pipe_pct,
-                       fmt::format("tensor_pipe={:.1f}%", *m.tensor_pipe_pct),
-                       fmt::format("The tensor pipe is busy {:.1f}% of the time while the kernel reaches {:.1f}% of its"
-                                   " roof: each operand byte must feed more MMAs.",
-                                   *m.tensor_pipe_pct, 100.0 - *headroom * 100.0)));
-  }
-  // Bound by on-chip memory (L1/shared/L2 pipes busy, DRAM not): the same bytes are fetched from cache again and
-  // again; register and shared-memory tiling cut those requests.
-  if (headroom && b.kind == BottleneckKind::memory && b.unit != "DRAM" && m.memory_throughput_pct) {
-    out.push_back(make("Cut on-chip memory traffic (register/shared-memory tiling)", "onchip_traffic", *headroom,
-                       "memory_throughput_pct", *m.memory_throughput_pct,
-                       fmt::format("memory_throughput={:.1f}%, dram_throughput={:.1f}%", *m.memory_throughput_pct,
-                                   m.dram_throughput_pct.value_or(0)),
-                       "The L1/L2 pipes are saturated while DRAM is not: data is re-read from cache; tiles held in"
-                       " registers or shared memory serve the reuse instead."));
-  }
-  // Locality: raising the L2 hit rate to the threshold removes that share of misses, worth as much
-  // time as DRAM is busy.
-  if (b.locality_issue && m.l2_hit_pct && *m.l2_hit_pct < 100.0) {
-    double target = t.metric_value("l2_hit_pct") / 100.0, hit = *m.l2_hit_pct / 100.0;
-    double fewer_misses = 1.0 - (1.0 - target) / (1.0 - hit);
-    out.push_back(make("Improve data reuse (tiling / L2 locality)", "locality",
-                       fewer_misses * m.dram_throughput_pct.value_or(0) / 100.0, "l2_hit_pct", *m.l2_hit_pct,
-                       fmt::format("l2_hit={:.1f}%", *m.l2_hit_pct),
-                       "Most L2 lookups miss; if data is reused, tile it so reuse hits in cache."));
+void from_causes(const std::vector<Cause>& causes, std::vector<Candidate>& out) {
+  for (const auto& c : causes) {
+    if (c.remedy.empty() || c.remedy == "none") continue;
+    const Remedy* r = find_remedy(c.remedy);
+    Candidate k;
+    k.op.name = r ? r->name : c.remedy;
+    k.op.remedy = c.remedy;
+    k.op.trigger_metric = c.id;
+    k.op.trigger = c.trigger.empty() ? c.evidence : c.trigger;
+    k.op.rationale = c.evidence + ". " + (r ? r->rationale : "");
+    k.op.source = "kprof";
+    k.raw_gain = c.gain_pct / 100.0;
+    out.push_back(std::move(k));
   }
 }
 
-void ncu_candidates(const std::vector<RuleResult>& rules, const Thresholds& t, std::vector<Candidate>& out) {
+void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, const DeclaredWork& declared,
+                  std::vector<Candidate>& out) {
+  if (!has_cause(causes, "dram_bandwidth")) return;
+  if (!declared.min_bytes || !m.dram_bytes || *m.dram_bytes <= *declared.min_bytes || *m.dram_bytes <= 0) return;
+  const Remedy* r = find_remedy("dram_traffic");
+  Candidate k;
+  k.op.name = r->name;
+  k.op.remedy = r->id;
+  k.op.trigger_metric = "dram_bytes";
+  k.op.trigger_value = *m.dram_bytes;
+  k.op.trigger = fmt::format("dram_bytes={:.3g} B (declared minimum {:.3g} B)", *m.dram_bytes, *declared.min_bytes);
+  k.op.rationale = r->rationale;
+  k.op.source = "kprof";
+  k.raw_gain = 1.0 - *declared.min_bytes / *m.dram_bytes;
+  out.push_back(std::move(k));
+}
+
+void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Cause>& causes, const CanonicalMetrics& m,
+                    const Thresholds& t, std::vector<Candidate>& out) {
   const double local_weight = t.param("opportunities.local_speedup_weight");
-  for (const auto& r : rules) {
-    if (r.type != "OPT" || !r.speedup_pct || *r.speedup_pct <= 0) continue;
-    const bool local = r.speedup_type == "local";
-    Candidate c;
-    c.op.name = rule_short_name(r.name);
-    c.op.trigger_metric = "ncu:" + r.name;
-    c.op.trigger_value = *r.speedup_pct;
-    c.op.trigger = fmt::format("ncu_estimated_speedup={:.3g}% ({})", *r.speedup_pct,
-                               r.speedup_type.empty() ? "unspecified" : r.speedup_type);
-    c.op.rationale = first_sentence(r.description);
-    c.op.source = "ncu:" + r.name;
-    auto cat = t.ncu_categories.find(r.name);
-    c.category = cat != t.ncu_categories.end() ? cat->second : "ncu:" + r.name;
-    c.raw_gain = std::clamp(*r.speedup_pct / 100.0 * (local ? local_weight : 1.0), 0.0, 1.0);
-    out.push_back(std::move(c));
+  for (const auto& rule : rules) {
+    if (rule.type != "OPT" || !rule.speedup_pct || *rule.speedup_pct <= 0) continue;
+    auto cat = t.ncu_categories.find(rule.name);
+    std::string remedy = cat != t.ncu_categories.end() ? cat->second : "";
+    if (remedy == "information") continue;
+    // The same rule names different remedies depending on what kprof found.
+    if (remedy == "grid_fill" && m.waves_per_sm && *m.waves_per_sm >= 1.0) remedy = "whole_waves";
+    if (remedy == "coalesce" && has_cause(causes, "scattered_access")) remedy = "locality";
+    if (remedy == "coalesce" && has_cause(causes, "local_memory") && !has_cause(causes, "uncoalesced_global"))
+      remedy = "local_memory";
+    const Remedy* r = remedy.empty() ? nullptr : find_remedy(remedy);
+    const bool local = rule.speedup_type == "local";
+    Candidate k;
+    k.op.name = r ? r->name : rule_short_name(rule.name);
+    k.op.remedy = r ? remedy : "ncu:" + rule.name;
+    k.op.trigger_metric = "ncu:" + rule.name;
+    k.op.trigger_value = *rule.speedup_pct;
+    k.op.trigger = fmt::format("ncu {} estimated {:.3g}% ({})", rule.name, *rule.speedup_pct,
+                               rule.speedup_type.empty() ? "unspecified" : rule.speedup_type);
+    k.op.rationale = first_sentence(rule.description);
+    k.op.source = "ncu:" + rule.name;
+    k.raw_gain = *rule.speedup_pct / 100.0 * (local ? local_weight : 1.0);
+    out.push_back(std::move(k));
   }
+}
+
+// Remedies that cannot help given what else was found.
+bool applies(const std::string& remedy, const std::vector<Cause>& causes) {
+  // A kernel whose launch cost rivals its work: only removing launches helps; its counters describe a few blocks.
+  if (!causes.empty() && causes.front().id == "launch_overhead") return remedy == "launch_overhead";
+  const bool launch_bound = has_cause(causes, "launch_overhead");
+  const bool contention = has_cause(causes, "atomic_contention");
+  if ((remedy == "grid_fill" || remedy == "occupancy" || remedy == "whole_waves") && (launch_bound || contention))
+    return false;
+  // Tensor-core advice is for matrix math only: kprof proposes it only for kernels it recognises as matmuls.
+  return true;
 }
 
 }  // namespace
@@ -168,37 +123,39 @@ std::string rule_short_name(const std::string& rule_name) {
   return out;
 }
 
-std::vector<Opportunity> find_opportunities(const CanonicalMetrics& m, const Bottleneck& bottleneck,
-                                            const std::optional<RooflinePlacement>& roofline,
+std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, const CanonicalMetrics& m,
                                             const std::vector<RuleResult>& rules, const Thresholds& t,
-                                            const DeclaredWork& declared) {
+                                            const DeclaredWork& declared, double headroom) {
   std::vector<Candidate> all;
-  kprof_candidates(m, bottleneck, roofline, t, declared, all);
-  ncu_candidates(rules, t, all);
+  from_causes(causes, all);
+  dram_traffic(causes, m, declared, all);
+  from_ncu_rules(rules, causes, m, t, all);
 
-  // No estimate may promise more than the distance to the roof; without a placement the bound is 100%.
-  const double headroom = roofline ? std::clamp(1.0 - roofline->pct_of_roof / 100.0, 0.0, 1.0) : 1.0;
-  // With under one wave, idle warp slots come from missing blocks: occupancy and grid fill are one remedy.
-  const bool grid_short = m.waves_per_sm && *m.waves_per_sm < t.metric_value("waves_per_sm");
-
-  std::map<std::string, std::size_t> best;  // category → index into kept
+  const double max_gain = t.param("diagnosis.max_gain_pct") / 100.0;
+  double cap = std::min(std::clamp(headroom, 0.0, 1.0), max_gain);
+  // A kernel whose bottleneck sits at its roof (remedy "none": a pipe or DRAM at its peak) has only that roof's
+  // remaining capacity to give, whatever another rule estimates.
+  if (!causes.empty() && causes.front().remedy == "none") cap = std::min(cap, causes.front().gain_pct / 100.0);
+  std::map<std::string, std::size_t> best;  // remedy → index into kept
   std::vector<Candidate> kept;
   for (auto& c : all) {
-    if (grid_short && c.category == "occupancy") c.category = "grid_fill";
-    c.op.est_gain_pct = std::min(c.raw_gain, headroom) * 100.0;
+    if (!applies(c.op.remedy, causes)) continue;
+    const double bound = unbounded_by_floor(c.op.remedy) ? max_gain : cap;
+    c.op.est_gain_pct = std::min(std::max(c.raw_gain, 0.0), bound) * 100.0;
     if (c.op.est_gain_pct < t.param("opportunities.min_gain_pct")) continue;
-    auto it = best.find(c.category);
+    auto it = best.find(c.op.remedy);
     if (it == best.end()) {
-      best[c.category] = kept.size();
+      best[c.op.remedy] = kept.size();
       kept.push_back(std::move(c));
       continue;
     }
     Candidate& have = kept[it->second];
-    // Keep the larger estimate (kprof's on a tie: its formula is documented here); name the other source.
+    // Keep the larger estimate (kprof's on a tie: its formula is documented); name the other source.
     Candidate& other = c.op.est_gain_pct > have.op.est_gain_pct ? have : c;
     std::string also = other.op.source;
     if (&other == &have) std::swap(have, c);
-    if (also != have.op.source && have.op.rationale.find(also) == std::string::npos) have.op.rationale += " (also suggested by " + also + ")";
+    if (also != have.op.source && have.op.rationale.find(also) == std::string::npos)
+      have.op.rationale += " (also suggested by " + also + ")";
   }
   // Equal bounded gains (several capped by the same headroom) rank by the unbounded estimate.
   std::stable_sort(kept.begin(), kept.end(), [](const Candidate& a, const Candidate& b) {

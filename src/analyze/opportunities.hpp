@@ -1,4 +1,5 @@
-// Candidate optimisations, each tied to a trigger metric, with an estimated share of kernel time saved.
+// What to try next for one kernel group: the remedies of the causes found (analyze/diagnosis.hpp) and the
+// Nsight Compute rules that propose a change, merged into one ranking by remedy.
 #pragma once
 #include <optional>
 #include <vector>
@@ -10,14 +11,19 @@
 
 namespace kprof::analyze {
 
-// kprof's own candidates (formulas in docs/analysis.md) plus NCU OPT rule results from `rules` (the
-// representative launch's), deduplicated by remedy category, every gain bounded by the roofline headroom
-// (1 - achieved/roof) when `roofline` is known, ranked best first. Candidates under
-// opportunities.min_gain_pct are dropped.
-std::vector<Opportunity> find_opportunities(const CanonicalMetrics& m, const Bottleneck& bottleneck,
-                                            const std::optional<RooflinePlacement>& roofline,
+// One opportunity per remedy, best first:
+//  - every cause whose remedy is not "none" (its estimate is the cause's gain);
+//  - "Cut DRAM traffic to the declared minimum" for a DRAM-bound kernel that moves more than the plan declares;
+//  - Nsight Compute OPT rules (`rules`, the representative launch's) mapped to remedies through
+//    opportunities.ncu_categories; "information" rules are not ranked; a "local" estimate is weighed by
+//    opportunities.local_speedup_weight;
+// then the preconditions: no "fill the GPU" or occupancy change for a launch-bound or contention-bound kernel.
+// Every estimate is bounded by `headroom` (0..1, the share of the kernel's time above its roofline floor) and
+// by diagnosis.max_gain_pct; two sources of one remedy keep the larger estimate and name the other. Candidates
+// under opportunities.min_gain_pct are dropped.
+std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, const CanonicalMetrics& m,
                                             const std::vector<RuleResult>& rules, const Thresholds& t,
-                                            const DeclaredWork& declared = {});
+                                            const DeclaredWork& declared, double headroom);
 
 // "AchievedOccupancy" → "Achieved occupancy": a readable short name from an NCU rule name.
 std::string rule_short_name(const std::string& rule_name);

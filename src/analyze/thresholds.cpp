@@ -38,6 +38,11 @@ double Thresholds::param(const std::string& key) const {
   throw Error("thresholds: missing value " + key, kExitBadInput);
 }
 
+const std::string& Thresholds::text(const std::string& key) const {
+  if (auto it = texts.find(key); it != texts.end()) return it->second;
+  throw Error("thresholds: missing value " + key, kExitBadInput);
+}
+
 namespace {
 
 const std::vector<std::string> kOps = {">", ">=", "<", "<=", "=="};
@@ -49,7 +54,7 @@ double number(const toml::node& n, const std::string& what, const std::string& o
   throw ParseError(origin, line_of(n), what + " must be a number");
 }
 
-std::string text(const toml::node& n, const std::string& what, const std::string& origin) {
+std::string text_of(const toml::node& n, const std::string& what, const std::string& origin) {
   if (auto v = n.value<std::string>()) return *v;
   throw ParseError(origin, line_of(n), what + " must be a string");
 }
@@ -72,7 +77,7 @@ void Thresholds::apply(const std::string& toml_text, const std::string& origin) 
     for (auto& el : *arr) {
       auto* t = el.as_table();
       if (!t || !t->get("metric")) throw ParseError(origin, line_of(el), "[[metric]] entry needs a \"metric\" name");
-      auto name = text(*t->get("metric"), "metric", origin);
+      auto name = text_of(*t->get("metric"), "metric", origin);
       MetricThreshold* m = nullptr;
       for (auto& existing : metrics)
         if (existing.metric == name) m = &existing;
@@ -84,14 +89,14 @@ void Thresholds::apply(const std::string& toml_text, const std::string& origin) 
       for (auto&& [k, v] : *t) {
         std::string key(k.str());
         if (key == "metric") continue;
-        else if (key == "label") m->label = text(v, "label", origin);
+        else if (key == "label") m->label = text_of(v, "label", origin);
         else if (key == "op") {
-          m->op = text(v, "op", origin);
+          m->op = text_of(v, "op", origin);
           if (std::find(kOps.begin(), kOps.end(), m->op) == kOps.end())
             throw ParseError(origin, line_of(v), "op must be one of > >= < <= ==");
         } else if (key == "value") m->value = number(v, name + ".value", origin);
-        else if (key == "unit") m->unit = text(v, "unit", origin);
-        else if (key == "meaning") m->meaning = text(v, "meaning", origin);
+        else if (key == "unit") m->unit = text_of(v, "unit", origin);
+        else if (key == "meaning") m->meaning = text_of(v, "meaning", origin);
         else throw ParseError(origin, line_of(v), "unknown key \"" + key + "\" in [[metric]] " + name);
       }
     }
@@ -107,10 +112,12 @@ void Thresholds::apply(const std::string& toml_text, const std::string& origin) 
       if (sec == "opportunities" && key == "ncu_categories") {
         auto* cats = v.as_table();
         if (!cats) throw ParseError(origin, line_of(v), "ncu_categories must be a table");
-        for (auto&& [rule, cat] : *cats) ncu_categories[std::string(rule.str())] = text(cat, "category", origin);
+        for (auto&& [rule, cat] : *cats) ncu_categories[std::string(rule.str())] = text_of(cat, "category", origin);
         continue;
       }
-      params[sec + "." + key] = number(v, sec + "." + key, origin);
+      // Keys named "*_names" hold text (a regular expression of kernel names); every other value is a number.
+      if (key.size() > 6 && key.compare(key.size() - 6, 6, "_names") == 0) texts[sec + "." + key] = text_of(v, sec + "." + key, origin);
+      else params[sec + "." + key] = number(v, sec + "." + key, origin);
     }
   }
   sources.push_back(origin);

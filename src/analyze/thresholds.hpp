@@ -24,6 +24,7 @@ struct MetricThreshold {
 struct Thresholds {
   std::vector<MetricThreshold> metrics;            // in file order
   std::map<std::string, double> params;            // "classify.busy_pct" → 60
+  std::map<std::string, std::string> texts;        // string values of the scalar tables ("diagnosis.matmul_names")
   std::map<std::string, std::string> ncu_categories;  // NCU rule name → opportunity category
   std::vector<std::string> sources;                // files applied, in order
 
@@ -31,6 +32,7 @@ struct Thresholds {
   // Threshold value of a metric / a scalar parameter; throws Error when the data file lacks it.
   double metric_value(const std::string& metric) const;
   double param(const std::string& key) const;
+  const std::string& text(const std::string& key) const;
 
   // Shipped thresholds.toml, then the user file: `user_file`, else $KPROF_THRESHOLDS, else
   // ~/.config/kprof/thresholds.toml when present.

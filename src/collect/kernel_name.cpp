@@ -17,9 +17,16 @@ std::size_t matching_open(std::string_view s, std::size_t close, char open_c, ch
 std::string function_base_name(std::string_view in) {
   // Nsight Compute prints "(anonymous namespace)" as "unnamed>" (the demangler's "<unnamed>" with its '<' lost),
   // which unbalances the template brackets: "void unnamed>::k<unnamed>::Tile<64, 32>, 1>(unnamed>::Params)".
+  // Other exports keep the '<' ("void at::<unnamed>::k<...>"): a "<unnamed>" right after "::", a space or the
+  // start is that namespace; after a name, the '<' opens a template argument list.
   std::string fixed;
   if (in.find("unnamed>::") != std::string_view::npos) {
     fixed.assign(in);
+    for (std::size_t p = fixed.find("<unnamed>::"); p != std::string::npos; p = fixed.find("<unnamed>::", p)) {
+      bool ns = p == 0 || fixed[p - 1] == ' ' || fixed[p - 1] == ':';
+      if (ns) fixed.replace(p, 9, "(anonymous namespace)"), p += 21;
+      else p += 1;
+    }
     for (std::size_t p = fixed.find("unnamed>::"); p != std::string::npos; p = fixed.find("unnamed>::", p))
       fixed.replace(p, 8, "(anonymous namespace)"), p += 21;
     in = fixed;

@@ -22,6 +22,7 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
       // nothing like its 1056-block launch), so a group without a same-shape launch keeps its duration only.
       const KernelLaunch* src = same_shape;
       if (!src) {
+        g.counters_note = same_name ? "only another launch shape of it was profiled" : "not profiled";
         warnings.push_back(same_name ? "no counters for " + g.label + " " + g.launch.str() +
                                            ": the counter run profiled only another launch shape of it (use --all-launches)"
                                      : "no counters for " + g.label + " (the counter run did not profile it): duration only");
@@ -30,12 +31,16 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
         continue;
       }
       KernelLaunch with_counters = *src;
-      with_counters.duration_ns = g.duration_ns.median;  // the tracer's unperturbed median
       auto m = ncu::derive_canonical(with_counters);
-      m.provenance["counters"] = "ncu launch " + std::to_string(src->id);
-      // ncu's own duration is a replayed launch (caches flushed): the traced median is the time that counts.
-      m.duration_ns = g.duration_ns.median;
-      m.provenance["duration_ns"] = "tracer median of " + std::to_string(g.duration_ns.count) + " launches";
+      m.provenance["counters"] = "counter launch " + std::to_string(src->id);
+      // Rates (FLOP/s, GB/s, % of roof) divide the counters by the time of the SAME launch: the profiler's own
+      // duration of the profiled launch. The tracer's median stays the group's timing (duration_ns stats); a
+      // counter launch far from that median is reported by the plausibility checks.
+      if (!m.duration_ns) {
+        m.duration_ns = g.duration_ns.median;
+        m.provenance["duration_ns"] = "tracer median of " + std::to_string(g.duration_ns.count) +
+                                      " launches (the counter launch has no duration)";
+      }
       g.metrics = std::move(m);
       // Keep the profiled launch (its sections and rules feed the opportunities) as the representative.
       g.launches.push_back(with_counters);

@@ -8,7 +8,8 @@
 namespace kprof {
 
 // For every kernel group, finds the ncu launch with the same function and launch shape (else the same function)
-// and derives the group's canonical metrics from it, keeping the tracer's median as the duration.
+// and derives the group's canonical metrics from it, with the profiled launch's own duration (rates never mix
+// one launch's counters with another's time).
 // The profiled ncu launch is appended to the group's launches and becomes its representative (its sections and
 // rules feed the analysis); duration statistics stay those of the traced launches.
 // Groups without a match keep duration-only metrics and are listed in the returned warnings.

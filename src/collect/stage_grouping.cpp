@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -50,6 +51,42 @@ void finish_group(KernelGroup& g) {
   }
 }
 
+// Union of every launch's [start, end) on the GPU, sorted and merged: when the GPU ran some kernel.
+std::vector<std::pair<double, double>> busy_intervals(const std::vector<KernelLaunch>& launches) {
+  std::vector<std::pair<double, double>> iv;
+  for (const auto& l : launches)
+    if (l.start_ns && l.duration_ns && *l.duration_ns > 0) iv.emplace_back(*l.start_ns, *l.start_ns + *l.duration_ns);
+  std::sort(iv.begin(), iv.end());
+  std::vector<std::pair<double, double>> merged;
+  for (const auto& i : iv) {
+    if (!merged.empty() && i.first <= merged.back().second) merged.back().second = std::max(merged.back().second, i.second);
+    else merged.push_back(i);
+  }
+  return merged;
+}
+
+double busy_within(const std::vector<std::pair<double, double>>& busy, double a, double b) {
+  double sum = 0;
+  auto it = std::lower_bound(busy.begin(), busy.end(), std::make_pair(a, a),
+                             [](const auto& x, const auto& y) { return x.second < y.first; });
+  for (; it != busy.end() && it->first < b; ++it) sum += std::max(0.0, std::min(b, it->second) - std::max(a, it->first));
+  return sum;
+}
+
+// The group's span (first start to last end) and the GPU's idle time inside it, when its launches carry trace
+// timestamps.
+void set_span(KernelGroup& g, const std::vector<std::pair<double, double>>& busy) {
+  double first = INFINITY, last = -INFINITY;
+  for (const auto& l : g.launches)
+    if (l.start_ns && l.duration_ns) {
+      first = std::min(first, *l.start_ns);
+      last = std::max(last, *l.start_ns + *l.duration_ns);
+    }
+  if (!(last > first)) return;
+  g.span_ns = last - first;
+  g.gpu_idle_ns = std::max(0.0, *g.span_ns - busy_within(busy, first, last));
+}
+
 }  // namespace
 
 std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches) {
@@ -59,6 +96,7 @@ std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches) 
 std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches) {
   bool any_range = false;
   for (const auto& l : launches) any_range = any_range || !l.nvtx_range.empty();
+  const auto busy = busy_intervals(launches);
 
   std::vector<Stage> stages;
   std::map<std::string, std::size_t> stage_index;
@@ -91,6 +129,7 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches) {
     for (auto& g : st.kernels) {
       if (shapes_per_function[g.kernel] > 1)
         g.label = fmt::format("{} [{}x{}x{}]", g.kernel, g.launch.grid[0], g.launch.grid[1], g.launch.grid[2]);
+      set_span(g, busy);
       finish_group(g);
     }
   }

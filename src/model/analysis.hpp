@@ -27,15 +27,28 @@ NLOHMANN_JSON_SERIALIZE_ENUM(BottleneckKind, {{BottleneckKind::memory, "memory"}
                                               {BottleneckKind::latency, "latency"}, {BottleneckKind::balanced, "balanced"},
                                               {BottleneckKind::unknown, "unknown"}})
 
+// One cause the diagnosis found, with the remedy it points to (analyze/diagnosis.hpp, docs/analysis.md "Causes").
+struct Cause {
+  std::string id;          // "uncoalesced_global", "dram_bandwidth", ... (stable: tests and agents match on it)
+  std::string label;       // "uncoalesced global loads": what tables print as the Key Issue
+  std::string evidence;    // the numbers behind it, one sentence
+  std::string trigger;     // the same numbers as metric=value pairs ("sectors_per_load_request=32.0, l2_hit=37%")
+  std::string remedy;      // remedy id ("coalesce"); "none" when nothing is left to gain (at the roof)
+  double gain_pct = 0;     // share of the kernel's time the remedy could save, bounded by the roofline headroom
+  bool specific = false;   // a specific cause (access pattern, conflicts, ...) rather than a plain bound
+};
+KPROF_JSON(Cause, id, label, evidence, trigger, remedy, gain_pct, specific)
+
 struct Bottleneck {
   BottleneckKind kind = BottleneckKind::unknown;
+  std::string cause;            // id of the primary Cause ("" when none was found)
   bool locality_issue = false;  // L2 hit rate under its threshold
   std::string unit;             // what binds: "DRAM", "tensor pipe", "FP32 pipe (SM)", "grid too small", ...
   std::string root_cause;       // at most two sentences
   std::string key_issue;        // one short phrase for tables
   std::string rule;             // which classification rule fired, for the reader
 };
-KPROF_JSON(Bottleneck, kind, locality_issue, unit, root_cause, key_issue, rule)
+KPROF_JSON(Bottleneck, kind, cause, locality_issue, unit, root_cause, key_issue, rule)
 
 // Placement of one kernel against one roof.
 struct RooflinePlacement {
@@ -57,23 +70,33 @@ KPROF_JSON(RooflinePlacement, precision, memory_level, peak_tflops, peak_gbps, p
 
 struct Opportunity {
   std::string name;             // "Raise occupancy"
-  double est_gain_pct = 0;      // estimated reduction of kernel time, %, already bounded by roofline headroom
+  std::string remedy;           // remedy id ("occupancy", "coalesce", ...): one id per remedy across sources
+  // Estimated share of this kernel group's time the remedy saves, % (< 100), bounded by the roofline headroom
+  // at the binding level (docs/analysis.md "Estimated gain").
+  double est_gain_pct = 0;
+  double run_share_pct = 0;     // the group's share of the run's GPU time, % (set by analyze_run)
+  double run_gain_pct = 0;      // est_gain_pct x run_share_pct / 100: what the run saves; the top 3 rank by it
   std::string trigger_metric;   // "achieved_occupancy_pct"
   std::optional<double> trigger_value;
   std::string trigger;          // "achieved_occupancy=12.5%" as printed
   std::string rationale;        // one sentence
   std::string source;           // "kprof" or "ncu:<RuleName>"
 };
-KPROF_JSON(Opportunity, name, est_gain_pct, trigger_metric, trigger_value, trigger, rationale, source)
+KPROF_JSON(Opportunity, name, remedy, est_gain_pct, run_share_pct, run_gain_pct, trigger_metric, trigger_value, trigger,
+           rationale, source)
 
 struct KernelAnalysis {
   std::vector<MetricVerdict> verdicts;
   Bottleneck bottleneck;
+  std::vector<Cause> causes;                     // every cause found, best first (the first is the bottleneck's)
   std::optional<RooflinePlacement> roofline;
   std::vector<RooflinePlacement> hierarchical;   // per memory level when bytes per level are known
   std::vector<Opportunity> opportunities;        // ranked, best first (top 3 shown in the contract)
   std::vector<std::string> notes;                // e.g. "FLOPs unavailable: roofline skipped"
+  // Physically implausible values (a roof exceeded, a hit rate over 100%, fewer bytes than the work needs):
+  // shown on the kernel and in the contract, never as healthy.
+  std::vector<std::string> implausible;
 };
-KPROF_JSON(KernelAnalysis, verdicts, bottleneck, roofline, hierarchical, opportunities, notes)
+KPROF_JSON(KernelAnalysis, verdicts, bottleneck, causes, roofline, hierarchical, opportunities, notes, implausible)
 
 }  // namespace kprof

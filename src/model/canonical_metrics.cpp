@@ -36,8 +36,25 @@ std::string CanonicalMetrics::dominant_precision() const {
   consider(flops_tensor, tensor_precision.empty() ? std::string("bf16") : tensor_precision);
   consider(flops_fp32, "fp32");
   consider(flops_fp64, "fp64");
-  consider(flops_fp16, "fp16");
+  consider(flops_fp16, "fp16_vector");  // HFMA2 on the FMA pipe: its roof is not the tensor-core fp16 peak
   return best;
+}
+
+namespace {
+std::optional<double> ratio(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a || !b || *b <= 0) return std::nullopt;
+  return *a / *b;
+}
+}  // namespace
+
+std::optional<double> CanonicalMetrics::load_sectors_per_request() const {
+  return ratio(global_load_sectors, global_load_requests);
+}
+std::optional<double> CanonicalMetrics::store_sectors_per_request() const {
+  return ratio(global_store_sectors, global_store_requests);
+}
+std::optional<double> CanonicalMetrics::bank_conflict_share() const {
+  return ratio(shared_bank_conflicts, shared_wavefronts);
 }
 
 }  // namespace kprof

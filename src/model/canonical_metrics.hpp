@@ -14,7 +14,11 @@ struct CanonicalMetrics {
   std::optional<double> sm_throughput_pct;        // sm__throughput...pct_of_peak_sustained_elapsed
   std::optional<double> memory_throughput_pct;    // gpu__compute_memory_throughput (max over memory units)
   std::optional<double> dram_throughput_pct;
-  std::optional<double> tensor_pipe_pct;          // sm__pipe_tensor_op_hmma_cycles_active (HMMA + HGMMA on Hopper)
+  // Tensor-pipe utilisation by matrix instructions only: on Hopper sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma
+  // (HMMA + HGMMA + QGMMA). The plain sm__pipe_tensor_op_hmma_cycles_active also counts HFMA2.MMA, which the
+  // compiler uses for FP16 vector math and to move constants into registers; it is the fallback, and
+  // `tensor_pipe_includes_hfma2` says when it was used.
+  std::optional<double> tensor_pipe_pct;
   std::optional<double> achieved_occupancy_pct;
   std::optional<double> theoretical_occupancy_pct;
   std::optional<double> l2_hit_pct;
@@ -38,6 +42,39 @@ struct CanonicalMetrics {
   std::optional<double> block_size;                  // threads per block
   std::optional<double> sm_clock_hz;
 
+  // Pipes and issue (% of peak sustained while the SM is active).
+  std::optional<double> fma_pipe_pct;             // FP32 FFMA/FADD/FMUL, HFMA2 and IMAD share the FMA pipe
+  std::optional<double> fma_pipe_instructions;    // thread instructions executed on the FMA pipe (FP32, FP16, IMAD)
+  std::optional<double> fp16_pipe_instructions;   // HFMA2/HADD2/HMUL2 threads on the FMA pipe (not HFMA2.MMA)
+  std::optional<double> alu_pipe_pct;             // integer and logic (IADD3, LOP3, shifts), FP compare/min/max
+  std::optional<double> fp64_pipe_pct;
+  std::optional<double> xu_pipe_pct;              // special functions: MUFU (sin, cos, exp2, rcp, rsqrt)
+  std::optional<double> lsu_pipe_pct;             // load/store instructions issued
+  std::optional<double> issue_active_pct;         // cycles an instruction was issued
+  std::optional<double> l1_throughput_pct;        // L1/TEX unit (incl. shared memory)
+  std::optional<double> l2_throughput_pct;        // L2 slices
+  // Memory access patterns.
+  std::optional<double> global_load_sectors;      // 32-byte sectors requested by global loads
+  std::optional<double> global_load_requests;     // warp-level global load requests
+  std::optional<double> global_store_sectors;
+  std::optional<double> global_store_requests;
+  std::optional<double> global_atomic_requests;   // warp-level global atom + red requests
+  std::optional<double> shared_wavefronts;        // shared-memory load + store wavefronts
+  std::optional<double> shared_bank_conflicts;    // extra wavefronts caused by bank conflicts (loads + stores)
+  std::optional<double> threads_per_instruction;  // active threads per warp instruction (32 = no divergence)
+  // Warps stalled per issued instruction, by reason ("long_scoreboard", "lg_throttle", ...).
+  std::map<std::string, double> stalls;
+  // Blocks per SM each resource allows (Nsight Compute's launch__occupancy_limit_*, or computed from the launch's
+  // registers, shared memory and block size with the device's SM limits).
+  std::optional<double> occupancy_limit_registers;
+  std::optional<double> occupancy_limit_shared_mem;
+  std::optional<double> occupancy_limit_warps;
+  std::optional<double> occupancy_limit_blocks;
+  // DRAM throughput as a share of the device's measured copy bandwidth (dram_throughput_pct is Nsight
+  // Compute's share of its own peak, which the practical copy never reaches); set by the analysis layer.
+  std::optional<double> dram_measured_pct;
+  bool tensor_pipe_includes_hfma2 = false;
+
   std::string tensor_precision;     // "bf16", "fp16", "tf32", "fp8", "int8", "fp64" when tensor ops were counted
   std::map<std::string, std::string> provenance;  // field → metric expression it came from
   std::vector<std::string> unavailable;           // fields the export could not support
@@ -47,14 +84,24 @@ struct CanonicalMetrics {
   std::optional<double> achieved_tflops() const;    // total_flops / duration
   std::optional<double> achieved_dram_gbps() const; // dram_bytes / duration
   std::optional<double> arithmetic_intensity() const;  // total_flops / dram_bytes
-  // The precision whose FLOPs dominate: "bf16"/"fp16"/... (tensor), "fp32", "fp64", "fp16"; empty if none.
+  // The precision whose FLOPs dominate: "bf16"/"fp16"/... (tensor), "fp32", "fp64", "fp16_vector"; empty if none.
   std::string dominant_precision() const;
+  // Sectors per warp-level request of global loads / stores (4 = coalesced 4-byte, 16 = coalesced 16-byte).
+  std::optional<double> load_sectors_per_request() const;
+  std::optional<double> store_sectors_per_request() const;
+  // Share of shared-memory wavefronts spent on bank conflicts, 0..1.
+  std::optional<double> bank_conflict_share() const;
 };
 KPROF_JSON(CanonicalMetrics, duration_ns, sm_throughput_pct, memory_throughput_pct, dram_throughput_pct,
            tensor_pipe_pct, achieved_occupancy_pct, theoretical_occupancy_pct, l2_hit_pct, l1_hit_pct, waves_per_sm,
            dram_bytes, dram_read_bytes, dram_write_bytes, l2_bytes, l1_bytes, local_memory_bytes,
            local_memory_instructions, spill_requests, flops_fp64, flops_fp32, flops_fp16, flops_tensor,
-           registers_per_thread, shared_mem_per_block_bytes, grid_size, block_size, sm_clock_hz, tensor_precision,
-           provenance, unavailable)
+           registers_per_thread, shared_mem_per_block_bytes, grid_size, block_size, sm_clock_hz, fma_pipe_pct,
+           fma_pipe_instructions, fp16_pipe_instructions, alu_pipe_pct, fp64_pipe_pct, xu_pipe_pct, lsu_pipe_pct, issue_active_pct,
+           l1_throughput_pct, l2_throughput_pct, global_load_sectors, global_load_requests, global_store_sectors,
+           global_store_requests, global_atomic_requests, shared_wavefronts, shared_bank_conflicts,
+           threads_per_instruction, stalls, occupancy_limit_registers, occupancy_limit_shared_mem,
+           occupancy_limit_warps, occupancy_limit_blocks, dram_measured_pct, tensor_pipe_includes_hfma2,
+           tensor_precision, provenance, unavailable)
 
 }  // namespace kprof

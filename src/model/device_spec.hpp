@@ -1,5 +1,6 @@
 // Device peaks: datasheet figures with their source, optionally overridden by measured ones.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,8 +16,23 @@ struct Peak {
 };
 KPROF_JSON(Peak, value, source)
 
+// Per-SM resources an occupancy calculation needs (CUDA C++ Programming Guide, technical specifications per
+// compute capability). Zero means unknown.
+struct SmLimits {
+  int max_warps = 0;                       // resident warps per SM
+  int max_blocks = 0;                      // resident blocks per SM
+  int registers = 0;                       // 32-bit registers per SM
+  int register_alloc_unit = 256;           // registers are allocated per warp in units of this many
+  std::int64_t shared_mem_bytes = 0;       // shared memory per SM usable by blocks
+  std::int64_t shared_mem_reserved_per_block = 0;  // the system's share per resident block
+  int shared_mem_alloc_unit = 128;
+};
+KPROF_JSON(SmLimits, max_warps, max_blocks, registers, register_alloc_unit, shared_mem_bytes,
+           shared_mem_reserved_per_block, shared_mem_alloc_unit)
+
 // Keys used in `datasheet` / `measured` (units in the key name):
-//   dram_gbps, l2_gbps, smem_gbps, fp64_tflops, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, fp8_tflops
+//   dram_gbps, l2_gbps, smem_gbps, fp64_tflops, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops (tensor),
+//   fp16_vector_tflops (HFMA2 on the FMA pipe), fp8_tflops
 struct DeviceSpec {
   std::string name;                  // "NVIDIA H200 SXM"
   std::string id;                    // "h200-sxm": short key, used in file names
@@ -27,6 +43,7 @@ struct DeviceSpec {
   double memory_clock_mhz = 0;
   double l2_mb = 0;
   double memory_gb = 0;
+  SmLimits sm_limits;
   std::map<std::string, Peak> datasheet;
   std::map<std::string, Peak> measured;  // overrides datasheet values key by key
   std::string notes;
@@ -39,7 +56,7 @@ struct DeviceSpec {
   std::optional<double> ridge(const std::string& precision) const;
 };
 KPROF_JSON(DeviceSpec, name, id, aliases, compute_capability, sm_count, boost_clock_mhz, memory_clock_mhz, l2_mb,
-           memory_gb, datasheet, measured, notes)
+           memory_gb, sm_limits, datasheet, measured, notes)
 
 // What the profile says about the GPU it ran on.
 struct DeviceInfo {

@@ -97,10 +97,16 @@ struct KernelGroup {
   CanonicalMetrics metrics;      // from the representative (median-duration) launch
   int representative = -1;       // index into launches
   DeclaredWork declared;
+  // Launch timeline of the group when a tracer saw it: first start to last end, and how long the GPU ran no
+  // kernel at all inside that span (launch gaps).
+  std::optional<double> span_ns;
+  std::optional<double> gpu_idle_ns;
+  // Why the group has no counters ("" when it has them): not profiled, another launch shape only, ...
+  std::string counters_note;
   std::optional<KernelAnalysis> analysis;  // filled by the analysis layer
 };
 KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns, samples_ns, metrics, representative,
-           declared, analysis)
+           declared, span_ns, gpu_idle_ns, counters_note, analysis)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges

@@ -127,14 +127,14 @@ inline KernelGroup copy_group() {
       verdict("spill_requests", "Register spills", std::nullopt, "", "= 0", Verdict::unavailable,
               "Spills go through local memory."),
   };
-  a.bottleneck = {BottleneckKind::memory, false, "DRAM",
+  a.bottleneck = {BottleneckKind::memory, "", false, "DRAM",
                   "DRAM throughput is 82.4% of peak while the SM is 6.0% busy: the kernel streams 2.13 GB and does no "
                   "arithmetic. Only moving fewer bytes makes it faster.",
                   "DRAM at 82% of peak", "max(dram, memory) >= 80% → memory"};
   a.opportunities = {
-      {"Approach measured DRAM bandwidth", 7.9, "dram_throughput_pct", 82.352146, "dram_throughput=82.4%",
+      {"Approach measured DRAM bandwidth", "", 7.9, 0, 0, "dram_throughput_pct", 82.352146, "dram_throughput=82.4%",
        "3962 GB/s achieved against 4300 GB/s measured; the gain is bounded by that headroom.", "kprof"},
-      {"Enable L2 compression", 7.9, "", std::nullopt, "",
+      {"Enable L2 compression", "", 7.9, 0, 0, "", std::nullopt, "",
        "ncu estimates 28.2%, bounded here by the DRAM headroom.", "ncu:MemoryL2Compression"},
   };
   a.notes = {"No FLOPs counted: roofline placement skipped."};
@@ -186,7 +186,7 @@ inline KernelGroup fma_group() {
       verdict("achieved_occupancy_pct", "Occupancy", 57.517271, "%", "> 60%", Verdict::warn,
               "Low: warps idle; the FMA chain's latency is not hidden."),
   };
-  a.bottleneck = {BottleneckKind::compute, false, "FP32 pipe (SM)",
+  a.bottleneck = {BottleneckKind::compute, "", false, "FP32 pipe (SM)",
                   "SM throughput is 67.8% of peak with the FMA pipe the busiest unit, while DRAM is idle. Achieved "
                   "occupancy of 57.5% against 100% theoretical leaves issue slots unused.",
                   "FMA pipe busy; occupancy 57.5%", "sm - memory >= 10 points → compute"};
@@ -204,9 +204,9 @@ inline KernelGroup fma_group() {
   r.flops_source = "counters";
   a.roofline = r;
   a.opportunities = {
-      {"Raise achieved occupancy", 18.0, "achieved_occupancy_pct", 57.517271, "achieved_occupancy=57.5%",
+      {"Raise achieved occupancy", "", 18.0, 0, 0, "achieved_occupancy_pct", 57.517271, "achieved_occupancy=57.5%",
        "57.5% achieved against 100% theoretical; bounded by the 37% roofline headroom.", "ncu:AchievedOccupancy"},
-      {"Reduce dispatch stalls", 6.0, "", std::nullopt, "dispatch_stall=30.5%",
+      {"Reduce dispatch stalls", "", 6.0, 0, 0, "", std::nullopt, "dispatch_stall=30.5%",
        "Dispatch stalls are 30.5% of the cycles between issues.", "ncu:CPIStall"},
   };
   g.analysis = a;
@@ -241,11 +241,11 @@ inline KernelGroup small_grid_group() {
               "Low: warps idle; latency is not hidden."),
       verdict("waves_per_sm", "Waves per SM", 0.06, "", ">= 1", Verdict::warn, "Below 1: SMs sit idle."),
   };
-  a.bottleneck = {BottleneckKind::latency, false, "grid too small",
+  a.bottleneck = {BottleneckKind::latency, "", false, "grid too small",
                   "Each launch has 66 blocks for 132 SMs (0.06 waves per SM), so most SMs idle and occupancy is "
                   "12.5%. Launch more blocks or give each launch more work. Overlap on two streams does not help.",
                   "66 blocks on 132 SMs", "sm < 60 and memory < 60, waves < 1 → latency (small grid)"};
-  a.opportunities = {{"Fill the GPU: launch at least 132 blocks", 50.0, "waves_per_sm", 0.06, "waves_per_sm=0.06",
+  a.opportunities = {{"Fill the GPU: launch at least 132 blocks", "", 50.0, 0, 0, "waves_per_sm", 0.06, "waves_per_sm=0.06",
                       "Half the SMs have no block.", "kprof"}};
   g.analysis = a;
   return g;
@@ -298,11 +298,11 @@ inline ProfileRun sample_annotation_run() {
   g.metrics.unavailable = {"sm_throughput_pct", "dram_throughput_pct", "tensor_pipe_pct", "achieved_occupancy_pct"};
   g.declared = DeclaredWork{0.0, 2147483648.0, "fp32"};
   KernelAnalysis a;
-  a.bottleneck = {BottleneckKind::memory, false, "DRAM",
+  a.bottleneck = {BottleneckKind::memory, "", false, "DRAM",
                   "Declared work is 2.15 GB and no FLOPs, so only bandwidth bounds it. It reaches 4134 GB/s of 4300 "
                   "GB/s measured.",
                   "4134 GB/s of 4300", "declared AI below ridge → memory"};
-  a.opportunities = {{"Approach measured DRAM bandwidth", 3.9, "", std::nullopt, "achieved_gbps=4133.6",
+  a.opportunities = {{"Approach measured DRAM bandwidth", "", 3.9, 0, 0, "", std::nullopt, "achieved_gbps=4133.6",
                       "Bounded by the measured copy peak.", "kprof"}};
   g.analysis = a;
   run.stages = {Stage{"copy_f4", {g}, g.declared}};

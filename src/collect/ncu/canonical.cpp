@@ -162,9 +162,17 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
              {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
               "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
              sol, "DRAM Throughput");
+  // Matrix instructions only (HMMA, HGMMA, QGMMA); the plain HMMA-pipe metrics also count HFMA2.MMA (FP16 vector
+  // math and register moves the compiler places on that pipe): an FP32-only kernel reads 4-5% there.
   d.first_of(c.tensor_pipe_pct, "tensor_pipe_pct",
-             {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+             {"sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active",
               "sm__pipe_tensor_subpipe_hmma_cycles_active.avg.pct_of_peak_sustained_active"});
+  if (!c.tensor_pipe_pct) {
+    d.first_of(c.tensor_pipe_pct, "tensor_pipe_pct",
+               {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+                "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"});
+    c.tensor_pipe_includes_hfma2 = c.tensor_pipe_pct.has_value();
+  }
   d.first_of(c.achieved_occupancy_pct, "achieved_occupancy_pct", {"sm__warps_active.avg.pct_of_peak_sustained_active"},
              "Occupancy", "Achieved Occupancy");
   d.first_of(c.theoretical_occupancy_pct, "theoretical_occupancy_pct", {"sm__maximum_warps_per_active_cycle_pct"},
@@ -232,6 +240,67 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
   const auto& b = k.launch.block;
   if (!c.block_size && b[0] > 0) d.set(c.block_size, "block_size", double(b[0]) * b[1] * b[2], "Block Size column");
   d.first_of(c.sm_clock_hz, "sm_clock_hz", {"sm__cycles_elapsed.avg.per_second"}, sol, "SM Frequency");
+  // A tensor-pipe reading that may include HFMA2.MMA, on a kernel whose tensor FLOP counters read zero, is no
+  // matrix math at all.
+  if (c.tensor_pipe_includes_hfma2 && c.flops_tensor && *c.flops_tensor == 0 && c.tensor_pipe_pct &&
+      *c.tensor_pipe_pct > 0) {
+    d.set(c.tensor_pipe_pct, "tensor_pipe_pct", 0.0,
+          c.provenance["tensor_pipe_pct"] + " read " + fmt::format("{:.3g}", *c.tensor_pipe_pct) +
+              "% but no tensor FLOPs were counted: HFMA2.MMA only, no matrix math");
+    c.tensor_pipe_includes_hfma2 = false;
+  }
+
+  // Pipes and issue.
+  d.first_of(c.fma_pipe_pct, "fma_pipe_pct",
+             {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+              "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"});
+  d.first_of(c.fma_pipe_instructions, "fma_pipe_instructions", {"sm__thread_inst_executed_pipe_fma_pred_on.sum"});
+  d.first_of(c.fp16_pipe_instructions, "fp16_pipe_instructions", {"sm__thread_inst_executed_pipe_fma_type_fp16_pred_on.sum"});
+  d.first_of(c.alu_pipe_pct, "alu_pipe_pct",
+             {"sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+              "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"});
+  d.first_of(c.fp64_pipe_pct, "fp64_pipe_pct",
+             {"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+              "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active"});
+  d.first_of(c.xu_pipe_pct, "xu_pipe_pct", {"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"});
+  d.first_of(c.lsu_pipe_pct, "lsu_pipe_pct", {"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"});
+  d.first_of(c.issue_active_pct, "issue_active_pct",
+             {"smsp__issue_active.avg.pct_of_peak_sustained_active", "sm__issue_active.avg.pct_of_peak_sustained_active"});
+  d.first_of(c.l1_throughput_pct, "l1_throughput_pct", {"l1tex__throughput.avg.pct_of_peak_sustained_active"});
+  d.first_of(c.l2_throughput_pct, "l2_throughput_pct", {"lts__throughput.avg.pct_of_peak_sustained_elapsed"});
+
+  // Access patterns.
+  d.first_of(c.global_load_sectors, "global_load_sectors", {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"});
+  d.first_of(c.global_load_requests, "global_load_requests", {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"});
+  d.first_of(c.global_store_sectors, "global_store_sectors", {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"});
+  d.first_of(c.global_store_requests, "global_store_requests", {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"});
+  if (auto s = both(d, "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"))
+    d.set(c.global_atomic_requests, "global_atomic_requests", *s,
+          "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum + l1tex__t_requests_pipe_lsu_mem_global_op_red.sum");
+  if (auto s = both(d, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"))
+    d.set(c.shared_wavefronts, "shared_wavefronts", *s,
+          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum + l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum");
+  if (auto s = both(d, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"))
+    d.set(c.shared_bank_conflicts, "shared_bank_conflicts", *s,
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum");
+  d.first_of(c.threads_per_instruction, "threads_per_instruction", {"smsp__thread_inst_executed_per_inst_executed.ratio"});
+  {
+    const std::string prefix = "smsp__average_warps_issue_stalled_", suffix = "_per_issue_active.ratio";
+    const auto& metrics = k.metrics;
+    for (auto it = metrics.lower_bound(prefix); it != metrics.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+         ++it) {
+      const std::string& name = it->first;
+      if (!it->second.numeric || name.size() <= prefix.size() + suffix.size() ||
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
+      c.stalls[name.substr(prefix.size(), name.size() - prefix.size() - suffix.size())] = it->second.value;
+    }
+    if (!c.stalls.empty()) c.provenance["stalls"] = prefix + "<reason>" + suffix;
+  }
+  d.first_of(c.occupancy_limit_registers, "occupancy_limit_registers", {"launch__occupancy_limit_registers"});
+  d.first_of(c.occupancy_limit_shared_mem, "occupancy_limit_shared_mem", {"launch__occupancy_limit_shared_mem"});
+  d.first_of(c.occupancy_limit_warps, "occupancy_limit_warps", {"launch__occupancy_limit_warps"});
+  d.first_of(c.occupancy_limit_blocks, "occupancy_limit_blocks", {"launch__occupancy_limit_blocks"});
 
   const std::pair<const char*, const std::optional<double>*> fields[] = {
       {"duration_ns", &c.duration_ns}, {"sm_throughput_pct", &c.sm_throughput_pct},

@@ -1,0 +1,179 @@
+// Scores kprof's diagnosis of the H200 diagnosis corpus (tests/fixtures/h200-corpus/) against the designed
+// bottleneck of every case (examples/programs/diag_corpus_expected.toml). Shared by the test that asserts the
+// score (tests/test_diagnosis_corpus.cpp) and the program that prints the table in bench/RESULTS.md
+// (bench/diagnosis_score.cpp), so the published table is what the test checks.
+#pragma once
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analyze/analyze_run.hpp"
+#include "analyze/device_db.hpp"
+#include "analyze/thresholds.hpp"
+#include "collect/counters/counters_import.hpp"
+#include "collect/merge_counters.hpp"
+#include "collect/ncu/ncu_import.hpp"
+#include "collect/stage_grouping.hpp"
+#include "collect/trace/trace_launches.hpp"
+#include "collect/trace/trace_reader.hpp"
+#include "util/fs.hpp"
+
+namespace kprof::corpus {
+
+namespace fs = std::filesystem;
+
+struct Expected {
+  std::string program;  // "diag_corpus" or "diag_torch"
+  std::string stage;    // NVTX range = case name
+  std::string cause, fix, why;
+};
+
+inline std::vector<Expected> load_expected(const fs::path& toml_file) {
+  auto doc = toml::parse_file(toml_file.string());
+  std::vector<Expected> out;
+  for (auto&& [program, cases] : doc) {
+    auto* t = cases.as_table();
+    if (!t) continue;
+    for (auto&& [stage, v] : *t) {
+      auto* c = v.as_table();
+      if (!c) continue;
+      out.push_back({std::string(program.str()), std::string(stage.str()), c->get("cause")->value_or(std::string()),
+                     c->get("fix")->value_or(std::string()), c->get("why")->value_or(std::string())});
+    }
+  }
+  return out;
+}
+
+// The three ways a program was captured: annotation mode with ncu counters or CUPTI counters (each with its own
+// tracer pass), and ncu --set full (no tracer).
+enum class Source { annotation_ncu, annotation_cupti, ncu_full };
+inline const char* source_name(Source s) {
+  return s == Source::annotation_ncu ? "annotation (ncu)" : s == Source::annotation_cupti ? "annotation (cupti)" : "ncu";
+}
+
+// Assembles the run from the captured raw files the way the live run does (trace → stages; counters joined by
+// launch shape), then analyses it with the shipped data.
+inline ProfileRun assemble(const fs::path& dir, Source s) {
+  ProfileRun run;
+  run.kernel = dir.parent_path().filename().string();
+  if (s == Source::ncu_full) {
+    run = ncu::import_ncu_files({(dir / "raw.csv").string(), (dir / "details.csv").string()});
+    run.mode = "ncu";
+  } else {
+    Trace trace = read_trace(dir / "trace.kptrace");
+    run.stages = group_into_stages(kernel_launches(trace));
+    run.mode = "annotation";
+    std::vector<KernelLaunch> counted;
+    if (s == Source::annotation_ncu) {
+      auto imported = ncu::import_ncu_files({(dir / "ncu_raw.csv").string()});
+      run.device = imported.device;
+      for (auto& st : imported.stages)
+        for (auto& g : st.kernels)
+          for (auto& l : g.launches) counted.push_back(l);
+    } else {
+      auto session = counters::import_counters(dir / "counters.json");
+      run.device.name = session.device.name;
+      run.device.compute_capability = session.device.compute_capability;
+      run.device.sm_count = session.device.sm_count;
+      counted = std::move(session.launches);
+    }
+    for (auto& w : attach_counters(run.stages, counted)) run.warnings.push_back(w);
+  }
+  auto db = analyze::DeviceDb::parse(read_file(KPROF_SOURCE_DIR "/data/devices.json"), "devices.json");
+  analyze::Thresholds t;
+  t.apply_file(KPROF_SOURCE_DIR "/data/thresholds.toml");
+  analyze::analyze_run(run, db, t);
+  return run;
+}
+
+struct Score {
+  Expected want;
+  Source source;
+  bool found = false;                 // the stage exists and has counters
+  std::string cause;                  // kprof's primary cause id
+  std::string first_fix;              // remedy of kprof's first opportunity ("none" when it has none)
+  double first_gain = 0;
+  double max_gain = 0;                // largest estimate kprof gives for the kernel
+  bool cause_ok = false, fix_ok = false;
+  std::string ncu_top_rule;           // Nsight Compute's own top OPT rule (ncu source): the anchor
+  std::vector<std::string> implausible;
+};
+
+inline const KernelGroup* main_group(const Stage& st) {
+  const KernelGroup* best = nullptr;
+  for (const auto& g : st.kernels)
+    if (!best || g.duration_ns.median * g.duration_ns.count > best->duration_ns.median * best->duration_ns.count)
+      best = &g;
+  return best;
+}
+
+inline std::string top_ncu_rule(const KernelGroup& g) {
+  const RuleResult* best = nullptr;
+  for (const auto& l : g.launches)
+    for (const auto& r : l.rules)
+      if (r.type == "OPT" && r.speedup_pct && (!best || *r.speedup_pct > *best->speedup_pct)) best = &r;
+  return best ? fmt::format("{} {:.0f}%", best->name, *best->speedup_pct) : "";
+}
+
+inline Score score_case(const ProfileRun& run, const Expected& e, Source s, double at_roof_max_gain_pct = 10.0) {
+  Score sc;
+  sc.want = e;
+  sc.source = s;
+  for (const auto& st : run.stages) {
+    if (st.name != e.stage) continue;
+    const KernelGroup* g = main_group(st);
+    if (!g || !g->analysis) break;
+    const auto& a = *g->analysis;
+    sc.found = g->counters_note.empty();
+    sc.cause = a.bottleneck.cause;
+    sc.first_fix = a.opportunities.empty() ? "none" : a.opportunities.front().remedy;
+    sc.first_gain = a.opportunities.empty() ? 0 : a.opportunities.front().est_gain_pct;
+    for (const auto& o : a.opportunities) sc.max_gain = std::max(sc.max_gain, o.est_gain_pct);
+    sc.implausible = a.implausible;
+    sc.cause_ok = sc.found && sc.cause == e.cause;
+    if (e.fix == "none") sc.fix_ok = sc.found && sc.max_gain <= at_roof_max_gain_pct;
+    else sc.fix_ok = sc.found && sc.first_fix == e.fix;
+    if (s == Source::ncu_full) sc.ncu_top_rule = top_ncu_rule(*g);
+    break;
+  }
+  return sc;
+}
+
+inline fs::path fixtures() { return fs::path(KPROF_SOURCE_DIR) / "tests/fixtures/h200-corpus"; }
+inline fs::path expected_file() { return fs::path(KPROF_SOURCE_DIR) / "examples/programs/diag_corpus_expected.toml"; }
+
+inline fs::path capture_dir(const std::string& program, Source s) {
+  std::string sub = program == "diag_torch" ? "torch" : "corpus";
+  const char* kind = s == Source::annotation_ncu ? "annotation-ncu" : s == Source::annotation_cupti ? "annotation-cupti" : "ncu-full";
+  return fixtures() / sub / kind;
+}
+
+// Every case under every source.
+inline std::vector<Score> score_all() {
+  std::vector<Score> out;
+  auto expected = load_expected(expected_file());
+  std::map<std::pair<std::string, int>, ProfileRun> runs;
+  for (Source s : {Source::annotation_ncu, Source::annotation_cupti, Source::ncu_full})
+    for (const auto& e : expected) {
+      auto key = std::make_pair(e.program, static_cast<int>(s));
+      if (!runs.count(key)) runs[key] = assemble(capture_dir(e.program, s), s);
+      out.push_back(score_case(runs[key], e, s));
+    }
+  return out;
+}
+
+inline std::string score_table(const std::vector<Score>& scores) {
+  std::string out = "| case | designed cause | designed fix | source | kprof cause | kprof first fix (est.) | cause | fix | Nsight Compute's top rule |\n";
+  out += "| --- | --- | --- | --- | --- | --- | :-: | :-: | --- |\n";
+  for (const auto& s : scores)
+    out += fmt::format("| {}.{} | {} | {} | {} | {} | {} ({:.0f}%) | {} | {} | {} |\n", s.want.program == "diag_torch" ? "torch" : "cu",
+                       s.want.stage, s.want.cause, s.want.fix, source_name(s.source), s.found ? s.cause : "no counters",
+                       s.first_fix, s.first_gain, s.cause_ok ? "✓" : "✗", s.fix_ok ? "✓" : "✗", s.ncu_top_rule);
+  return out;
+}
+
+}  // namespace kprof::corpus

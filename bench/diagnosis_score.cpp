@@ -1,0 +1,19 @@
+// Prints the diagnosis corpus score table (bench/RESULTS.md §9): every designed case under every capture source,
+// kprof's cause and first fix against the designed ones, and Nsight Compute's own top rule as the anchor.
+#include <iostream>
+
+#include "diagnosis_corpus.hpp"
+
+int main() {
+  auto scores = kprof::corpus::score_all();
+  std::cout << kprof::corpus::score_table(scores) << "\n";
+  for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
+                   kprof::corpus::Source::ncu_full}) {
+    int n = 0, cause = 0, fix = 0;
+    for (const auto& s : scores)
+      if (s.source == src) ++n, cause += s.cause_ok, fix += s.fix_ok;
+    std::cout << kprof::corpus::source_name(src) << ": cause " << cause << "/" << n << ", first fix " << fix << "/" << n
+              << "\n";
+  }
+  return 0;
+}
