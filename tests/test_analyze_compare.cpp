@@ -45,10 +45,12 @@ const ComparisonRow& row(const std::vector<ComparisonRow>& rows, const std::stri
 TEST(Compare, IdenticalRunsAreTheSame) {
   auto a = run_with(1026528.0, 10);
   auto c = compare_runs(a, a, shipped());
-  ASSERT_EQ(c.summary.size(), 5u);
-  for (const auto& r : c.summary) EXPECT_EQ(r.verdict, "same") << r.metric;
+  ASSERT_EQ(c.summary.size(), 6u);
+  // Figures with a good direction are "same"; occupancy, bandwidth and TC utilisation carry no verdict of their own.
+  for (const auto& r : c.summary) EXPECT_TRUE(r.verdict == "same" || r.verdict == "info") << r.metric << " " << r.verdict;
+  EXPECT_EQ(row(c.summary, "Achieved occupancy (%)").verdict, "info");
   ASSERT_EQ(c.stages.size(), 1u);
-  EXPECT_EQ(c.stages[0].stage, "stage_fma / fma_loop");
+  EXPECT_EQ(c.stages[0].stage, "stage_fma");  // one kernel per stage on both sides: matched by the stage
   const auto& d = row(c.stages[0].rows, "Duration (us)");
   EXPECT_EQ(d.verdict, "same");
   ASSERT_TRUE(d.p_value);
@@ -66,7 +68,7 @@ TEST(Compare, TwentyPercentSlowerWithTenSamplesIsWorse) {
   EXPECT_LT(*d.p_value, 0.05);
   EXPECT_NEAR(*d.change_pct, 20.0, 0.01);
   EXPECT_TRUE(d.lower_is_better);
-  // Same FLOPs in more time: achieved TFLOP/s drops by 1/1.2 → "worse" by the 2% threshold.
+  // Same FLOPs in more time: achieved TFLOP/s drops by 1/1.2 and follows the duration's verdict.
   const auto& tf = row(c.summary, "Achieved TFLOP/s");
   EXPECT_EQ(tf.verdict, "worse");
   EXPECT_NEAR(*tf.change_pct, (1 / 1.2 - 1) * 100, 0.01);
@@ -82,18 +84,57 @@ TEST(Compare, FewSamplesUseTheRelativeThreshold) {
   EXPECT_FALSE(r.p_value);
 }
 
-TEST(Compare, NotesDifferentDevicesParamsAndMissingKernels) {
+TEST(Compare, NotesDifferentDevicesParamsModesAndMissingKernels) {
   auto a = run_with(1e6, 5);
   auto b = run_with(1e6, 5, "NVIDIA H100 80GB HBM3");
   b.params.set("n", "1024");
+  b.mode = "event";
+  // A second kernel in the stage: kernels are then matched by label, and a renamed one is missing on each side.
+  auto extra = a.stages[0].kernels[0];
+  extra.kernel = extra.label = "other";
+  a.stages[0].kernels.push_back(extra);
+  b.stages[0].kernels.push_back(extra);
   b.stages[0].kernels[0].label = "fma_loop [66x1x1]";
   auto c = compare_runs(a, b, shipped());
-  ASSERT_EQ(c.stages.size(), 2u);
+  ASSERT_EQ(c.stages.size(), 3u);
   EXPECT_EQ(row(c.stages[0].rows, "Duration (us)").verdict, "");
   std::string all;
   for (const auto& n : c.notes) all += n + "\n";
   EXPECT_NE(all.find("different devices"), std::string::npos) << all;
   EXPECT_NE(all.find("different params: default vs n1024"), std::string::npos) << all;
+  EXPECT_NE(all.find("different modes"), std::string::npos) << all;
   EXPECT_NE(all.find("only in baseline: stage_fma / fma_loop"), std::string::npos) << all;
   EXPECT_NE(all.find("only in current: stage_fma / fma_loop [66x1x1]"), std::string::npos) << all;
+}
+
+TEST(Compare, ARenamedKernelInAPlanStageIsMatchedByTheStage) {
+  auto a = run_with(1e6, 10);
+  auto b = run_with(0.8e6, 10);
+  b.stages[0].kernels[0].kernel = b.stages[0].kernels[0].label = "fma_loop_v2";
+  auto c = compare_runs(a, b, shipped());
+  ASSERT_EQ(c.stages.size(), 1u);
+  EXPECT_EQ(row(c.stages[0].rows, "Duration (us)").verdict, "better");
+  std::string all;
+  for (const auto& n : c.notes) all += n + "\n";
+  EXPECT_NE(all.find("kernel changed from fma_loop to fma_loop_v2"), std::string::npos) << all;
+}
+
+TEST(Compare, RunRowComparesPerLaunchWhenLaunchCountsDiffer) {
+  // Same per-launch time, twice the launches: not "worse", and the run row agrees with the stage row.
+  auto a = run_with(1e6, 5);
+  auto b = run_with(1e6, 10);
+  auto c = compare_runs(a, b, shipped());
+  EXPECT_EQ(row(c.summary, "Duration (us)").verdict, "same");
+  EXPECT_EQ(row(c.stages[0].rows, "Duration (us)").verdict, "same");
+}
+
+TEST(Compare, MoreBandwidthOnASlowerKernelIsNotBetter) {
+  auto a = run_with(1e6, 10);
+  auto b = run_with(1.2e6, 10);
+  b.stages[0].kernels[0].metrics.dram_bytes = 5000.0 * 2;  // twice the bytes in 1.2x the time: more GB/s
+  auto c = compare_runs(a, b, shipped());
+  EXPECT_EQ(row(c.summary, "Duration (us)").verdict, "worse");
+  EXPECT_EQ(row(c.summary, "DRAM bytes").verdict, "worse");
+  EXPECT_EQ(row(c.summary, "DRAM GB/s").verdict, "info");
+  EXPECT_GT(*row(c.summary, "DRAM GB/s").change_pct, 0);
 }

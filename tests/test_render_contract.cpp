@@ -103,7 +103,8 @@ TEST(RenderContract, ParamsInCanonicalOrderThenDtype) {
   EXPECT_NE(md.find("|---|---|\n| b | 32 |\n| t | 4096 |\n| dtype | bf16 |\n| device |"), std::string::npos) << md;
 }
 
-TEST(RenderContract, TopOpportunitiesDominantKernelFirstThenBestOfTheRest) {
+// A run analysed before run shares existed (the sample) ranks by each kernel's own estimate.
+TEST(RenderContract, TopOpportunitiesWithoutRunSharesRankByEstimate) {
   std::string md = render_contract(sample_run(), nullptr);
   EXPECT_NE(md.find("### Top 3 Opportunities\n"
                     "1. Fill the GPU: launch at least 132 blocks (fma_loop [66x1x1]) — est. 50% gain — trigger: "
@@ -149,4 +150,19 @@ TEST(RenderContract, BaselineChangeIsSignedWithAWord) {
   EXPECT_NE(md.find("| Duration (us) | 4259.1 | 4122.5 | -3.2% better |"), std::string::npos) << md;
   EXPECT_NE(md.find("| Achieved TFLOP/s | 11.4 | 11.8 | +3.3% better |"), std::string::npos) << md;
   EXPECT_NE(md.find("| Achieved GB/s | — | — | — |"), std::string::npos) << md;
+}
+
+// With run shares, the top 3 rank by what each saves of the whole run, and the line says both figures.
+TEST(RenderContract, TopOpportunitiesRankByRunGain) {
+  auto run = sample_run();
+  for (auto& s : run.stages)
+    for (auto& g : s.kernels)
+      if (g.analysis)
+        for (auto& o : g.analysis->opportunities) {
+          o.run_share_pct = g.kernel == "copy_f4" ? 80.0 : 10.0;
+          o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
+        }
+  std::string md = render_contract(run, nullptr);
+  auto at = md.find("### Top 3 Opportunities\n1. Approach measured DRAM bandwidth (copy_f4) — est. 8% of that kernel, 6% of the run");
+  EXPECT_NE(at, std::string::npos) << md;
 }

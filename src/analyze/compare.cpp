@@ -29,9 +29,11 @@ struct Totals {
   double occupancy_time = 0, tc_time = 0;
 };
 
-void add_group(Totals& tot, const KernelGroup& g) {
-  const double count = static_cast<double>(std::max<std::size_t>(g.duration_ns.count, 1));
-  const double time = g.duration_ns.count ? g.duration_ns.median * count : g.metrics.duration_ns.value_or(0);
+// `weight`: how many launches of the group to count (the baseline's launch count for a matched pair, so that two
+// runs that launched a kernel a different number of times compare per launch).
+void add_group(Totals& tot, const KernelGroup& g, std::optional<double> weight = std::nullopt) {
+  const double count = weight ? *weight : static_cast<double>(std::max<std::size_t>(g.duration_ns.count, 1));
+  const double time = g.duration_ns.count ? g.duration_ns.median * count : g.metrics.duration_ns.value_or(0) * count;
   tot.time_ns += time;
   auto flops = g.metrics.total_flops();
   if (!flops || *flops <= 0) flops = g.declared.flops;
@@ -48,7 +50,7 @@ void add_group(Totals& tot, const KernelGroup& g) {
 }
 
 struct Figures {
-  std::optional<double> duration_us, tflops, gbps, occupancy, tc;
+  std::optional<double> duration_us, tflops, gbps, occupancy, tc, flops, dram_bytes;
 };
 
 Figures figures(const Totals& t) {
@@ -59,6 +61,8 @@ Figures figures(const Totals& t) {
   if (t.dram_bytes) f.gbps = *t.dram_bytes / (t.time_ns * 1e-9) / 1e9;
   if (t.occupancy_weighted && t.occupancy_time > 0) f.occupancy = *t.occupancy_weighted / t.occupancy_time;
   if (t.tc_weighted && t.tc_time > 0) f.tc = *t.tc_weighted / t.tc_time;
+  f.flops = t.flops;
+  f.dram_bytes = t.dram_bytes;
   return f;
 }
 
@@ -74,13 +78,40 @@ std::vector<double> launch_durations(const KernelGroup* g) {
   return v;
 }
 
+// A figure whose "better" depends on the rest: shown with its change, judged by no verdict of its own.
+ComparisonRow informational(const std::string& metric, std::optional<double> a, std::optional<double> b,
+                            const std::string& why) {
+  ComparisonRow r;
+  r.metric = metric;
+  r.previous = a;
+  r.current = b;
+  if (a && b && *a != 0) r.change_pct = (*b - *a) / std::abs(*a) * 100.0;
+  r.verdict = a && b ? "info" : "";
+  r.note = why;
+  return r;
+}
+
 std::vector<ComparisonRow> rows_for(const Figures& a, const Figures& b, const std::vector<double>& a_samples,
                                     const std::vector<double>& b_samples, const Thresholds& t) {
-  return {compare_values("Duration (us)", a.duration_us, b.duration_us, true, a_samples, b_samples, t),
-          compare_values("Achieved TFLOP/s", a.tflops, b.tflops, false, {}, {}, t),
-          compare_values("DRAM GB/s", a.gbps, b.gbps, false, {}, {}, t),
-          compare_values("Achieved occupancy (%)", a.occupancy, b.occupancy, false, {}, {}, t),
-          compare_values("TC util (%)", a.tc, b.tc, false, {}, {}, t)};
+  std::vector<ComparisonRow> rows;
+  rows.push_back(compare_values("Duration (us)", a.duration_us, b.duration_us, true, a_samples, b_samples, t));
+  const ComparisonRow& time = rows.front();
+  // Throughput is better only for the same work: with equal FLOPs it moves exactly as the time does.
+  const double same_work = t.param("compare.same_work_pct");
+  bool equal_flops = a.flops && b.flops && *a.flops > 0 && std::abs(*b.flops / *a.flops - 1.0) * 100.0 <= same_work;
+  if (equal_flops) {
+    ComparisonRow tf = compare_values("Achieved TFLOP/s", a.tflops, b.tflops, false, {}, {}, t);
+    if (!time.verdict.empty()) tf.verdict = time.verdict;
+    tf.note = "same FLOPs: follows the duration";
+    rows.push_back(tf);
+  } else {
+    rows.push_back(informational("Achieved TFLOP/s", a.tflops, b.tflops, "different FLOPs: not comparable as a rate"));
+  }
+  rows.push_back(compare_values("DRAM bytes", a.dram_bytes, b.dram_bytes, true, {}, {}, t));
+  rows.push_back(informational("DRAM GB/s", a.gbps, b.gbps, "more bandwidth is better only with fewer or equal bytes"));
+  rows.push_back(informational("Achieved occupancy (%)", a.occupancy, b.occupancy, "a means, not an end"));
+  rows.push_back(informational("TC util (%)", a.tc, b.tc, "a means, not an end"));
+  return rows;
 }
 
 std::string run_label(const ProfileRun& r) {
@@ -130,22 +161,20 @@ Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current, c
   c.baseline_label = run_label(baseline);
   c.current_label = run_label(current);
 
-  Totals ta, tb;
-  for (const auto& s : baseline.stages)
-    for (const auto& g : s.kernels) add_group(ta, g);
-  for (const auto& s : current.stages)
-    for (const auto& g : s.kernels) add_group(tb, g);
-  // Per-launch samples exist for the whole run only when it is one kernel group.
-  auto ga = only_group(baseline), gb = only_group(current);
-  c.summary = rows_for(figures(ta), figures(tb), ga && gb ? launch_durations(ga) : std::vector<double>{},
-                       ga && gb ? launch_durations(gb) : std::vector<double>{}, t);
-
-  // Kernels keyed by "stage / label", in baseline order then current-only ones.
-  std::vector<std::string> order;
-  std::map<std::string, std::pair<const KernelGroup*, const KernelGroup*>> pairs;
-  auto key_of = [](const Stage& s, const KernelGroup& g) {
+  // Kernels matched by stage: a stage (NVTX range, e.g. a plan stage) holding one kernel in each run is the
+  // same step even when a version renamed or reshaped its kernel; otherwise by "stage / label".
+  auto single = [](const ProfileRun& r) {
+    std::map<std::string, int> n;
+    for (const auto& s : r.stages) n[s.name] += static_cast<int>(s.kernels.size());
+    return n;
+  };
+  auto na = single(baseline), nb = single(current);
+  auto key_of = [&](const Stage& s, const KernelGroup& g) {
+    if (na[s.name] == 1 && nb[s.name] == 1) return s.name;
     return s.name + " / " + (g.label.empty() ? g.kernel : g.label);
   };
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<const KernelGroup*, const KernelGroup*>> pairs;
   for (const auto& s : baseline.stages)
     for (const auto& g : s.kernels) {
       auto k = key_of(s, g);
@@ -158,20 +187,44 @@ Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current, c
       if (!pairs.count(k)) order.push_back(k);
       pairs[k].second = &g;
     }
+  // The whole run adds the same launches on both sides: each matched kernel weighted by the baseline's launch
+  // count, so the run row is the stage rows' sum and a run that launched more iterations is not "slower".
+  Totals ta, tb;
+  for (const auto& k : order) {
+    auto [a, b] = pairs[k];
+    std::optional<double> w;
+    if (a && b) w = static_cast<double>(std::max<std::size_t>(a->duration_ns.count, 1));
+    if (a) add_group(ta, *a, w);
+    if (b) add_group(tb, *b, w);
+  }
+  // Per-launch samples exist for the whole run only when it is one kernel group.
+  auto ga = only_group(baseline), gb = only_group(current);
+  c.summary = rows_for(figures(ta), figures(tb), ga && gb ? launch_durations(ga) : std::vector<double>{},
+                       ga && gb ? launch_durations(gb) : std::vector<double>{}, t);
+
   for (const auto& k : order) {
     auto [a, b] = pairs[k];
     Totals x, y;
-    if (a) add_group(x, *a);
-    if (b) add_group(y, *b);
+    if (a) add_group(x, *a, 1.0);
+    if (b) add_group(y, *b, 1.0);
     c.stages.push_back(StageComparison{k, rows_for(figures(x), figures(y), launch_durations(a), launch_durations(b), t)});
     if (!a) c.notes.push_back("only in current: " + k);
     if (!b) c.notes.push_back("only in baseline: " + k);
+    if (a && b && (a->label.empty() ? a->kernel : a->label) != (b->label.empty() ? b->kernel : b->label))
+      c.notes.push_back(fmt::format("{}: kernel changed from {} to {} (matched by stage)", k,
+                                    a->label.empty() ? a->kernel : a->label, b->label.empty() ? b->kernel : b->label));
+    if (a && b && a->duration_ns.count != b->duration_ns.count)
+      c.notes.push_back(fmt::format("{}: {} launches vs {}; compared per launch", k, a->duration_ns.count,
+                                    b->duration_ns.count));
   }
 
   if (baseline.device.name != current.device.name || baseline.device.matched_spec != current.device.matched_spec)
     c.notes.push_back(fmt::format("different devices: \"{}\" vs \"{}\"", baseline.device.name, current.device.name));
   if (baseline.params.values != current.params.values || baseline.params.dtype != current.params.dtype)
     c.notes.push_back(fmt::format("different params: {} vs {}", baseline.params.dir_name(), current.params.dir_name()));
+  if (baseline.mode != current.mode)
+    c.notes.push_back(fmt::format("different modes: {} vs {} (timings from different collectors)", baseline.mode,
+                                  current.mode));
   if (baseline.clock_control != current.clock_control)
     c.notes.push_back(fmt::format("different clock control: \"{}\" vs \"{}\"", baseline.clock_control,
                                   current.clock_control));

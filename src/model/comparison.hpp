@@ -13,10 +13,13 @@ struct ComparisonRow {
   std::optional<double> current;
   std::optional<double> change_pct;  // (current - previous) / previous * 100
   bool lower_is_better = false;
-  std::string verdict;     // "better", "worse", "same" (within noise or threshold), "" when not comparable
+  // "better", "worse", "same" (within noise or threshold), "info" (a figure with no good direction of its own:
+  // occupancy, bandwidth), "" when not comparable
+  std::string verdict;
   std::optional<double> p_value;  // two-sided Mann-Whitney U p-value when both sides had enough samples
+  std::string note;        // why an "info" row is not judged, or how a verdict was reached
 };
-KPROF_JSON(ComparisonRow, metric, previous, current, change_pct, lower_is_better, verdict, p_value)
+KPROF_JSON(ComparisonRow, metric, previous, current, change_pct, lower_is_better, verdict, p_value, note)
 
 struct StageComparison {
   std::string stage;       // stage / kernel label present in either run

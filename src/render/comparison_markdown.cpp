@@ -12,8 +12,10 @@ std::string rows_table(const std::vector<ComparisonRow>& rows) {
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows)
     cells.push_back({r.metric, fmt_number(r.previous), fmt_number(r.current), fmt_change(r.change_pct, r.verdict),
-                     r.lower_is_better ? "lower" : "higher"});
-  return markdown_table({"Metric", "Baseline", "Current", "Change", "Better when"}, cells);
+                     r.verdict == "info" ? std::string("—") : r.lower_is_better ? "lower" : "higher",
+                     r.p_value ? fmt::format("{:.2g}", *r.p_value) : std::string("—"),
+                     r.note.empty() ? std::string("—") : r.note});
+  return markdown_table({"Metric", "Baseline", "Current", "Change", "Better when", "U-test p", "Note"}, cells);
 }
 
 std::string or_unnamed(const std::string& s) { return s.empty() ? std::string("(unnamed)") : s; }

@@ -43,7 +43,15 @@ std::string render_contract(const ProfileRun& run, const Comparison* vs_baseline
   for (std::size_t i = 0; i < v.top.size(); ++i) {
     const auto& o = v.top[i];
     std::string name = o.kernel_label.empty() ? o.name : fmt::format("{} ({})", o.name, o.kernel_label);
-    out += fmt::format("{}. {} — est. {}% gain — trigger: {}\n", i + 1, name, std::lround(o.est_gain_pct), o.trigger);
+    if (o.kernel_label.empty() || o.run_gain_pct <= 0)  // one kernel, or a run analysed without run shares
+      out += fmt::format("{}. {} — est. {} gain — trigger: {}\n", i + 1, name, fmt_gain(o.est_gain_pct), o.trigger);
+    else
+      out += fmt::format("{}. {} — est. {} of that kernel, {} of the run — trigger: {}\n", i + 1, name,
+                         fmt_gain(o.est_gain_pct), fmt_gain(o.run_gain_pct), o.trigger);
+  }
+  if (!v.warnings.empty()) {
+    out += "\n### Warnings\n";
+    for (const auto& w : v.warnings) out += "- " + w + "\n";
   }
 
   if (v.has_baseline) {

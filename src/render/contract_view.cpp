@@ -38,6 +38,17 @@ std::string device_line(const ProfileRun& run) {
   return fmt::format("{} ({})", name, fmt::join(parts, ", "));
 }
 
+std::string short_name(const std::string& name, std::size_t max) {
+  if (name.size() <= max || max < 12) return name;
+  // Cut on UTF-8 boundaries: never inside a multi-byte character.
+  auto boundary = [&](std::size_t i) {
+    while (i > 0 && i < name.size() && (static_cast<unsigned char>(name[i]) & 0xC0) == 0x80) --i;
+    return i;
+  };
+  std::size_t head = boundary(max * 2 / 3), tail_start = boundary(name.size() - (max - head - 1));
+  return name.substr(0, head) + "…" + name.substr(tail_start);
+}
+
 std::string kernel_label(const KernelGroup& g) {
   if (!g.label.empty()) return g.label;
   if (!g.kernel.empty()) return g.kernel;
@@ -87,24 +98,27 @@ std::string trigger_text(const Opportunity& o) {
 }
 
 std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::size_t limit) {
-  const KernelGroup* dom = dominant_kernel(run);
   bool multi = kernel_count(run) > 1;
-  auto make = [&](const Opportunity& o, const KernelGroup& g) {
-    return ContractOpportunity{o.name, multi ? kernel_label(g) : std::string(), o.est_gain_pct, trigger_text(o)};
-  };
-  std::vector<ContractOpportunity> out;
-  if (dom && dom->analysis)
-    for (const auto& o : dom->analysis->opportunities) out.push_back(make(o, *dom));
-  std::vector<ContractOpportunity> rest;
+  std::vector<ContractOpportunity> all;
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)
-      if (&g != dom && g.analysis)
-        for (const auto& o : g.analysis->opportunities) rest.push_back(make(o, g));
-  // Stable: equal gains keep run order, so the output does not depend on sort internals.
-  std::stable_sort(rest.begin(), rest.end(),
-                   [](const auto& a, const auto& b) { return a.est_gain_pct > b.est_gain_pct; });
-  out.insert(out.end(), rest.begin(), rest.end());
-  if (out.size() > limit) out.resize(limit);
+      if (g.analysis)
+        for (const auto& o : g.analysis->opportunities)
+          all.push_back(ContractOpportunity{o.name, multi ? short_name(kernel_label(g), 48) : std::string(),
+                                            o.est_gain_pct, o.run_gain_pct, trigger_text(o)});
+  // A run analysed before run shares existed has none: rank by the kernel's own estimate then.
+  bool shares = std::any_of(all.begin(), all.end(), [](const auto& o) { return o.run_gain_pct > 0; });
+  std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
+    return shares ? a.run_gain_pct > b.run_gain_pct : a.est_gain_pct > b.est_gain_pct;
+  });
+  // The same remedy for the same kernel shown once (a kernel can sit in several stages).
+  std::vector<ContractOpportunity> out;
+  for (const auto& o : all) {
+    bool dup = std::any_of(out.begin(), out.end(),
+                           [&](const auto& k) { return k.name == o.name && k.kernel_label == o.kernel_label; });
+    if (!dup) out.push_back(o);
+    if (out.size() == limit) break;
+  }
   return out;
 }
 
@@ -128,7 +142,7 @@ ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_bas
       ContractStageRow r;
       r.stage = s.name;
       r.kernel_label = kernel_label(g);
-      r.display = stage_display(s, g);
+      r.display = short_name(stage_display(s, g));
       r.launches = g.duration_ns.count > 0 ? g.duration_ns.count : g.launches.size();
       r.duration_ns = group_median(g);
       r.tc_pct = g.metrics.tensor_pipe_pct;
@@ -137,7 +151,10 @@ ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_bas
       if (g.analysis) {
         r.bottleneck = bottleneck_kind_name(g.analysis->bottleneck.kind);
         r.key_issue = g.analysis->bottleneck.key_issue;
+        for (const auto& m : g.analysis->implausible) v.warnings.push_back(r.display + ": " + m);
+        if (!g.analysis->implausible.empty()) r.key_issue += " (implausible values, see warnings)";
       }
+      if (!g.counters_note.empty()) r.key_issue = "no counters: " + g.counters_note;
       v.stages.push_back(std::move(r));
     }
 

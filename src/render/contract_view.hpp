@@ -26,7 +26,8 @@ struct ContractStageRow {
 struct ContractOpportunity {
   std::string name;
   std::string kernel_label;     // set only when the run has more than one kernel
-  double est_gain_pct = 0;
+  double est_gain_pct = 0;      // of that kernel's time
+  double run_gain_pct = 0;      // of the run's time: what ranks the top 3
   std::string trigger;          // "achieved_occupancy=57.5%"
 };
 
@@ -38,6 +39,7 @@ struct ContractView {
   std::string bottleneck_title;  // "memory-bound", ... "unknown"
   std::string root_cause;        // at most two sentences; empty when not analysed
   std::vector<ContractOpportunity> top;   // at most 3
+  std::vector<std::string> warnings;      // implausible values, one line each ("kernel: message")
   std::vector<ComparisonRow> vs_baseline; // empty without a comparison
   std::vector<std::string> baseline_notes;
   bool has_baseline = false;
@@ -51,10 +53,13 @@ std::string bottleneck_title(BottleneckKind k);       // "memory-bound", "balanc
 std::string device_line(const ProfileRun& run);       // "NVIDIA H200 (132 SMs, CC 9.0)"
 std::string kernel_label(const KernelGroup& g);       // label, else kernel, else signature
 std::string stage_display(const Stage& s, const KernelGroup& g);  // "stage_copy · copy_f4"
+// A name shortened for a table cell: long demangled names keep their head and tail ("at::native::vectoriz…<4, …>").
+std::string short_name(const std::string& name, std::size_t max = 60);
 std::size_t kernel_count(const ProfileRun& run);      // kernel groups over all stages
 // The group holding most time (count × median); nullptr for an empty run.
 const KernelGroup* dominant_kernel(const ProfileRun& run);
-// The top opportunities as the contract ranks them (dominant kernel first, then the rest best first).
+// The top opportunities as the contract ranks them: by what each saves of the whole run (est. gain x the kernel's
+// share of GPU time), one per kernel and remedy.
 std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::size_t limit);
 // Opportunity trigger as printed: its `trigger`, else "metric=value", else "—".
 std::string trigger_text(const Opportunity& o);

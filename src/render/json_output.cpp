@@ -40,8 +40,10 @@ json contract_json(const ContractView& v) {
     top.push_back({{"name", o.name},
                    {"kernel", o.kernel_label.empty() ? json(nullptr) : json(o.kernel_label)},
                    {"est_gain_pct", o.est_gain_pct},
+                   {"run_gain_pct", o.run_gain_pct},
                    {"trigger", o.trigger}});
   c["top3"] = top;
+  c["implausible"] = v.warnings;
 
   if (v.has_baseline) {
     json rows = json::array();

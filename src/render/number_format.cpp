@@ -54,7 +54,7 @@ std::string fmt_signed_pct(double change_pct) {
 std::string fmt_change(const std::optional<double>& change_pct, const std::string& verdict) {
   if (!change_pct || !std::isfinite(*change_pct)) return kDash;
   std::string s = fmt_signed_pct(*change_pct);
-  return verdict.empty() ? s : s + " " + verdict;
+  return verdict.empty() || verdict == "info" ? s : s + " " + verdict;
 }
 
 std::string first_sentences(const std::string& text, int n) {
@@ -66,6 +66,14 @@ std::string first_sentences(const std::string& text, int n) {
     }
   }
   return text;
+}
+
+std::string fmt_gain(double pct) {
+  if (!(pct > 0)) return "0%";
+  if (pct < 1) return "<1%";
+  double shown = std::floor(pct + 0.5);
+  if (shown >= 100 && pct < 100) shown = 99;
+  return fmt::format("{:.0f}%", shown);
 }
 
 }  // namespace kprof::render

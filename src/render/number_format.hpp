@@ -10,6 +10,8 @@ inline constexpr const char* kDash = "—";  // an unavailable value
 std::string fmt_fixed(const std::optional<double>& v, int decimals);  // "82.4", or "—"
 std::string fmt_us(const std::optional<double>& ns);                  // ns → µs, 1 decimal: "536.7" (never ms)
 std::string fmt_pct(const std::optional<double>& pct);                // "82.4" (no sign), or "—"
+// An estimated gain: whole percent ("38%"), "<1%" under one, and never "100%" for an estimate under 100.
+std::string fmt_gain(double pct);
 // Generic magnitude: 1 decimal from 1 up, 3 significant digits below 1 ("0.00486"), "0.0" for zero.
 std::string fmt_number(const std::optional<double>& v);
 // A value with its unit: "%" → "82.4%", "B" → "2.13 GB", "ns" → "536.7 us", else "<number> <unit>".

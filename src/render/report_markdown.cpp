@@ -96,8 +96,9 @@ std::string metrics_section(const KernelAnalysis& a) {
   if (a.verdicts.empty()) return out + "No metric verdicts.\n";
   Rows rows;
   for (const auto& v : a.verdicts)
+    // The meaning explains an unhealthy value; next to a healthy one it would say the opposite of the verdict.
     rows.push_back({v.label.empty() ? v.metric : v.label, fmt_quantity(v.value, v.unit), or_dash(v.healthy),
-                    verdict_mark(v.verdict), or_dash(v.meaning)});
+                    verdict_mark(v.verdict), v.verdict == Verdict::warn ? or_dash(v.meaning) : std::string(kDash)});
   return out + markdown_table({"Metric", "Value", "Healthy", "Verdict", "Meaning"}, rows);
 }
 
@@ -140,13 +141,30 @@ std::string roofline_section(const KernelAnalysis& a) {
   return out;
 }
 
+std::string causes_section(const KernelAnalysis& a) {
+  if (a.causes.empty()) return "";
+  Rows rows;
+  for (const auto& c : a.causes)
+    rows.push_back({c.label, c.evidence, c.remedy == "none" ? std::string("none (at its roof)") : c.remedy,
+                    fmt_fixed(c.gain_pct, 0) + "%"});
+  return "\n### Causes\n" + markdown_table({"Cause", "Evidence", "Remedy", "Est. gain"}, rows);
+}
+
+std::string implausible_section(const KernelAnalysis& a) {
+  if (a.implausible.empty()) return "";
+  std::string out = "\n### Implausible values\n";
+  for (const auto& m : a.implausible) out += "- " + m + "\n";
+  return out;
+}
+
 std::string opportunities_section(const KernelAnalysis& a) {
   std::string out = "\n### Opportunities\n";
   if (a.opportunities.empty()) return out + "None identified.\n";
   for (std::size_t i = 0; i < a.opportunities.size(); ++i) {
     const auto& o = a.opportunities[i];
-    out += fmt::format("{}. **{}** — est. {}% gain — trigger: {} — source: {}\n", i + 1, o.name,
-                       std::lround(o.est_gain_pct), trigger_text(o), or_dash(o.source));
+    std::string run = o.run_share_pct > 0 ? fmt::format(" ({} of the run)", fmt_gain(o.run_gain_pct)) : "";
+    out += fmt::format("{}. **{}** — est. {} of this kernel's time{} — trigger: {} — source: {}\n", i + 1, o.name,
+                       fmt_gain(o.est_gain_pct), run, trigger_text(o), or_dash(o.source));
     if (!o.rationale.empty()) out += "   " + o.rationale + "\n";
   }
   return out;
@@ -161,6 +179,8 @@ std::string analysis_sections(const KernelGroup& g) {
   if (!b.root_cause.empty()) out += b.root_cause + "\n";
   if (b.locality_issue) out += "\nL2 locality issue: hit rate below its threshold.\n";
   if (!b.rule.empty()) out += "\nRule: " + b.rule + "\n";
+  out += implausible_section(a);
+  out += causes_section(a);
   out += metrics_section(a);
   out += roofline_section(a);
   out += opportunities_section(a);
@@ -231,14 +251,23 @@ std::string verbose_sections(const KernelGroup& g) {
   return out;
 }
 
+// One line per distinct set of missing metrics (most kernels of a run miss the same ones), not a wall of rows.
 std::string unavailable_section(const ProfileRun& run) {
   std::string out = "\n## Unavailable metrics\n";
-  Rows rows;
+  std::vector<std::pair<std::string, std::vector<std::string>>> sets;  // missing list → kernels
   for (const auto& s : run.stages)
-    for (const auto& g : s.kernels)
-      if (!g.metrics.unavailable.empty())
-        rows.push_back({stage_display(s, g), fmt::format("{}", fmt::join(g.metrics.unavailable, ", "))});
-  return out + (rows.empty() ? std::string("None.\n") : markdown_table({"Kernel", "Unavailable"}, rows));
+    for (const auto& g : s.kernels) {
+      if (g.metrics.unavailable.empty()) continue;
+      std::string key = fmt::format("{}", fmt::join(g.metrics.unavailable, ", "));
+      auto it = std::find_if(sets.begin(), sets.end(), [&](const auto& e) { return e.first == key; });
+      if (it == sets.end()) sets.push_back({key, {stage_display(s, g)}});
+      else it->second.push_back(stage_display(s, g));
+    }
+  if (sets.empty()) return out + "None.\n";
+  for (const auto& [missing, kernels] : sets)
+    out += fmt::format("- {} ({}): not in this profile's export or counter list\n", missing,
+                       kernels.size() > 3 ? fmt::format("{} kernels", kernels.size()) : fmt::format("{}", fmt::join(kernels, ", ")));
+  return out;
 }
 
 std::string render(const ProfileRun& run, const Comparison* vs_baseline, bool verbose) {
