@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,21 @@ inline const char* source_name(Source s) {
   return s == Source::annotation_ncu ? "annotation (ncu)" : s == Source::annotation_cupti ? "annotation (cupti)" : "ncu";
 }
 
+// The annotation captures used a superset of the shipped metric list (scripts/device/corpus-metrics.txt); the
+// score is taken on what the shipped list (data/ncu-annotation-metrics.txt) collects, so the other values are
+// dropped before the join.
+inline void keep_shipped_metrics(std::vector<KernelLaunch>& launches) {
+  std::set<std::string> keep;
+  std::istringstream in(read_file(KPROF_SOURCE_DIR "/data/ncu-annotation-metrics.txt"));
+  for (std::string line; std::getline(in, line);) {
+    if (auto h = line.find('#'); h != std::string::npos) line.erase(h);
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    if (!line.empty()) keep.insert(line);
+  }
+  for (auto& l : launches)
+    for (auto it = l.metrics.begin(); it != l.metrics.end();) it = keep.count(it->first) ? std::next(it) : l.metrics.erase(it);
+}
+
 // Assembles the run from the captured raw files the way the live run does (trace → stages; counters joined by
 // launch shape), then analyses it with the shipped data.
 inline ProfileRun assemble(const fs::path& dir, Source s) {
@@ -81,6 +98,7 @@ inline ProfileRun assemble(const fs::path& dir, Source s) {
       run.device.sm_count = session.device.sm_count;
       counted = std::move(session.launches);
     }
+    keep_shipped_metrics(counted);
     for (auto& w : attach_counters(run.stages, counted)) run.warnings.push_back(w);
   }
   auto db = analyze::DeviceDb::parse(read_file(KPROF_SOURCE_DIR "/data/devices.json"), "devices.json");

@@ -341,6 +341,13 @@ struct Rules {
         total += v;
         if (reason == "long_scoreboard") scoreboard = v;
       }
+      // With only a few stall reasons collected, the total comes from Little's law: resident warps per scheduler
+      // over instructions issued per cycle is the warps waiting per issued instruction.
+      if (m.stalls.size() < 10 && m.achieved_occupancy_pct && m.issue_active_pct && *m.issue_active_pct > 0) {
+        const double warps_per_scheduler =
+            (spec && spec->sm_limits.max_warps > 0 ? spec->sm_limits.max_warps : 64) / 4.0;
+        total = std::max(total, warps_per_scheduler * *m.achieved_occupancy_pct / *m.issue_active_pct - 1.0);
+      }
       bool memory_wait = total > 0 && scoreboard / total >= p("latency_stall_share");
       double gain = std::min(headroom, 1.0 - sol_max() / t.param("classify.saturated_pct"));
       if (memory_wait)

@@ -221,6 +221,11 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
 
   derive_flops(d, c.flops_fp32, "flops_fp32", 'f');
   derive_flops(d, c.flops_fp64, "flops_fp64", 'd');
+  // Without SASS counts (the CUPTI range profiler): FP64-pipe thread instructions, each taken as an FMA. DFMA,
+  // DADD and DMUL are what that pipe runs, so this is an upper bound, exact for FMA-only code.
+  if (!c.flops_fp64)
+    if (auto v = d.metric("sm__thread_inst_executed_pipe_fp64_pred_on.sum"))
+      d.set(c.flops_fp64, "flops_fp64", 2.0 * *v, "2*sm__thread_inst_executed_pipe_fp64_pred_on.sum (upper bound: every FP64 instruction counted as an FMA)");
   derive_flops(d, c.flops_fp16, "flops_fp16", 'h');
   if (!derive_tensor_family(d, "sm__ops_path_tensor_src_")) derive_tensor_family(d, "sm__ops_path_tensor_op_");
 
