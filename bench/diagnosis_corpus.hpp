@@ -98,7 +98,6 @@ inline ProfileRun assemble(const fs::path& dir, Source s) {
       run.device.sm_count = session.device.sm_count;
       counted = std::move(session.launches);
     }
-    keep_shipped_metrics(counted);
     for (auto& w : attach_counters(run.stages, counted)) run.warnings.push_back(w);
   }
   auto db = analyze::DeviceDb::parse(read_file(KPROF_SOURCE_DIR "/data/devices.json"), "devices.json");

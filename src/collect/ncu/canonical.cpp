@@ -156,6 +156,22 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
   if (!c.duration_ns && k.duration_ns) d.set(c.duration_ns, "duration_ns", *k.duration_ns, "launch duration");
   d.first_of(c.sm_throughput_pct, "sm_throughput_pct", {"sm__throughput.avg.pct_of_peak_sustained_elapsed"}, sol,
              "Compute (SM) Throughput");
+  if (!c.sm_throughput_pct) {
+    // Without sm__throughput (six replay passes on GH100): the busiest of instruction issue and the pipes over
+    // elapsed cycles, which sm__throughput takes the max of (with other SM sub-units).
+    const char* parts[] = {"smsp__issue_active.avg.pct_of_peak_sustained_elapsed",
+                           "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+                           "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed",
+                           "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
+                           "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",
+                           "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+                           "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed"};
+    std::optional<double> best;
+    int found = 0;
+    for (const char* p : parts)
+      if (auto v = d.metric(p)) best = std::max(best.value_or(0), *v), ++found;
+    if (found >= 3) d.set(c.sm_throughput_pct, "sm_throughput_pct", *best, "max(issue active, FMA/ALU/FP64/XU/tensor/LSU pipes), % of peak over elapsed cycles");
+  }
   d.first_of(c.memory_throughput_pct, "memory_throughput_pct",
              {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}, sol, "Memory Throughput");
   d.first_of(c.dram_throughput_pct, "dram_throughput_pct",
