@@ -64,7 +64,7 @@ int cmd_peaks(const PeaksOptions& o) {
   if (!updated) throw Error(devices_file.string() + " has no entry with id " + spec.id, kExitBadInput);
   write_file_atomic(devices_file, doc.dump(2) + "\n");
   fs::path page = fs::path(o.docs_dir) / (spec.id + ".md");
-  write_file_atomic(page, render_device_page(spec));
+  write_file_atomic(page, render::render_device_page(spec));
   std::cout << "measured peaks for " << spec.name << " written to " << devices_file.string() << " and "
             << page.string() << "\n";
   for (const auto& [k, p] : spec.measured) std::cout << "  " << k << " = " << p.value << "  (" << p.source << ")\n";

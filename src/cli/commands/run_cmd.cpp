@@ -200,14 +200,14 @@ void apply_declared_stages(ProfileRun& run, const std::map<std::string, Declared
 namespace {
 
 void add_trace_outputs(const Trace& trace, std::map<std::string, std::string>& files, std::string& body) {
-  auto stats = compute_event_stats(trace);
-  auto tl = analyze_timeline(trace);
-  body += render_timeline_report(trace, tl, stats);
-  files["kernels.csv"] = render_kernels_csv(trace);
-  files["memcpy.csv"] = render_memcpy_csv(trace);
-  files["api.csv"] = render_api_csv(trace);
-  files["overlap.csv"] = render_overlap_csv(tl);
-  files["trace.json"] = render_chrome_trace(trace);
+  auto stats = analyze::compute_event_stats(trace);
+  auto tl = analyze::analyze_timeline(trace);
+  body += render::render_timeline_report(trace, tl, stats);
+  files["kernels.csv"] = render::render_kernels_csv(trace);
+  files["memcpy.csv"] = render::render_memcpy_csv(trace);
+  files["api.csv"] = render::render_api_csv(trace);
+  files["overlap.csv"] = render::render_overlap_csv(tl);
+  files["trace.json"] = render::render_chrome_trace(trace);
 }
 
 // ncu mode: the PTX, SASS and resource usage of the program's own kernels (CUDA executables only; a Python
