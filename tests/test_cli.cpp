@@ -78,7 +78,7 @@ TEST(Cli, MissingNcuIsExit5WithAHint) {
   auto r = run_kprof("run --prof_type=annotation --timing ncu --ncu /no/such/ncu --out " + tmp("noncu").string() +
                  " -- /bin/true");
   EXPECT_EQ(r.code, 5) << r.err;
-  EXPECT_NE(r.err.find("--prof_type=event"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--prof-type=event"), std::string::npos) << r.err;
 }
 
 TEST(Cli, DryRunShowsTheNcuCommandWithClocksLeftAlone) {

@@ -1,4 +1,4 @@
-#include "cli/commands/artifact.hpp"
+#include "session/artifact.hpp"
 
 #include <cctype>
 
@@ -9,7 +9,7 @@
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
-namespace kprof::cli {
+namespace kprof::session {
 
 namespace fs = std::filesystem;
 
@@ -73,4 +73,4 @@ ProfileRun load_artifact(const fs::path& dir_or_file) {
   }
 }
 
-}  // namespace kprof::cli
+}  // namespace kprof::session
