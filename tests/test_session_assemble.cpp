@@ -62,11 +62,10 @@ Collected facts_of(const ProfileRun& recorded, const ModePlan& plan, const fs::p
   return c;
 }
 
-json without_analysis(const std::vector<Stage>& stages) {
-  json j = stages;
-  for (auto& s : j)
-    for (auto& g : s["kernels"]) g.erase("analysis");
-  return j;
+json without_analysis(std::vector<Stage> stages) {
+  for (auto& s : stages)
+    for (auto& g : s.kernels) g.analysis.reset();
+  return stages;
 }
 
 }  // namespace

@@ -43,11 +43,8 @@ session::PackageSpec package_spec(session::Mode mode, const plan::KernelPlan& pl
   return spec;
 }
 
-}  // namespace
-
-ProfilePlanResult profile_plan(const std::string& mode, const plan::KernelPlan& plan, const fs::path& out_dir,
-                               const std::string& version, int bench_runs, const ProfilePlanSettings& s) {
-  const session::Mode m = session::parse_mode(mode);
+ProfilePlanResult profile_in(session::Mode m, const plan::KernelPlan& plan, const fs::path& out_dir,
+                             const std::string& version, int bench_runs, const ProfilePlanSettings& s) {
   if (plan.package.empty()) throw Error("the plan names no package (KernelPlan::package is empty)", kExitUsage);
   auto spec = package_spec(m, plan, out_dir, version, bench_runs, s);
   auto done = session::profile_package(spec);
@@ -73,21 +70,28 @@ ProfilePlanResult profile_plan(const std::string& mode, const plan::KernelPlan& 
   return r;
 }
 
+}  // namespace
+
+ProfilePlanResult profile_plan(const std::string& mode, const plan::KernelPlan& plan, const fs::path& out_dir,
+                               const std::string& version, int bench_runs, const ProfilePlanSettings& s) {
+  return profile_in(session::parse_mode(mode), plan, out_dir, version, bench_runs, s);
+}
+
 ProfilePlanResult annotation_profile_plan(const plan::KernelPlan& plan, const fs::path& out_dir,
                                           const std::string& version, int bench_runs, const ProfilePlanSettings& s) {
-  return profile_plan("annotation", plan, out_dir, version, bench_runs, s);
+  return profile_in(session::Mode::Annotation, plan, out_dir, version, bench_runs, s);
 }
 ProfilePlanResult event_profile_plan(const plan::KernelPlan& plan, const fs::path& out_dir, const std::string& version,
                                      int bench_runs, const ProfilePlanSettings& s) {
-  return profile_plan("event", plan, out_dir, version, bench_runs, s);
+  return profile_in(session::Mode::Event, plan, out_dir, version, bench_runs, s);
 }
 ProfilePlanResult ncu_profile_plan(const plan::KernelPlan& plan, const fs::path& out_dir, const std::string& version,
                                    int bench_runs, const ProfilePlanSettings& s) {
-  return profile_plan("ncu", plan, out_dir, version, bench_runs, s);
+  return profile_in(session::Mode::Ncu, plan, out_dir, version, bench_runs, s);
 }
 ProfilePlanResult nsys_profile_plan(const plan::KernelPlan& plan, const fs::path& out_dir, const std::string& version,
                                     int bench_runs, const ProfilePlanSettings& s) {
-  return profile_plan("nsys", plan, out_dir, version, bench_runs, s);
+  return profile_in(session::Mode::Nsys, plan, out_dir, version, bench_runs, s);
 }
 
 plan::KernelPlan describe_plan(const std::string& package, const std::string& version,

@@ -223,7 +223,7 @@ class NcuPass : public Collector {
   }
   void run(CollectorContext& ctx, Collected& c) override {
     auto opt = ncu_options(ctx, full_);
-    ctx.log(LogLevel::progress, std::string("Nsight Compute run (") + (full_ ? "ncu" : "annotation") + ")");
+    ctx.log(LogLevel::progress, "Nsight Compute run (" + std::string(mode_name(ctx.plan.mode)) + ")");
     std::error_code ec;
     for (auto f : {"ncu_raw.csv", "ncu_details.csv", "ncu_source.csv", "ncu_session.csv", "profile.ncu-rep"})
       fs::remove(fs::path(opt.work_dir) / f, ec);
