@@ -25,6 +25,7 @@
 #include "util/fs.hpp"
 
 using namespace kprof;
+using namespace kprof::analyze;
 using namespace kprof::trace_format;
 using Clock = std::chrono::steady_clock;
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "core/runner.hpp"
 #include "plan/plan_json.hpp"
 

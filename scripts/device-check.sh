@@ -4,17 +4,13 @@
 # status and dry run. Never changes clocks (ncu gets --clock-control none; clock scripts run without --yes).
 # Expects build/dist from scripts/device/pack.sh (carried). Results: $OUT/results.tgz + $OUT/summary.txt.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd); cd "$ROOT"
-D=$ROOT/build/dist; OUT=${OUT:-/tmp/kprof-out}; R=/tmp/kprof-results; rm -rf $R; mkdir -p $R $OUT
-export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH PYTHONUNBUFFERED=1
+. "$(dirname "$0")/device/steps.sh"; cd "$ROOT"
+R=/tmp/kprof-results; rm -rf $R; mkdir -p $R
 S=$R/summary.txt; : > $S
-. $ROOT/scripts/device/steps.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a $S
 kprof --version | tee -a $S
 O=$R/profiles
 # 1. tracer overhead on 20k tiny kernels (time measured inside the program), variants interleaved, 5 rounds
-traced() { env CUDA_INJECTION64_PATH=$D/libkprof_inject.so NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so \
-  KPROF_TRACE_FILE=/tmp/ovh.kptrace "$@" $D/streams_nvtx_graph | grep launch_bound_ms; }
 for i in 1 2 3 4 5; do
   $D/streams_nvtx_graph | grep launch_bound_ms | sed "s/^/plain /" >> $R/overhead.txt
   traced KPROF_TRACE_API=0 KPROF_TRACE_COPIES=0 KPROF_TRACE_SYNC=0 KPROF_TRACE_NVTX=0 | sed "s/^/kernels-only /" >> $R/overhead.txt
@@ -24,29 +20,29 @@ for i in 1 2 3 4 5; do
 done
 sort $R/overhead.txt | awk '{split($2,a,"="); v[$1]=v[$1]" "a[2]} END{for(k in v) print k, v[k]}' | tee -a $S
 # 2. every mode on the CUDA C++ programs
-step event_probe     kprof run --prof_type=event --kernel probe --out $O/event_probe -- $D/probe_kernels 3
-step nsys_streams    kprof run --prof_type=nsys --kernel streams --out $O/nsys_streams -- $D/streams_nvtx_graph 2000
-step event_streams   kprof run --prof_type=event --kernel streams --out $O/event_streams -- $D/streams_nvtx_graph 2000
-step annot_probe     kprof run --prof_type=annotation --kernel probe --out $O/annotation_probe -- $D/probe_kernels 1
-step annot_probe_all kprof run --prof_type=annotation --all-launches --kernel probe --out $O/annotation_probe_all_launches -- $D/probe_kernels 1
-step annot_probe_ncu kprof run --prof_type=annotation --timing ncu --kernel probe --out $O/annotation_probe_ncutiming -- $D/probe_kernels 1
-step annot_probe_cupti kprof run --prof_type=annotation --counters cupti --kernel probe --out $O/annotation_probe_cupti -- $D/probe_kernels 1
-step annot_probe_cupti_ct kprof run --prof_type=annotation --counters cupti --timing counters --kernel probe --out $O/annotation_probe_cupti_counters -- $D/probe_kernels 1
+step event_probe     kprof run --prof-type=event --kernel probe --out $O/event_probe -- $D/probe_kernels 3
+step nsys_streams    kprof run --prof-type=nsys --kernel streams --out $O/nsys_streams -- $D/streams_nvtx_graph 2000
+step event_streams   kprof run --prof-type=event --kernel streams --out $O/event_streams -- $D/streams_nvtx_graph 2000
+step annot_probe     kprof run --prof-type=annotation --kernel probe --out $O/annotation_probe -- $D/probe_kernels 1
+step annot_probe_all kprof run --prof-type=annotation --all-launches --kernel probe --out $O/annotation_probe_all_launches -- $D/probe_kernels 1
+step annot_probe_ncu kprof run --prof-type=annotation --timing ncu --kernel probe --out $O/annotation_probe_ncutiming -- $D/probe_kernels 1
+step annot_probe_cupti kprof run --prof-type=annotation --counters cupti --kernel probe --out $O/annotation_probe_cupti -- $D/probe_kernels 1
+step annot_probe_cupti_ct kprof run --prof-type=annotation --counters cupti --timing counters --kernel probe --out $O/annotation_probe_cupti_counters -- $D/probe_kernels 1
 step ncu_full_plain  ncu --clock-control none --set full -f -o /tmp/full $D/probe_kernels 1
-step ncu_probe       kprof run --prof_type=ncu --kernel probe --out $O/ncu_probe -- $D/probe_kernels 1
-step annot_streams   kprof run --prof_type=annotation --kernel streams --out $O/annotation_streams -- $D/streams_nvtx_graph 2000
-step annot_streams_cupti kprof run --prof_type=annotation --counters cupti --kernel streams --out $O/annotation_streams_cupti -- $D/streams_nvtx_graph 2000
+step ncu_probe       kprof run --prof-type=ncu --kernel probe --out $O/ncu_probe -- $D/probe_kernels 1
+step annot_streams   kprof run --prof-type=annotation --kernel streams --out $O/annotation_streams -- $D/streams_nvtx_graph 2000
+step annot_streams_cupti kprof run --prof-type=annotation --counters cupti --kernel streams --out $O/annotation_streams_cupti -- $D/streams_nvtx_graph 2000
 # 2b. a kernel package with in-process counters, and the C++ API (event mode, version override)
-step pkg_mla_v3_cupti kprof mla v3 --prof_type=annotation --counters cupti --out $O/mla_v3_cupti
+step pkg_mla_v3_cupti kprof mla v3 --prof-type=annotation --counters cupti --out $O/mla_v3_cupti
 step api_example     $D/profile_plan_example $O/api
 # 3. Triton / PyTorch
-step event_triton    kprof run --prof_type=event --out $O/event_triton -- python3 examples/programs/triton_softmax.py
-step nsys_triton     kprof run --prof_type=nsys --out $O/nsys_triton -- python3 examples/programs/triton_softmax.py
-step annot_triton    kprof run --prof_type=annotation --out $O/annotation_triton -- python3 examples/programs/triton_softmax.py
-step annot_triton_cupti kprof run --prof_type=annotation --counters cupti --out $O/annotation_triton_cupti -- python3 examples/programs/triton_softmax.py
+step event_triton    kprof run --prof-type=event --out $O/event_triton -- python3 examples/programs/triton_softmax.py
+step nsys_triton     kprof run --prof-type=nsys --out $O/nsys_triton -- python3 examples/programs/triton_softmax.py
+step annot_triton    kprof run --prof-type=annotation --out $O/annotation_triton -- python3 examples/programs/triton_softmax.py
+step annot_triton_cupti kprof run --prof-type=annotation --counters cupti --out $O/annotation_triton_cupti -- python3 examples/programs/triton_softmax.py
 # 3b. event-mode median vs do_bench on a 0.5 ms-class elementwise kernel, 5 invocations each
 for i in 1 2 3 4 5; do
-  kprof run --prof_type=event -q --kernel elementwise --out $O/event_elementwise_$i -- python3 bench/python/elementwise.py loop
+  kprof run --prof-type=event -q --kernel elementwise --out $O/event_elementwise_$i -- python3 bench/python/elementwise.py loop
   python3 bench/python/elementwise.py dobench >> $R/dobench.txt
 done
 # 3c. ncu replay passes per metric group (one kernel, first launch)
@@ -66,9 +62,9 @@ for p in "annotation_probe_cupti_counters annotation_probe_ncutiming" "annotatio
   log "compare_$1 rc=$? $(tail -1 $R/compare_$1.txt)"
 done
 # 4. errors: a failing program, a missing program, the GPU lock held
-step fail_program    kprof run --prof_type=event --out $O/fail -- /bin/false
+step fail_program    kprof run --prof-type=event --out $O/fail -- /bin/false
 ( flock -x 9; sleep 8 ) 9>/tmp/kprof-gpu0.lock & sleep 1
-step lock_busy       kprof run --prof_type=event --no-wait --out $O/busy -- $D/probe_kernels 1
+step lock_busy       kprof run --prof-type=event --no-wait --out $O/busy -- $D/probe_kernels 1
 wait
 # 5. clocks: status and dry runs only
 step clock_status    kprof clock status

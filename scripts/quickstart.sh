@@ -11,7 +11,7 @@ KPROF=build/release/kprof
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && command -v ncu >/dev/null 2>&1 \
    && [ -x build/release/probe_kernels ]; then
   echo "== GPU found: profiling the bundled example program (annotation mode)"
-  exec "$KPROF" run --prof_type=annotation --kernel probe -- build/release/probe_kernels 1
+  exec "$KPROF" run --prof-type=annotation --kernel probe -- build/release/probe_kernels 1
 fi
 echo "== No GPU here: analysing the bundled real H200 profile (ncu --set full exports)"
 exec "$KPROF" analyze tests/fixtures/h200-probe/full_raw.csv tests/fixtures/h200-probe/full_details.csv \

@@ -164,7 +164,8 @@ TEST(BenchCli, BenchAllRunsEveryVersionOfEveryPackageAndWritesTheTable) {
   const DeviceSpec* spec = db.find("h200-sxm");
   ASSERT_TRUE(spec);
   EXPECT_EQ(t.device, spec->name + " (h200-sxm)");
-  const auto& st = gemm_plan().stages[0];
+  const plan::KernelPlan gemm = gemm_plan();  // kept alive: st refers into it
+  const auto& st = gemm.stages[0];
   const double bound_s = std::max(st.flops / (spec->peak("bf16_tflops")->value * 1e12),
                                   st.min_bytes / (spec->peak("dram_gbps")->value * 1e9));
   ASSERT_TRUE(v1.pct_of_roof);

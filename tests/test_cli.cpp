@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sys/wait.h>
 
+#include "model/json_support.hpp"
 #include "support/shell.hpp"
 #include "util/fs.hpp"
 
@@ -78,7 +79,7 @@ TEST(Cli, MissingNcuIsExit5WithAHint) {
   auto r = run_kprof("run --prof_type=annotation --timing ncu --ncu /no/such/ncu --out " + tmp("noncu").string() +
                  " -- /bin/true");
   EXPECT_EQ(r.code, 5) << r.err;
-  EXPECT_NE(r.err.find("--prof_type=event"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--prof-type=event"), std::string::npos) << r.err;
 }
 
 TEST(Cli, DryRunShowsTheNcuCommandWithClocksLeftAlone) {
@@ -208,4 +209,53 @@ TEST(Cli, CuptiCountersRunPassesFiltersAndSurvivesABadFile) {
                          "KPROF_INJECT_LIB=/bin/true");
   EXPECT_EQ(regex.code, 2) << regex.err;
   EXPECT_NE(regex.err.find("ECMAScript"), std::string::npos) << regex.err;
+}
+
+// event and nsys end to end without a GPU: the "program" records the tracer's environment and writes a real H200
+// trace where the tracer would have (examples/h200/profiles/nsys_streams/trace.kptrace). The two modes set
+// different record kinds and write different outputs from the same kind of raw file.
+TEST(Cli, EventAndNsysSetTheirOwnRecordKindsAndWriteTheirOwnOutputs) {
+  auto dir = tmp("modes_e2e");
+  fs::create_directories(dir);
+  auto script = dir / "app.sh";
+  {
+    std::ofstream s(script);
+    s << "#!/bin/sh\nenv | grep '^KPROF_TRACE_\\|^KPROF_COUNTERS_FILE' | sort > \"$(dirname \"$KPROF_TRACE_FILE\")/env.txt\"\n"
+      << "cp " << KPROF_SOURCE_DIR << "/examples/h200/profiles/nsys_streams/trace.kptrace \"$KPROF_TRACE_FILE\"\n";
+  }
+  fs::permissions(script, fs::perms::owner_all);
+  // A shell export that would change the record kinds does not reach the program: every kind is set per mode.
+  const std::string env = "KPROF_INJECT_LIB=/bin/true KPROF_TRACE_COPIES=1 KPROF_TRACE_SYNC=1";
+  auto event = run_kprof("run --prof-type=event -q --kernel streams --out " + (dir / "event").string() + " -- " +
+                             script.string(), env);
+  auto nsys = run_kprof("run --prof-type=nsys -q --kernel streams --out " + (dir / "nsys").string() + " -- " +
+                            script.string(), env);
+  ASSERT_EQ(event.code, 0) << event.err;
+  ASSERT_EQ(nsys.code, 0) << nsys.err;
+  std::string event_env = kprof::read_file(dir / "event" / "env.txt");
+  std::string nsys_env = kprof::read_file(dir / "nsys" / "env.txt");
+  for (auto kv : {"KPROF_TRACE_API=1\n", "KPROF_TRACE_NVTX=1\n", "KPROF_TRACE_COPIES=0\n", "KPROF_TRACE_SYNC=0\n",
+                  "KPROF_TRACE_GRAPH=0\n", "KPROF_COUNTERS_FILE=\n"})
+    EXPECT_NE(event_env.find(kv), std::string::npos) << kv << event_env;
+  for (auto kv : {"KPROF_TRACE_API=1\n", "KPROF_TRACE_NVTX=1\n", "KPROF_TRACE_COPIES=1\n", "KPROF_TRACE_SYNC=1\n"})
+    EXPECT_NE(nsys_env.find(kv), std::string::npos) << kv << nsys_env;
+  // event: the timing statistics; nsys: the timeline, its CSVs and the Perfetto trace.
+  EXPECT_TRUE(fs::exists(dir / "event" / "timing.md"));
+  for (auto f : {"timeline.md", "kernels.csv", "memcpy.csv", "api.csv", "overlap.csv", "trace.json"}) {
+    EXPECT_FALSE(fs::exists(dir / "event" / f)) << f;
+    EXPECT_TRUE(fs::exists(dir / "nsys" / f)) << f;
+  }
+  EXPECT_FALSE(fs::exists(dir / "nsys" / "timing.md"));
+  std::string timing = kprof::read_file(dir / "event" / "timing.md");
+  EXPECT_NE(timing.find("## Top kernels by total time"), std::string::npos) << timing;
+  EXPECT_NE(timing.find("phase_overlap/kernel_kernel"), std::string::npos) << timing;  // NVTX ranges
+  EXPECT_EQ(timing.find("## GPU utilisation and overlap"), std::string::npos) << timing;
+  std::string timeline = kprof::read_file(dir / "nsys" / "timeline.md");
+  EXPECT_NE(timeline.find("kernel–kernel overlap (% of busy)"), std::string::npos) << timeline;
+  // The same stages either way: they come from the kernels and NVTX ranges both modes record.
+  auto stages = [&](const char* mode) {
+    return kprof::json::parse(kprof::read_file(dir / mode / "profile.json")).at("stages");
+  };
+  EXPECT_FALSE(stages("event").empty());
+  EXPECT_EQ(stages("event"), stages("nsys"));
 }

@@ -5,6 +5,7 @@
 #include "util/fs.hpp"
 
 using namespace kprof;
+using namespace kprof::render;
 
 namespace {
 DeviceSpec h200() {

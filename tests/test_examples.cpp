@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "cli/commands/artifact.hpp"
+#include "session/artifact.hpp"
 #include "render/contract_markdown.hpp"
 #include "render/report_markdown.hpp"
 #include "util/fs.hpp"
@@ -23,7 +23,7 @@ TEST(H200Examples, EveryArtifactReRendersItsContractAndReport) {
     for (const auto& d : fs::directory_iterator(root)) dirs.push_back(d);
   for (const auto& dir : dirs) {
     if (!fs::exists(dir.path() / "profile.json")) continue;
-    kprof::ProfileRun run = kprof::cli::load_artifact(dir.path());
+    kprof::ProfileRun run = kprof::session::load_artifact(dir.path());
     EXPECT_EQ(kprof::render::render_contract(run, nullptr), kprof::read_file(dir.path() / "contract.md"))
         << dir.path();
     if (fs::exists(dir.path() / "report.md")) {
@@ -38,7 +38,7 @@ TEST(H200Examples, ModesSawWhatTheProgramsWereWrittenToDo) {
   // nsys mode on streams_nvtx_graph: the overlap phase runs two kernels on two streams at once.
   std::string timeline = kprof::read_file(examples() / "nsys_streams" / "timeline.md");
   EXPECT_NE(timeline.find("phase_overlap/kernel_kernel"), std::string::npos);
-  auto run = kprof::cli::load_artifact(examples() / "annotation_probe");
+  auto run = kprof::session::load_artifact(examples() / "annotation_probe");
   // Annotation mode on the probe: the float4 copy is memory-bound on DRAM, with counters from ncu and the
   // duration from the tracer.
   bool seen = false;

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "cli/commands/commands.hpp"
+#include "session/assemble.hpp"
 #include "plan/plan_json.hpp"
 #include "support/fake_kernels.hpp"
 #include "support/shell.hpp"
@@ -127,7 +127,7 @@ TEST(PlanCli, DeclaredStagesAreAttachedByName) {
   run.stages[0].name = "gemm";
   run.stages[1].name = "bias_relu";
   std::map<std::string, DeclaredWork> d{{"gemm", {1e9, 2e6, "bf16"}}, {"missing", {1.0, 1.0, "fp32"}}};
-  cli::apply_declared_stages(run, d);
+  session::apply_declared_stages(run, d);
   ASSERT_TRUE(run.stages[0].declared.flops);
   EXPECT_DOUBLE_EQ(*run.stages[0].declared.flops, 1e9);
   EXPECT_EQ(run.stages[0].declared.precision, "bf16");

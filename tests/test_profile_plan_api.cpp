@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "api/profile_plan.hpp"
-#include "cli/commands/kernels_binary.hpp"
+#include "session/kernels_binary.hpp"
 #include "support/fake_kernels.hpp"
 #include "util/errors.hpp"
 
@@ -160,7 +160,7 @@ TEST(ProfilePlanApi, MistakesThrowErrorsThatSayWhat) {
   try {
     api::event_profile_plan(other, root, "", 3, s);
     ADD_FAILURE() << "unknown package accepted";
-  } catch (const cli::UnknownPackageError& e) {
+  } catch (const session::UnknownPackageError& e) {
     EXPECT_EQ(e.package(), "gemv");
     EXPECT_EQ(e.exit_code(), kExitUsage);
     EXPECT_NE(std::string(e.what()).find("| gemm |"), std::string::npos) << e.what();

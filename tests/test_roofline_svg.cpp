@@ -9,6 +9,7 @@
 #include "xml_check.hpp"
 
 using namespace kprof;
+using namespace kprof::render;
 
 namespace {
 

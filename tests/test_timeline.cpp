@@ -7,6 +7,7 @@
 #include "collect/trace/trace_assembly.hpp"
 
 using namespace kprof;
+using namespace kprof::analyze;
 
 namespace {
 TraceKernel kernel(std::int64_t s, std::int64_t e, std::uint32_t stream, std::uint32_t corr = 0, StringId name = 1) {

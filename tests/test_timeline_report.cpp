@@ -10,6 +10,8 @@
 #include "render/timeline_report.hpp"
 
 using namespace kprof;
+using namespace kprof::analyze;
+using namespace kprof::render;
 using namespace kprof::trace_format;
 
 namespace {

@@ -10,6 +10,7 @@
 #include "util/fs.hpp"
 
 using namespace kprof;
+using namespace kprof::analyze;
 
 namespace {
 const std::string kFixture = std::string(KPROF_FIXTURES) + "/h200-probe/cupti_probe_trace.jsonl";

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "core/cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "model/profile.hpp"
 #include "plan/autotune_cache.hpp"
 #include "util/fs.hpp"
@@ -48,9 +48,9 @@ const VersionEntry& find_entry(const std::string& package, const std::string& ve
 // kernel) so that each sample starts with cold L2, as nvbench does.
 class L2Flush {
  public:
-  explicit L2Flush(std::size_t bytes) : bytes_(bytes) { KK_CHECK(cudaMalloc(&buf_, bytes_)); }
+  explicit L2Flush(std::size_t bytes) : bytes_(bytes) { CUDA_CHECK(cudaMalloc(&buf_, bytes_)); }
   ~L2Flush() { cudaFree(buf_); }
-  void operator()(cudaStream_t s) { KK_CHECK(cudaMemsetAsync(buf_, ++value_ & 0xFF, bytes_, s)); }
+  void operator()(cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(buf_, ++value_ & 0xFF, bytes_, s)); }
 
  private:
   void* buf_ = nullptr;
@@ -60,14 +60,14 @@ class L2Flush {
 
 struct Event {
   cudaEvent_t e{};
-  Event() { KK_CHECK(cudaEventCreate(&e)); }
+  Event() { CUDA_CHECK(cudaEventCreate(&e)); }
   ~Event() { cudaEventDestroy(e); }
   Event(const Event&) = delete;
 };
 
 double elapsed_ms(const Event& a, const Event& b) {
   float ms = 0;
-  KK_CHECK(cudaEventElapsedTime(&ms, a.e, b.e));
+  CUDA_CHECK(cudaEventElapsedTime(&ms, a.e, b.e));
   return ms;
 }
 
@@ -89,9 +89,9 @@ struct Device {
 
 Device current_device() {
   int dev = 0;
-  KK_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp p{};
-  KK_CHECK(cudaGetDeviceProperties(&p, dev));
+  CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
   return {p.name, std::to_string(p.major) + "." + std::to_string(p.minor), p.multiProcessorCount,
           static_cast<std::size_t>(p.l2CacheSize)};
 }
@@ -111,7 +111,7 @@ class Runner {
     int nstreams = 1;
     for (const auto& st : plan_.stages) nstreams = std::max(nstreams, st.stream + 1);
     streams_.resize(nstreams);
-    for (auto& st : streams_) KK_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (auto& st : streams_) CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     flush_ = std::make_unique<L2Flush>(std::max<std::size_t>(dev_.l2_bytes * 2, 64u << 20));
 
     chosen_.resize(plan_.stages.size());
@@ -126,8 +126,8 @@ class Runner {
     if (s_.check) {
       for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
         inst_->poison(static_cast<int>(i));
-        KK_CHECK(inst_->launch(static_cast<int>(i), chosen_[i], stream_of(i)));
-        KK_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(inst_->launch(static_cast<int>(i), chosen_[i], stream_of(i)));
+        CUDA_CHECK(cudaDeviceSynchronize());
         CheckResult r = inst_->check(static_cast<int>(i));
         checks_.push_back({{"stage", plan_.stages[i].name}, {"ok", r.ok}, {"max_error", r.max_error},
                            {"bound", r.bound}, {"checked_outputs", r.checked}, {"worst", r.detail}});
@@ -152,8 +152,8 @@ class Runner {
   cudaStream_t stream_of(std::size_t i) const { return streams_[plan_.stages[i].stream]; }
 
   void run_stages_before(std::size_t i) {
-    for (std::size_t j = 0; j < i; ++j) KK_CHECK(inst_->launch(static_cast<int>(j), chosen_[j], stream_of(j)));
-    KK_CHECK(cudaDeviceSynchronize());
+    for (std::size_t j = 0; j < i; ++j) CUDA_CHECK(inst_->launch(static_cast<int>(j), chosen_[j], stream_of(j)));
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   plan::CacheKey cache_key(const plan::StageSpec& st) const {
@@ -241,7 +241,7 @@ class Runner {
       e.message = "config not instantiated in this build (kernels are compiled at build time)";
       return e;
     }
-    KK_CHECK(ae);
+    CUDA_CHECK(ae);
     e.resources = resources_of(attr);
     inst_->poison(si);
     cudaError_t le = inst_->launch(si, cfg, s);
@@ -261,13 +261,13 @@ class Runner {
     }
     e.message = "check ok: max error " + std::to_string(r.max_error);
     Event a, b;
-    for (int w = 0; w < 2; ++w) KK_CHECK(inst_->launch(si, cfg, s));  // warm-up
+    for (int w = 0; w < 2; ++w) CUDA_CHECK(inst_->launch(si, cfg, s));  // warm-up
     for (int k = 0; k < s_.tune_samples; ++k) {
       (*flush_)(s);
-      KK_CHECK(cudaEventRecord(a.e, s));
-      KK_CHECK(inst_->launch(si, cfg, s));
-      KK_CHECK(cudaEventRecord(b.e, s));
-      KK_CHECK(cudaEventSynchronize(b.e));
+      CUDA_CHECK(cudaEventRecord(a.e, s));
+      CUDA_CHECK(inst_->launch(si, cfg, s));
+      CUDA_CHECK(cudaEventRecord(b.e, s));
+      CUDA_CHECK(cudaEventSynchronize(b.e));
       e.samples_ms.push_back(elapsed_ms(a, b));
     }
     auto st = SampleStats::of(e.samples_ms);
@@ -285,7 +285,7 @@ class Runner {
   void write_compiled() {
     for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
       cudaFuncAttributes attr{};
-      KK_CHECK(inst_->attributes(static_cast<int>(i), chosen_[i], attr));
+      CUDA_CHECK(inst_->attributes(static_cast<int>(i), chosen_[i], attr));
       json j{{"stage", plan_.stages[i].name}, {"config", chosen_[i]}, {"resources", resources_of(attr)},
              {"compiled", "at build time by nvcc into kprof-kernels"}, {"nvcc_flags", build_flags()},
              {"source_hash", build_hash()}, {"device", dev_.name}, {"compute_capability", dev_.cc}};
@@ -306,22 +306,22 @@ class Runner {
     Event start, end;
     cudaStream_t main = streams_[0];
     (*flush_)(main);
-    KK_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaDeviceSynchronize());
     auto t0 = std::chrono::steady_clock::now();
-    KK_CHECK(cudaEventRecord(start.e, main));
+    CUDA_CHECK(cudaEventRecord(start.e, main));
     for (std::size_t i = 0; i < n; ++i) {
       cudaStream_t s = stream_of(i);
-      if (s != main) KK_CHECK(cudaStreamWaitEvent(s, start.e, 0));
+      if (s != main) CUDA_CHECK(cudaStreamWaitEvent(s, start.e, 0));
       nvtxRangePushA(plan_.stages[i].name.c_str());
-      KK_CHECK(cudaEventRecord(s0[i]->e, s));
-      KK_CHECK(inst_->launch(static_cast<int>(i), chosen_[i], s));
-      KK_CHECK(cudaEventRecord(s1[i]->e, s));
+      CUDA_CHECK(cudaEventRecord(s0[i]->e, s));
+      CUDA_CHECK(inst_->launch(static_cast<int>(i), chosen_[i], s));
+      CUDA_CHECK(cudaEventRecord(s1[i]->e, s));
       nvtxRangePop();
     }
     for (std::size_t i = 0; i < n; ++i)
-      if (stream_of(i) != main) KK_CHECK(cudaStreamWaitEvent(main, s1[i]->e, 0));
-    KK_CHECK(cudaEventRecord(end.e, main));
-    KK_CHECK(cudaEventSynchronize(end.e));
+      if (stream_of(i) != main) CUDA_CHECK(cudaStreamWaitEvent(main, s1[i]->e, 0));
+    CUDA_CHECK(cudaEventRecord(end.e, main));
+    CUDA_CHECK(cudaEventSynchronize(end.e));
     auto t1 = std::chrono::steady_clock::now();
     PlanSample ps;
     ps.gpu_ms = elapsed_ms(start, end);

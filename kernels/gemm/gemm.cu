@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "core/host_data.hpp"
 #include "gemm/gemm_kernels.hpp"
 
@@ -269,11 +269,11 @@ void GemmData::setup(std::uint64_t seed) {
   SplitMix rng(seed);
   for (auto& x : a) x = float_to_bf16(rng.nonzero_unit());
   for (auto& x : b) x = float_to_bf16(rng.nonzero_unit());
-  KK_CHECK(cudaMalloc(&d_a_, na * 2));
-  KK_CHECK(cudaMalloc(&d_b_, nb * 2));
-  KK_CHECK(cudaMalloc(&d_c_, nc * 4));
-  KK_CHECK(cudaMemcpy(d_a_, a.data(), na * 2, cudaMemcpyHostToDevice));
-  KK_CHECK(cudaMemcpy(d_b_, b.data(), nb * 2, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMalloc(&d_a_, na * 2));
+  CUDA_CHECK(cudaMalloc(&d_b_, nb * 2));
+  CUDA_CHECK(cudaMalloc(&d_c_, nc * 4));
+  CUDA_CHECK(cudaMemcpy(d_a_, a.data(), na * 2, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_b_, b.data(), nb * 2, cudaMemcpyHostToDevice));
   samples_ = sample_positions(m_, n_, kSampledOutputs, seed);
   ref_.assign(samples_.size(), 0.0);
   ref_abs_.assign(samples_.size(), 0.0);
@@ -291,12 +291,12 @@ void GemmData::setup(std::uint64_t seed) {
   }
 }
 
-void GemmData::poison_c() { KK_CHECK(cudaMemset(d_c_, 0xFF, static_cast<size_t>(m_) * n_ * 4)); }  // all-ones = NaN
+void GemmData::poison_c() { CUDA_CHECK(cudaMemset(d_c_, 0xFF, static_cast<size_t>(m_) * n_ * 4)); }  // all-ones = NaN
 
 CheckResult GemmData::check_c() const {
   std::vector<float> c(static_cast<size_t>(m_) * n_);
-  KK_CHECK(cudaDeviceSynchronize());
-  KK_CHECK(cudaMemcpy(c.data(), d_c_, c.size() * 4, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpy(c.data(), d_c_, c.size() * 4, cudaMemcpyDeviceToHost));
   CheckResult res;
   res.bound = kGemmErrorBound;
   res.checked = samples_.size();

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "core/cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "core/host_data.hpp"
 #include "gemm/gemm_kernels.hpp"
 
@@ -50,12 +50,12 @@ class Instance final : public kernels::Instance {
     SplitMix rng(seed + 17);
     for (auto& b : bias_) b = rng.nonzero_unit() * 4.f;  // C has spread ~sqrt(k)/3: bias moves the relu cut
     size_t nd = static_cast<size_t>(gemm_.m()) * gemm_.n();
-    KK_CHECK(cudaMalloc(&d_bias_, bias_.size() * 4));
-    KK_CHECK(cudaMalloc(&d_d_, nd * 2));
-    KK_CHECK(cudaMemcpy(d_bias_, bias_.data(), bias_.size() * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc(&d_bias_, bias_.size() * 4));
+    CUDA_CHECK(cudaMalloc(&d_d_, nd * 2));
+    CUDA_CHECK(cudaMemcpy(d_bias_, bias_.data(), bias_.size() * 4, cudaMemcpyHostToDevice));
     int sms = 0, dev = 0;
-    KK_CHECK(cudaGetDevice(&dev));
-    KK_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     size_t work = gemm_.n() % 4 == 0 ? nd / 4 : nd;
     blocks_ = static_cast<int>(std::min<size_t>((work + kEpilogueThreads - 1) / kEpilogueThreads, static_cast<size_t>(sms) * 16));
     if (blocks_ < 1) blocks_ = 1;
@@ -71,13 +71,13 @@ class Instance final : public kernels::Instance {
   }
   void poison(int stage) override {
     if (stage == 0) gemm_.poison_c();
-    else KK_CHECK(cudaMemset(d_d_, 0xFF, static_cast<size_t>(gemm_.m()) * gemm_.n() * 2));
+    else CUDA_CHECK(cudaMemset(d_d_, 0xFF, static_cast<size_t>(gemm_.m()) * gemm_.n() * 2));
   }
   CheckResult check(int stage) override {
     if (stage == 0) return gemm_.check_c();
     std::vector<std::uint16_t> d(static_cast<size_t>(gemm_.m()) * gemm_.n());
-    KK_CHECK(cudaDeviceSynchronize());
-    KK_CHECK(cudaMemcpy(d.data(), d_d_, d.size() * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(d.data(), d_d_, d.size() * 2, cudaMemcpyDeviceToHost));
     CheckResult res;
     res.bound = 1.0;
     res.checked = gemm_.samples().size();

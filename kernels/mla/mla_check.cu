@@ -8,7 +8,7 @@
 // output compared bit for bit after the timing runs (a change means a race).  Exit code: 0 all run versions pass,
 // 1 some version failed, 2 bad arguments or setup failure.
 #include "bf16_host.hpp"
-#include "cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "mla_kernels.cuh"
 #include "mla_reference.hpp"
 
@@ -132,7 +132,7 @@ template <class T>
 struct DeviceBuffer {
   T* ptr = nullptr;
   std::size_t count = 0;
-  explicit DeviceBuffer(std::size_t n) : count(n) { CK(cudaMalloc(&ptr, std::max<std::size_t>(n, 1) * sizeof(T))); }
+  explicit DeviceBuffer(std::size_t n) : count(n) { CUDA_CHECK(cudaMalloc(&ptr, std::max<std::size_t>(n, 1) * sizeof(T))); }
   ~DeviceBuffer() { cudaFree(ptr); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -166,26 +166,26 @@ void run_once(const Version& ver, cudaStream_t stream) {
 // Median over `reps` of the whole version and of each stage, after `warmup` untimed runs.
 Timing time_version(const Version& ver, cudaStream_t stream, int warmup, int reps) {
   for (int i = 0; i < warmup; ++i) run_once(ver, stream);
-  CK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
   const std::size_t n_ev = ver.stages.size() + 1;
   std::vector<cudaEvent_t> ev(n_ev * reps);
-  for (auto& e : ev) CK(cudaEventCreate(&e));
+  for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
   for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(ev[r * n_ev], stream));
+    CUDA_CHECK(cudaEventRecord(ev[r * n_ev], stream));
     for (std::size_t s = 0; s < ver.stages.size(); ++s) {
       ver.stages[s].second(stream);
-      CK(cudaEventRecord(ev[r * n_ev + s + 1], stream));
+      CUDA_CHECK(cudaEventRecord(ev[r * n_ev + s + 1], stream));
     }
   }
-  CK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<float> total(reps);
   std::vector<std::vector<float>> per_stage(ver.stages.size(), std::vector<float>(reps));
   for (int r = 0; r < reps; ++r) {
-    CK(cudaEventElapsedTime(&total[r], ev[r * n_ev], ev[r * n_ev + n_ev - 1]));
+    CUDA_CHECK(cudaEventElapsedTime(&total[r], ev[r * n_ev], ev[r * n_ev + n_ev - 1]));
     for (std::size_t s = 0; s < ver.stages.size(); ++s)
-      CK(cudaEventElapsedTime(&per_stage[s][r], ev[r * n_ev + s], ev[r * n_ev + s + 1]));
+      CUDA_CHECK(cudaEventElapsedTime(&per_stage[s][r], ev[r * n_ev + s], ev[r * n_ev + s + 1]));
   }
-  for (auto& e : ev) CK(cudaEventDestroy(e));
+  for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
   Timing t;
   t.total_ms = median(total);
   for (auto& s : per_stage) t.stage_ms.push_back(median(s));
@@ -212,9 +212,9 @@ int main(int argc, char** argv) {
   int failed = 0, passed = 0, skipped = 0;
   try {
     int dev = 0;
-    CK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaGetDevice(&dev));
     cudaDeviceProp prop{};
-    CK(cudaGetDeviceProperties(&prop, dev));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
     std::printf("mla_check: MLA decode, bf16 in/out, fp32 accumulate\n");
     std::printf("device: %s (sm_%d%d, %d SMs, L2 %.0f MB, %zu KB smem/block opt-in)%s\n", prop.name, prop.major,
                 prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1e6, prop.sharedMemPerBlockOptin / 1024,
@@ -241,8 +241,8 @@ int main(int argc, char** argv) {
     fill_uniform(h_q, rng, opt.q_range);
     fill_uniform(h_kv, rng, 1.0f);
     DeviceBuffer<__nv_bfloat16> d_q(q_elems), d_kv(kv_elems), d_o(o_elems);
-    CK(cudaMemcpy(d_q.ptr, h_q.data(), d_q.bytes(), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_kv.ptr, h_kv.data(), d_kv.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_q.ptr, h_q.data(), d_q.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_kv.ptr, h_kv.data(), d_kv.bytes(), cudaMemcpyHostToDevice));
 
     mla::MlaArgs args;
     args.q = d_q.ptr;
@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
         mla::mla_reference_rows(shape, h_q.data(), h_kv.data(), rows, 1.0 / std::sqrt(static_cast<double>(shape.dk())));
 
     cudaStream_t stream;
-    CK(cudaStreamCreate(&stream));
+    CUDA_CHECK(cudaStreamCreate(&stream));
     std::printf("\n%-4s %-22s %9s %9s %-6s %10s %9s %9s  %s\n", "ver", "config", "rel_err", "nonfinite", "result",
                 "median_ms", "TFLOP/s", "GB/s", "notes");
     for (const Version& ver : versions) {
@@ -303,16 +303,16 @@ int main(int argc, char** argv) {
         continue;
       }
       try {
-        CK(cudaMemsetAsync(d_o.ptr, 0xFF, d_o.bytes(), stream));  // bf16 0xFFFF = NaN
-        if (d_ws.count > 0) CK(cudaMemsetAsync(d_ws.ptr, 0xFF, d_ws.bytes(), stream));  // fp32 NaN
+        CUDA_CHECK(cudaMemsetAsync(d_o.ptr, 0xFF, d_o.bytes(), stream));  // bf16 0xFFFF = NaN
+        if (d_ws.count > 0) CUDA_CHECK(cudaMemsetAsync(d_ws.ptr, 0xFF, d_ws.bytes(), stream));  // fp32 NaN
         run_once(ver, stream);
-        CK(cudaStreamSynchronize(stream));
-        CK(cudaMemcpy(h_o.data(), d_o.ptr, d_o.bytes(), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        CUDA_CHECK(cudaMemcpy(h_o.data(), d_o.ptr, d_o.bytes(), cudaMemcpyDeviceToHost));
         const double err = mla::mla_relative_error(shape, h_o.data(), rows, ref);
         const long long nonfinite = mla::mla_count_nonfinite(h_o.data(), o_elems);
 
         const Timing tm = time_version(ver, stream, opt.warmup, opt.reps);
-        CK(cudaMemcpy(h_o_again.data(), d_o.ptr, d_o.bytes(), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(h_o_again.data(), d_o.ptr, d_o.bytes(), cudaMemcpyDeviceToHost));
         const bool stable = std::memcmp(h_o.data(), h_o_again.data(), h_o.size() * sizeof(std::uint16_t)) == 0;
 
         const bool ok = mla::mla_error_passes(err) && nonfinite == 0 && stable;

@@ -2,7 +2,7 @@
 // Layouts and formulas: mla_kernels.cuh and README.md.
 #include "mla_kernels.cuh"
 
-#include "cuda_check.hpp"
+#include "util/cuda_check.hpp"
 
 #include <mma.h>
 
@@ -514,10 +514,10 @@ TileConfig resolve_tile(const TileConfig& in, bool want_splits) {
 template <class T, bool kPartial>
 void launch_tile(const TcParams& prm, int batches, cudaStream_t stream) {
   const auto kernel = mla_tc_kernel<T, kPartial>;
-  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(T::SMEM)));
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(T::SMEM)));
   const dim3 grid((prm.rows + T::HB - 1) / T::HB, prm.num_splits, batches);
   kernel<<<grid, T::THREADS, T::SMEM, stream>>>(prm);
-  CK_LAUNCH();
+  CUDA_CHECK_LAUNCH();
 }
 
 template <int DV, int DR, bool kPartial>
@@ -600,7 +600,7 @@ void launch_mla_v1(const MlaArgs& a, cudaStream_t stream, const TileConfig& /*cf
   const long long rows = static_cast<long long>(a.b) * query_rows(a);
   mla_v1_kernel<<<static_cast<unsigned>(rows), kV1Threads, smem, stream>>>(
       a.q, a.kv, a.o, static_cast<int>(query_rows(a)), a.t, a.d, dk, mla_scale(a) * kLog2e);
-  CK_LAUNCH();
+  CUDA_CHECK_LAUNCH();
 }
 
 void launch_mla_v2(const MlaArgs& a, cudaStream_t stream, const TileConfig& cfg_in) {
@@ -634,7 +634,7 @@ void launch_mla_combine(const MlaArgs& a, cudaStream_t stream, const TileConfig&
   const long long rows = static_cast<long long>(a.b) * query_rows(a);
   mla_combine_kernel<<<static_cast<unsigned>(rows), kCombineThreads, 0, stream>>>(ws.o, ws.ml, a.o, a.d,
                                                                                   cfg.num_splits);
-  CK_LAUNCH();
+  CUDA_CHECK_LAUNCH();
 }
 
 namespace {

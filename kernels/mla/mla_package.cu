@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "core/cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "core/host_data.hpp"
 #include "core/package.hpp"
 #include "mla_kernels.cuh"
@@ -67,17 +67,17 @@ class Instance final : public kernels::Instance {
     host_kv_.resize(nkv);
     for (auto& v : host_q_) v = float_to_bf16(rng.nonzero_unit());
     for (auto& v : host_kv_) v = float_to_bf16(rng.nonzero_unit());
-    KK_CHECK(cudaMalloc(&q_, nq * 2));
-    KK_CHECK(cudaMalloc(&kv_, nkv * 2));
-    KK_CHECK(cudaMalloc(&o_, no_ * 2));
-    KK_CHECK(cudaMemcpy(q_, host_q_.data(), nq * 2, cudaMemcpyHostToDevice));
-    KK_CHECK(cudaMemcpy(kv_, host_kv_.data(), nkv * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc(&q_, nq * 2));
+    CUDA_CHECK(cudaMalloc(&kv_, nkv * 2));
+    CUDA_CHECK(cudaMalloc(&o_, no_ * 2));
+    CUDA_CHECK(cudaMemcpy(q_, host_q_.data(), nq * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(kv_, host_kv_.data(), nkv * 2, cudaMemcpyHostToDevice));
     if (version_ == 3) {
       // Workspace for the largest split count in the tile space.
       ::mla::TileConfig big;
       big.num_splits = 16;
       ws_bytes_ = ::mla::mla_v3_workspace_bytes(args(), big);
-      KK_CHECK(cudaMalloc(&ws_, ws_bytes_));
+      CUDA_CHECK(cudaMalloc(&ws_, ws_bytes_));
     }
   }
   cudaError_t launch(int stage, const TileConfig& cfg, cudaStream_t s) override {
@@ -107,8 +107,8 @@ class Instance final : public kernels::Instance {
   }
   void poison(int stage) override {
     // The output (and, before the partial stage, the workspace) full of NaN: nothing unwritten can pass.
-    if (version_ != 3 || stage == 1) KK_CHECK(cudaMemset(o_, 0xFF, no_ * 2));
-    if (version_ == 3 && stage == 0) KK_CHECK(cudaMemset(ws_, 0xFF, ws_bytes_));
+    if (version_ != 3 || stage == 1) CUDA_CHECK(cudaMemset(o_, 0xFF, no_ * 2));
+    if (version_ == 3 && stage == 0) CUDA_CHECK(cudaMemset(ws_, 0xFF, ws_bytes_));
   }
   // v3's partial stage has no output of its own to compare: its result is checked through the combine stage.
   CheckResult check(int stage) override {
@@ -118,9 +118,9 @@ class Instance final : public kernels::Instance {
       r.detail = "partial results are checked through the combine stage";
       return r;
     }
-    KK_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<std::uint16_t> o(no_);
-    KK_CHECK(cudaMemcpy(o.data(), o_, no_ * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(o.data(), o_, no_ * 2, cudaMemcpyDeviceToHost));
     auto rows = ::mla::mla_sample_rows(shape_, 64, 1234);
     auto ref = ::mla::mla_reference_rows(shape_, host_q_.data(), host_kv_.data(), rows, ::mla::mla_scale(args()));
     double err = ::mla::mla_relative_error(shape_, o.data(), rows, ref);

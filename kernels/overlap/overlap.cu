@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "core/cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "core/host_data.hpp"
 #include "core/package.hpp"
 
@@ -43,16 +43,16 @@ class Instance final : public kernels::Instance {
   }
   void setup(std::uint64_t seed) override {
     int dev = 0, sms = 0;
-    KK_CHECK(cudaGetDevice(&dev));
-    KK_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     blocks_ = std::max(1, sms / 2);
     SplitMix rng(seed);
     for (int st = 0; st < 2; ++st) {
       host_x_[st].resize(n_);
       for (auto& e : host_x_[st]) e = make_float2(rng.nonzero_unit(), rng.nonzero_unit());
-      KK_CHECK(cudaMalloc(&x_[st], n_ * sizeof(float2)));
-      KK_CHECK(cudaMalloc(&y_[st], n_ * sizeof(float2)));
-      KK_CHECK(cudaMemcpy(x_[st], host_x_[st].data(), n_ * sizeof(float2), cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMalloc(&x_[st], n_ * sizeof(float2)));
+      CUDA_CHECK(cudaMalloc(&y_[st], n_ * sizeof(float2)));
+      CUDA_CHECK(cudaMemcpy(x_[st], host_x_[st].data(), n_ * sizeof(float2), cudaMemcpyHostToDevice));
     }
   }
   cudaError_t launch(int stage, const TileConfig&, cudaStream_t s) override {
@@ -62,13 +62,13 @@ class Instance final : public kernels::Instance {
   cudaError_t attributes(int, const TileConfig&, cudaFuncAttributes& out) override {
     return cudaFuncGetAttributes(&out, reinterpret_cast<const void*>(rotate_chain));
   }
-  void poison(int stage) override { KK_CHECK(cudaMemset(y_[stage], 0xFF, n_ * sizeof(float2))); }
+  void poison(int stage) override { CUDA_CHECK(cudaMemset(y_[stage], 0xFF, n_ * sizeof(float2))); }
   // float64 replay of the same fp32 constants; error relative to the pair's norm, bound 8·iters·2^-24
   // (a few roundings per step, growing at most linearly).
   CheckResult check(int stage) override {
     std::vector<float2> y(n_);
-    KK_CHECK(cudaDeviceSynchronize());
-    KK_CHECK(cudaMemcpy(y.data(), y_[stage], n_ * sizeof(float2), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(y.data(), y_[stage], n_ * sizeof(float2), cudaMemcpyDeviceToHost));
     CheckResult res;
     res.bound = std::max(1e-6, 8.0 * iters_ * std::ldexp(1.0, -24));
     auto picks = sample_positions(1, n_, 2048, 99 + stage);

@@ -4,9 +4,7 @@
 # runs/*/ with timings, tiling and logs), $OUT/bench.log (progress), GPU state before/after. The table is also
 # printed. Extra arguments go to bench_all (e.g. --packages mla --runs 20).
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd); cd "$ROOT"
-OUT=${OUT:-/tmp/kprof-out}; mkdir -p "$OUT"
-export KPROF_DATA_DIR=$ROOT/data
+. "$(dirname "$0")/steps.sh"; cd "$ROOT"
 [ -x build/dist/kprof ] && export KPROF_BIN=$ROOT/build/dist/kprof
 query=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_reasons.active
 nvidia-smi --query-gpu=$query --format=csv > "$OUT/gpu-before.csv" 2>&1

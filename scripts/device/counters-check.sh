@@ -4,29 +4,27 @@
 # overhead under CUPTI's buffer settings. Never changes clocks (ncu gets --clock-control none).
 # Expects build/dist from scripts/device/pack.sh (carried). Results: $OUT/counters.tgz + $OUT/counters-summary.txt.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd); cd "$ROOT"
-D=$ROOT/build/dist; OUT=${OUT:-/tmp/kprof-out}; R=/tmp/kprof-counters; rm -rf $R; mkdir -p $R $OUT
-export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH PYTHONUNBUFFERED=1
+. "$(dirname "$0")/steps.sh"; cd "$ROOT"
+R=/tmp/kprof-counters; rm -rf $R; mkdir -p $R
 S=$R/summary.txt; : > $S
-. $ROOT/scripts/device/steps.sh
 O=$R/profiles
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a $S
 # 1. cost: plain program, ncu full, annotation with ncu and with CUPTI counters (interleaved, 3 rounds)
 for i in 1 2 3; do
   step plain_$i            $D/probe_kernels 1
   step ncu_full_$i         ncu --clock-control none --set full -f -o /tmp/full $D/probe_kernels 1
-  step annot_ncu_$i        kprof run --prof_type=annotation --timing counters --kernel probe --out $O/annot_ncu_$i -- $D/probe_kernels 1
-  step annot_cupti_$i      kprof run --prof_type=annotation --counters cupti --timing counters --kernel probe --out $O/annot_cupti_$i -- $D/probe_kernels 1
-  step annot_cupti_trace_$i kprof run --prof_type=annotation --counters cupti --kernel probe --out $O/annot_cupti_trace_$i -- $D/probe_kernels 1
+  step annot_ncu_$i        kprof run --prof-type=annotation --timing counters --kernel probe --out $O/annot_ncu_$i -- $D/probe_kernels 1
+  step annot_cupti_$i      kprof run --prof-type=annotation --counters cupti --timing counters --kernel probe --out $O/annot_cupti_$i -- $D/probe_kernels 1
+  step annot_cupti_trace_$i kprof run --prof-type=annotation --counters cupti --kernel probe --out $O/annot_cupti_trace_$i -- $D/probe_kernels 1
 done
 cp $O/annot_cupti_1/counters.json $R/probe_counters.json 2>/dev/null
 # 2. the other programs with CUPTI counters (NVTX stages, streams, graphs; Python/Triton through the driver API)
-step cupti_streams  kprof run --prof_type=annotation --counters cupti --kernel streams --out $O/cupti_streams -- $D/streams_nvtx_graph 2000
-step ncu_streams    kprof run --prof_type=annotation --kernel streams --out $O/ncu_streams -- $D/streams_nvtx_graph 2000
-step cupti_triton   kprof run --prof_type=annotation --counters cupti --out $O/cupti_triton -- python3 examples/programs/triton_softmax.py
-step ncu_triton     kprof run --prof_type=annotation --out $O/ncu_triton -- python3 examples/programs/triton_softmax.py
-step cupti_all      kprof run --prof_type=annotation --counters cupti --all-launches --timing counters --kernel probe --out $O/cupti_all -- $D/probe_kernels 1
-step cupti_mla      env KPROF_COUNTERS=cupti kprof mla v2 --prof_type=annotation --out $O/cupti_mla_v2
+step cupti_streams  kprof run --prof-type=annotation --counters cupti --kernel streams --out $O/cupti_streams -- $D/streams_nvtx_graph 2000
+step ncu_streams    kprof run --prof-type=annotation --kernel streams --out $O/ncu_streams -- $D/streams_nvtx_graph 2000
+step cupti_triton   kprof run --prof-type=annotation --counters cupti --out $O/cupti_triton -- python3 examples/programs/triton_softmax.py
+step ncu_triton     kprof run --prof-type=annotation --out $O/ncu_triton -- python3 examples/programs/triton_softmax.py
+step cupti_all      kprof run --prof-type=annotation --counters cupti --all-launches --timing counters --kernel probe --out $O/cupti_all -- $D/probe_kernels 1
+step cupti_mla      env KPROF_COUNTERS=cupti kprof mla v2 --prof-type=annotation --out $O/cupti_mla_v2
 # 3. where ncu's fixed cost goes (first launch of each kernel, the annotation metric list)
 M=$(grep -v '^#' data/ncu-annotation-metrics.txt | grep . | paste -sd, -)
 step ncu_version     ncu --version
@@ -37,8 +35,6 @@ step ncu_annot_nosec ncu --clock-control none --nvtx --section-folder /tmp/empty
 step ncu_annot_nonvtx ncu --clock-control none --metrics $M --kernel-id ::regex:.*:1 --csv --page raw --print-units base --log-file /tmp/c.csv $D/probe_kernels 1
 step ncu_annot_nocache ncu --clock-control none --cache-control none --nvtx --metrics $M --kernel-id ::regex:.*:1 --csv --page raw --print-units base --log-file /tmp/d.csv $D/probe_kernels 1
 # 4. tracer overhead on 20k tiny kernels under CUPTI's buffer settings (7 interleaved rounds)
-traced() { env CUDA_INJECTION64_PATH=$D/libkprof_inject.so NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so \
-  KPROF_TRACE_FILE=/tmp/ovh.kptrace "$@" $D/streams_nvtx_graph | grep launch_bound_ms; }
 K="KPROF_TRACE_API=0 KPROF_TRACE_COPIES=0 KPROF_TRACE_SYNC=0 KPROF_TRACE_NVTX=0"
 for i in 1 2 3 4 5 6 7; do
   $D/streams_nvtx_graph | grep launch_bound_ms | sed "s/^/plain /" >> $R/overhead.txt

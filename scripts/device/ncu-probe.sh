@@ -2,7 +2,7 @@
 # Device check: what ncu accepts on the H200 (metric list, one-launch-per-kernel filter, CSV to a log file),
 # and what it costs against --set full. Never changes clocks: --clock-control none everywhere.
 set -uo pipefail
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+. "$(dirname "$0")/steps.sh"; cd "$ROOT"
 W=/tmp/kprof-probe; mkdir -p $W
 {
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm --format=csv

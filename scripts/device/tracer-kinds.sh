@@ -3,16 +3,14 @@
 # CONCURRENT_KERNEL records, KERNEL records (serialising) and the hardware-trace request, 9 interleaved rounds;
 # whether CUPTI accepted the hardware trace is read back from the trace header. Expects build/dist (pack.sh).
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd); cd "$ROOT"
-D=$ROOT/build/dist; OUT=${OUT:-/tmp/kprof-out}; mkdir -p $OUT; R=$OUT/tracer-kinds.txt; : > $R
-export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH
-traced() { env CUDA_INJECTION64_PATH=$D/libkprof_inject.so KPROF_TRACE_FILE=/tmp/k.kptrace \
-  KPROF_TRACE_API=0 KPROF_TRACE_COPIES=0 KPROF_TRACE_SYNC=0 KPROF_TRACE_NVTX=0 "$@" $D/streams_nvtx_graph | grep launch_bound_ms; }
+. "$(dirname "$0")/steps.sh"; cd "$ROOT"
+R=$OUT/tracer-kinds.txt; : > $R
+K="KPROF_TRACE_API=0 KPROF_TRACE_COPIES=0 KPROF_TRACE_SYNC=0 KPROF_TRACE_NVTX=0"  # kernel records only
 for i in 1 2 3 4 5 6 7 8 9; do
   $D/streams_nvtx_graph | grep launch_bound_ms | sed "s/^/plain /" >> $R
-  traced | sed "s/^/concurrent_kernel /" >> $R
-  traced KPROF_TRACE_SERIAL_KERNELS=1 | sed "s/^/kernel_serial /" >> $R
-  traced KPROF_TRACE_HWTRACE=1 | sed "s/^/hwtrace_request /" >> $R
+  traced $K | sed "s/^/concurrent_kernel /" >> $R
+  traced $K KPROF_TRACE_SERIAL_KERNELS=1 | sed "s/^/kernel_serial /" >> $R
+  traced $K KPROF_TRACE_HWTRACE=1 | sed "s/^/hwtrace_request /" >> $R
 done
 sort $R | awk '{split($2,a,"="); v[$1]=v[$1]" "a[2]} END{for(k in v) print k, v[k]}' | sort > $OUT/tracer-kinds-summary.txt
 env CUDA_INJECTION64_PATH=$D/libkprof_inject.so KPROF_TRACE_FILE=/tmp/hw.kptrace KPROF_TRACE_HWTRACE=1 $D/probe_kernels 1 >/dev/null

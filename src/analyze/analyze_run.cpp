@@ -6,11 +6,13 @@
 
 #include "analyze/classify.hpp"
 #include "analyze/diagnosis.hpp"
+#include "analyze/event_stats.hpp"
 #include "analyze/interpret.hpp"
 #include "analyze/metric_fields.hpp"
 #include "analyze/opportunities.hpp"
 #include "analyze/plausibility.hpp"
 #include "analyze/roofline.hpp"
+#include "analyze/timeline.hpp"
 
 namespace kprof::analyze {
 
@@ -154,6 +156,16 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
     overall.rule = "dominant kernel " + (dominant->label.empty() ? dominant->kernel : dominant->label) + ": " + overall.rule;
     run.overall = overall;
   }
+}
+
+std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t, const Trace* trace,
+                                         bool timeline) {
+  analyze_run(run, db, t);
+  if (!trace) return std::nullopt;
+  TraceAnalysis a;
+  a.stats = compute_event_stats(*trace);
+  if (timeline) a.timeline = analyze_timeline(*trace);
+  return a;
 }
 
 }  // namespace kprof::analyze

@@ -2,7 +2,11 @@
 #pragma once
 #include "analyze/device_db.hpp"
 #include "analyze/thresholds.hpp"
+#include <optional>
+
 #include "model/profile.hpp"
+#include "model/trace.hpp"
+#include "model/trace_analysis.hpp"
 
 namespace kprof::analyze {
 
@@ -16,6 +20,10 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t);
 // launch's resources (when the profile lacks Nsight Compute's) and DRAM throughput against the measured copy
 // bandwidth (dram_measured_pct).
 void complete_metrics(CanonicalMetrics& m, const DeviceSpec* spec);
+// The analysis entry point of a profiled run: analyze_run above, plus, when the run was traced, the trace's event
+// statistics (every tracing mode) and, with `timeline`, its timeline (nsys mode). Nothing for a null trace.
+std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t, const Trace* trace,
+                                         bool timeline);
 
 // One group's analysis against its effective declaration; `spec` may be null (no roofline then).
 KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,

@@ -4,7 +4,7 @@
 #include <limits>
 #include <unordered_map>
 
-namespace kprof {
+namespace kprof::analyze {
 
 namespace {
 std::string range_path(const Trace& t, int r) {
@@ -79,4 +79,4 @@ EventStats compute_event_stats(const Trace& trace) {
   return out;
 }
 
-}  // namespace kprof
+}  // namespace kprof::analyze

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <unordered_map>
 
-namespace kprof {
+namespace kprof::analyze {
 
 namespace {
 
@@ -158,4 +158,4 @@ TimelineSummary analyze_timeline(const Trace& trace, const TimelineOptions& opti
   return out;
 }
 
-}  // namespace kprof
+}  // namespace kprof::analyze

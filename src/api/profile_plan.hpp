@@ -6,9 +6,10 @@
 //   auto v3 = kprof::api::event_profile_plan(plan, "out/profiles", "v3", 50); // v3 of mla, same parameters
 //   if (v3.ok()) std::cout << v3.artifact_dir << "\n";                       // profile.json, report.md, ...
 //
-// Each call is `kprof <package> <version> --<param>=<value> ... --prof_type=<mode> --bench_runs N`: the same code
-// (cli::profile_package), so the version is checked against its reference and autotuned (with the cache) before
-// the profiled run, and the artifacts are the command line's. Link `kprof_core`; the program needs kprof-kernels
+// Each call is `kprof <package> <version> --<param>=<value> ... --prof-type=<mode> --bench-runs N`: the same code
+// (session::profile_package, then session::publish), so the version is checked against its reference and
+// autotuned (with the cache) before the profiled run, and the artifacts are the command line's. Link `kprof_api`
+// (CMake target; it brings the session layer and everything below); the program needs kprof-kernels
 // (ProfilePlanSettings::kernels, $KPROF_KERNELS, next to the program or on PATH) and, for the event/nsys/annotation
 // modes, the CUPTI tracer ($KPROF_INJECT_LIB or next to the program), as `kprof` does.
 #pragma once
@@ -53,7 +54,7 @@ struct ProfilePlanResult {
 // Profile `plan` (package, version and parameters) in one mode, with `bench_runs` timed runs of the plan.
 // `out_dir` is the root of the artifact tree (as kprof's --out-root). A non-empty `version` overrides the plan's:
 // that version of the plan's package is profiled with the same parameters. Throws kprof::Error for what the
-// caller must fix: unknown package (cli::UnknownPackageError), version or parameter (exit_code() 2), a version
+// caller must fix: unknown package (session::UnknownPackageError), version or parameter (exit_code() 2), a version
 // that fails its reference check (7, "wrong result"), a missing tool such as kprof-kernels (5).
 ProfilePlanResult annotation_profile_plan(const plan::KernelPlan& plan, const std::filesystem::path& out_dir,
                                           const std::string& version = "", int bench_runs = 20,

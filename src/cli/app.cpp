@@ -8,27 +8,35 @@
 #include <iostream>
 
 #include "cli/commands/commands.hpp"
+#include "session/mode.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::cli {
 
 namespace {
 
-void add_common(CLI::App* sub, CommonOptions& c) {
-  sub->add_option("--devices", c.devices_file, "Extra devices.json; its entries override the shipped ones");
-  sub->add_option("--thresholds", c.thresholds_file, "thresholds.toml overriding the shipped healthy thresholds");
-  sub->add_flag("--json", c.json, "Print machine-readable JSON instead of Markdown");
-  sub->add_flag("-q,--quiet", c.quiet, "Print only errors");
+void add_common(CLI::App* sub, session::DataFiles& data, PrintOptions& print) {
+  sub->add_option("--devices", data.devices_file, "Extra devices.json; its entries override the shipped ones");
+  sub->add_option("--thresholds", data.thresholds_file, "thresholds.toml overriding the shipped healthy thresholds");
+  sub->add_flag("--json", print.json, "Print machine-readable JSON instead of Markdown");
+  sub->add_flag("-q,--quiet", print.quiet, "Print only errors");
 }
+void add_common(CLI::App* sub, CommonOptions& c) { add_common(sub, c.data, c.print); }
 
 // Where results go and what they are compared with: the same flags on analyze, run and package commands.
-void add_output_options(CLI::App* sub, std::string& baseline, std::string& out_root, std::string& out_dir,
-                        bool& devlog, std::string& docs_dir) {
-  sub->add_option("--baseline", baseline, "Artifact directory (or profile.json) to compare with");
-  sub->add_option("--out-root", out_root, "Root of the artifact tree")->capture_default_str();
-  sub->add_option("--out", out_dir, "Exact artifact directory to write");
-  sub->add_flag("--devlog", devlog, "Append a devlog entry to <docs>/<kernel>.md");
-  sub->add_option("--docs", docs_dir, "Devlog folder")->capture_default_str();
+void add_output_options(CLI::App* sub, session::OutputSpec& o) {
+  sub->add_option("--baseline", o.baseline, "Artifact directory (or profile.json) to compare with");
+  sub->add_option("--out-root", o.out_root, "Root of the artifact tree")->capture_default_str();
+  sub->add_option("--out", o.out_dir, "Exact artifact directory to write");
+  sub->add_flag("--devlog", o.devlog, "Append a devlog entry to <docs>/<kernel>.md");
+  sub->add_option("--docs", o.docs_dir, "Devlog folder")->capture_default_str();
+}
+
+// The mode flag: kebab-case, with the seed's --prof_type kept as an alias. Parsed by session::parse_mode.
+void add_mode_option(CLI::App* sub, std::string& mode) {
+  sub->add_option("--prof-type,--prof_type", mode, "annotation | event | ncu | nsys (kprof run --dry-run shows "
+                                                   "what each collects)")
+      ->capture_default_str();
 }
 
 // Problem parameters are free-form `--name=value` flags (`--b=32 --s=16 --dtype=bf16`).
@@ -68,7 +76,7 @@ int run(int argc, char** argv) {
   CLI::App app{"kprof: profile GPU kernels, name the bottleneck, rank what to try next"};
   app.set_version_flag("--version", std::string("kprof ") + KPROF_VERSION);
   app.require_subcommand(1);
-  app.footer("Kernel packages: kprof <package> [<version>] [--param=value ...] --prof_type=<mode> (kprof list).\n"
+  app.footer("Kernel packages: kprof <package> [<version>] [--param=value ...] --prof-type=<mode> (kprof list).\n"
              "Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 no GPU, 5 tool missing,\n"
              "6 no counter permission, 7 profiled program failed, 8 GPU busy, 130 interrupted (docs/cli.md).");
 
@@ -78,7 +86,7 @@ int run(int argc, char** argv) {
       ->required();
   analyze->add_option("--kernel", an.kernel, "Kernel/package name (default: the profiled process name)");
   analyze->add_option("--version", an.version, "Version label (default: -)");
-  add_output_options(analyze, an.baseline, an.out_root, an.out_dir, an.devlog, an.docs_dir);
+  add_output_options(analyze, an.output);
   analyze->add_flag("!--no-write", an.write, "Print only; write no artifact directory");
   analyze->allow_extras();
   analyze->footer("Problem parameters: --name=value (e.g. --b=32 --s=16 --t=4096 --dtype=bf16).");
@@ -101,37 +109,41 @@ int run(int argc, char** argv) {
   devices->add_option("--show", dev.show, "Show every peak of one device, with sources");
   add_common(devices, dev.common);
 
-  RunOptions ro;
-  auto* runc = app.add_subcommand("run", "Profile any CUDA program: kprof run --prof_type=<mode> [options] -- <command ...>");
-  runc->add_option("--prof_type", ro.prof_type, "annotation | event | ncu | nsys")->capture_default_str();
-  runc->add_option("--kernel", ro.kernel, "Kernel/package name for the artifacts (default: program or script name)");
-  runc->add_option("--version", ro.version, "Version label (default: -)");
-  add_output_options(runc, ro.baseline, ro.out_root, ro.out_dir, ro.devlog, ro.docs_dir);
-  runc->add_option("--kernel-regex", ro.kernel_regex, "Only kernels whose name matches this regex (ncu modes)");
-  runc->add_option("--nvtx-include", ro.nvtx_include, "ncu --nvtx-include filter, e.g. 'stage_gemm/'");
-  runc->add_option("--launch-skip", ro.launch_skip, "ncu: skip this many matching launches");
-  runc->add_option("--launch-count", ro.launch_count, "ncu: profile at most this many launches");
-  runc->add_flag("--all-launches", ro.all_launches, "annotation: collect counters for every launch, not once per kernel");
-  runc->add_option("--timing", ro.timing,
+  // kprof run fills a session::RunSpec directly; the text flags are parsed once after parsing.
+  session::RunSpec rs;
+  PrintOptions run_print;
+  std::string run_mode = "annotation", run_timing = "trace", run_counters;
+  auto* runc = app.add_subcommand("run", "Profile any CUDA program: kprof run --prof-type=<mode> [options] -- <command ...>");
+  add_mode_option(runc, run_mode);
+  runc->add_option("--kernel", rs.kernel, "Kernel/package name for the artifacts (default: program or script name)");
+  runc->add_option("--version", rs.version, "Version label (default: -)");
+  add_output_options(runc, rs.output);
+  runc->add_option("--kernel-regex", rs.filters.kernel_regex, "Only kernels whose name matches this regex (ncu modes)");
+  runc->add_option("--nvtx-include", rs.filters.nvtx_include, "ncu --nvtx-include filter, e.g. 'stage_gemm/'");
+  runc->add_option("--launch-skip", rs.filters.launch_skip, "ncu: skip this many matching launches");
+  runc->add_option("--launch-count", rs.filters.launch_count, "ncu: profile at most this many launches");
+  runc->add_flag("--all-launches", rs.filters.all_launches,
+                 "annotation: collect counters for every launch, not once per kernel");
+  runc->add_option("--timing", run_timing,
                    "annotation: durations of every launch from a tracer pass (trace), or only those of the counter "
                    "run (counters; 'ncu' is the same)")
       ->capture_default_str();
-  runc->add_option("--counters", ro.counters,
+  runc->add_option("--counters", run_counters,
                    "annotation: hardware counters from Nsight Compute (ncu) or from the CUPTI range profiler inside "
                    "the program (cupti: no ncu start-up, no ncu needed); default: $KPROF_COUNTERS, else ncu");
-  runc->add_option("--clock-control", ro.clock_control, "ncu --clock-control (none leaves GPU clocks alone)")
+  runc->add_option("--clock-control", rs.clock_control, "ncu --clock-control (none leaves GPU clocks alone)")
       ->capture_default_str();
-  runc->add_option("--ncu", ro.ncu, "Nsight Compute executable")->capture_default_str();
-  runc->add_option("--counters-from", ro.counters_from, "event: FLOPs/bytes per kernel from an earlier artifact");
-  runc->add_flag("--no-wait", ro.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
-  runc->add_flag("--dry-run", ro.dry_run, "Print what would run");
-  runc->add_flag("--lock-clocks", ro.lock_clocks,
+  runc->add_option("--ncu", rs.ncu, "Nsight Compute executable")->capture_default_str();
+  runc->add_option("--counters-from", rs.counters_from, "event: FLOPs/bytes per kernel from an earlier artifact");
+  runc->add_flag("--no-wait", rs.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
+  runc->add_flag("--dry-run", rs.dry_run, "Print the mode's collectors, what they run and the outputs");
+  runc->add_flag("--lock-clocks", rs.lock_clocks,
                  "Lock the SM clock to its default application clock for the run and restore it afterwards "
                  "(needs --yes or KPROF_ALLOW_CLOCK_CHANGE=1; never on shared GPUs)");
-  runc->add_flag("--yes", ro.yes, "Consent to the clock change --lock-clocks makes");
+  runc->add_flag("--yes", rs.yes, "Consent to the clock change --lock-clocks makes");
   runc->allow_extras();
   runc->footer("Problem parameters: --name=value. Everything after `--` is the program to profile.");
-  add_common(runc, ro.common);
+  add_common(runc, rs.data, run_print);
 
   ClockOptions co;
   auto* clock = app.add_subcommand("clock", "GPU clock protocol: status | lock | reset (changes need --yes)");
@@ -175,24 +187,26 @@ int run(int argc, char** argv) {
   add_common(bench, bo.common);
 
   // `kprof <package> [<version>] --m=..`: a first word that is not a subcommand names a kernel package.
-  PackageOptions pk;
+  session::PackageSpec pk;
+  PrintOptions pkg_print;
+  std::string pkg_mode = "annotation", pkg_counters;
   CLI::App pkg_app{"kprof <package> [<version>] [--param=value ...] [options]: profile a bundled kernel package "
                    "(kprof list shows them)"};
   pkg_app.add_option("version", pk.version, "Version (default: the latest)");
-  pkg_app.add_option("--prof_type", pk.prof_type, "annotation | event | ncu | nsys")->capture_default_str();
-  pkg_app.add_option("--bench_runs", pk.bench_runs, "Timed runs of the plan")->capture_default_str();
+  add_mode_option(&pkg_app, pkg_mode);
+  pkg_app.add_option("--bench-runs,--bench_runs", pk.bench_runs, "Timed runs of the plan")->capture_default_str();
   pkg_app.add_flag("--retune", pk.retune, "Measure every tile config again, ignoring the autotune cache");
   pkg_app.add_option("--cache-dir", pk.cache_dir, "Autotune cache root (default .cache/kernel-autotune)");
-  add_output_options(&pkg_app, pk.baseline, pk.out_root, pk.out_dir, pk.devlog, pk.docs_dir);
-  pkg_app.add_option("--ncu", pk.ncu, "Nsight Compute executable")->capture_default_str();
-  pkg_app.add_option("--counters", pk.counters,
+  add_output_options(&pkg_app, pk.run.output);
+  pkg_app.add_option("--ncu", pk.run.ncu, "Nsight Compute executable")->capture_default_str();
+  pkg_app.add_option("--counters", pkg_counters,
                      "annotation: counters from Nsight Compute (ncu) or the CUPTI range profiler in-process (cupti); "
                      "default: $KPROF_COUNTERS, else ncu");
-  pkg_app.add_flag("--no-wait", pk.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
-  pkg_app.add_flag("--dry-run", pk.dry_run, "Print the plan and what would run");
+  pkg_app.add_flag("--no-wait", pk.run.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
+  pkg_app.add_flag("--dry-run", pk.run.dry_run, "Print the plan, the mode's collectors and what would run");
   pkg_app.allow_extras();
   pkg_app.footer("Problem parameters: --name=value (kprof list shows each package's parameters and defaults).");
-  add_common(&pkg_app, pk.common);
+  add_common(&pkg_app, pk.run.data, pkg_print);
   bool package_cmd = false;
   if (argc >= 2 && argv[1][0] != '-') {
     package_cmd = true;
@@ -204,7 +218,10 @@ int run(int argc, char** argv) {
     return with_exit_codes(pkg_app, [&] {
       pkg_app.parse(argc - 1, argv + 1);
       take_params(pkg_app.remaining(), pk.params);
-      return cmd_package(pk);
+      pk.run.mode = session::parse_mode(pkg_mode, "--prof-type");
+      if (!pkg_counters.empty()) pk.run.counters = session::parse_counter_source(pkg_counters, "--counters");
+      pk.run.log = stderr_log(pkg_print.quiet);
+      return cmd_package(pk, pkg_print);
     });
   }
 
@@ -220,9 +237,13 @@ int run(int argc, char** argv) {
   return with_exit_codes(app, [&] {
     app.parse(argc, argv);
     if (*runc) {
-      take_params(runc->remaining(), ro.params);
-      ro.command = tail;
-      return cmd_run(ro);
+      take_params(runc->remaining(), rs.params);
+      rs.command = tail;
+      rs.mode = session::parse_mode(run_mode, "--prof-type");
+      rs.timing = session::parse_timing_source(run_timing, "--timing");
+      if (!run_counters.empty()) rs.counters = session::parse_counter_source(run_counters, "--counters");
+      rs.log = stderr_log(run_print.quiet);
+      return cmd_run(rs, run_print);
     }
     if (*clock) return cmd_clock(co);
     if (*peaks) return cmd_peaks(po);

@@ -26,13 +26,18 @@ std::string_view sync_type_name(SyncType t);  // "cudaEventSynchronize", ...
 
 enum class ApiDomain : std::uint8_t { runtime = 0, driver = 1 };
 
-struct TraceKernel {
-  StringId name = kNoName;      // demangled: "init_f(float*, unsigned long, float)"
-  StringId mangled = kNoName;   // as CUPTI reported it: "_Z6init_fPfmf"
-  StringId function = kNoName;  // base name: "init_f"
+// Where and when a piece of GPU work ran: what kernels, copies, memsets and graph launches share.
+struct TraceSpan {
   std::int64_t start_ns = 0, end_ns = 0;
   std::uint32_t device = 0, context = 0, stream = 0;
   std::uint32_t correlation = 0;  // 0 when unknown
+  std::int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+struct TraceKernel : TraceSpan {
+  StringId name = kNoName;      // demangled: "init_f(float*, unsigned long, float)"
+  StringId mangled = kNoName;   // as CUPTI reported it: "_Z6init_fPfmf"
+  StringId function = kNoName;  // base name: "init_f"
   std::array<int, 3> grid{0, 0, 0}, block{0, 0, 0};
   int registers = 0;
   std::int64_t smem_static = 0, smem_dynamic = 0;
@@ -42,24 +47,19 @@ struct TraceKernel {
   // thread (via correlation id); without API records, the innermost one enclosing the kernel start on any
   // thread. -1 when none.
   int nvtx_range = -1;
-  std::int64_t duration_ns() const { return end_ns - start_ns; }
 };
 
-struct TraceMemcpy {
+struct TraceMemcpy : TraceSpan {
   MemcpyKind kind = MemcpyKind::unknown;
   bool async = false;
   std::uint64_t bytes = 0;
-  std::int64_t start_ns = 0, end_ns = 0;
-  std::uint32_t device = 0, context = 0, stream = 0, correlation = 0, graph_id = 0;
-  std::int64_t duration_ns() const { return end_ns - start_ns; }
+  std::uint32_t graph_id = 0;
 };
 
-struct TraceMemset {
+struct TraceMemset : TraceSpan {
   std::uint64_t bytes = 0;
   std::uint32_t value = 0;
-  std::int64_t start_ns = 0, end_ns = 0;
-  std::uint32_t device = 0, context = 0, stream = 0, correlation = 0, graph_id = 0;
-  std::int64_t duration_ns() const { return end_ns - start_ns; }
+  std::uint32_t graph_id = 0;
 };
 
 // Host-side wait (cudaStreamSynchronize, cudaEventSynchronize, ...).
@@ -94,10 +94,8 @@ struct TraceNvtxRange {
 };
 
 // A whole CUDA graph execution (only with KPROF_TRACE_GRAPH=1, which replaces per-node kernel records).
-struct TraceGraphLaunch {
+struct TraceGraphLaunch : TraceSpan {
   std::uint32_t graph_id = 0;
-  std::int64_t start_ns = 0, end_ns = 0;
-  std::uint32_t device = 0, context = 0, stream = 0, correlation = 0;
 };
 
 // Time CUPTI or the driver spent on its own bookkeeping (buffer flushes, lazy module loading, ...).

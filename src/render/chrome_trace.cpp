@@ -5,7 +5,7 @@
 #include <map>
 #include <unordered_map>
 
-namespace kprof {
+namespace kprof::render {
 
 namespace {
 
@@ -189,4 +189,4 @@ std::string render_chrome_trace(const Trace& t) {
   return w.finish();
 }
 
-}  // namespace kprof
+}  // namespace kprof::render

@@ -8,8 +8,8 @@
 #include <string>
 #include "model/trace.hpp"
 
-namespace kprof {
+namespace kprof::render {
 
 std::string render_chrome_trace(const Trace& trace);
 
-}  // namespace kprof
+}  // namespace kprof::render

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <vector>
 
-namespace kprof {
+namespace kprof::render {
 
 namespace {
 
@@ -127,4 +127,4 @@ std::string render_device_page(const DeviceSpec& spec) {
   return md;
 }
 
-}  // namespace kprof
+}  // namespace kprof::render

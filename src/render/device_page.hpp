@@ -5,8 +5,8 @@
 
 #include "model/device_spec.hpp"
 
-namespace kprof {
+namespace kprof::render {
 
 std::string render_device_page(const DeviceSpec& spec);
 
-}  // namespace kprof
+}  // namespace kprof::render

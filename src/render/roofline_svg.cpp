@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-namespace kprof {
+namespace kprof::render {
 
 namespace {
 
@@ -66,43 +66,61 @@ std::string marker(const std::string& level, double cx, double cy, const std::st
                      colour);
 }
 
-}  // namespace
-
-std::string render_roofline_svg(const RooflineChart& c) {
-  const double W = c.width, H = c.height;
-  const double legend_w = 230;
-
-  std::vector<RooflinePoint> pts;
+// What the chart draws, after validation: the points that can be placed (skipped ones by label), the positive
+// roofs and bandwidths highest first, and the frame that maps them to pixels.
+struct Layout {
+  double width = 0, height = 0;
+  static constexpr double kLegendWidth = 230;
+  std::vector<RooflinePoint> points;
   std::vector<std::string> skipped;
+  std::vector<RooflineRoof> roofs;
+  std::vector<RooflineBandwidth> bandwidths;
+  Frame f{};
+  double ai_min() const { return std::pow(10.0, f.lx0); }
+  double ai_max() const { return std::pow(10.0, f.lx1); }
+  // A line between two points on a slope-1 (or flat) ceiling, its low end moved up to the bottom edge when it
+  // starts below it.
+  std::string clip_line(double ai_a, double tf_a, double ai_b, double tf_b) const {
+    double ymin = std::pow(10.0, f.ly0);
+    if (tf_a < ymin && tf_b > tf_a) {
+      ai_a *= ymin / tf_a;
+      tf_a = ymin;
+    }
+    return fmt::format(R"(x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}")", f.x(ai_a), f.y(tf_a), f.x(ai_b), f.y(tf_b));
+  }
+};
+
+Layout lay_out(const RooflineChart& c) {
+  Layout l;
+  l.width = c.width;
+  l.height = c.height;
   for (auto p : c.points) {
     if (!(p.arithmetic_intensity > 0) || !(p.tflops > 0) || !std::isfinite(p.arithmetic_intensity) ||
         !std::isfinite(p.tflops)) {
-      skipped.push_back(p.label);
+      l.skipped.push_back(p.label);
       continue;
     }
     p.level = canonical_level(p.level);
-    pts.push_back(p);
+    l.points.push_back(p);
   }
-  std::vector<RooflineRoof> roofs;
   for (const auto& r : c.roofs)
-    if (r.peak_tflops > 0) roofs.push_back(r);
-  std::sort(roofs.begin(), roofs.end(), [](auto& a, auto& b) { return a.peak_tflops > b.peak_tflops; });
-  std::vector<RooflineBandwidth> bws;
+    if (r.peak_tflops > 0) l.roofs.push_back(r);
+  std::sort(l.roofs.begin(), l.roofs.end(), [](auto& a, auto& b) { return a.peak_tflops > b.peak_tflops; });
   for (const auto& b : c.bandwidths)
-    if (b.gbps > 0) bws.push_back(b);
-  std::sort(bws.begin(), bws.end(), [](auto& a, auto& b) { return a.gbps > b.gbps; });
+    if (b.gbps > 0) l.bandwidths.push_back(b);
+  std::sort(l.bandwidths.begin(), l.bandwidths.end(), [](auto& a, auto& b) { return a.gbps > b.gbps; });
 
   // Axis ranges: every point and ridge inside, whole decades.
   double ai_lo = 1e300, ai_hi = 0, tf_lo = 1e300, tf_hi = 0;
-  for (const auto& p : pts) {
+  for (const auto& p : l.points) {
     ai_lo = std::min(ai_lo, p.arithmetic_intensity);
     ai_hi = std::max(ai_hi, p.arithmetic_intensity);
     tf_lo = std::min(tf_lo, p.tflops);
     tf_hi = std::max(tf_hi, p.tflops);
   }
-  for (const auto& r : roofs) {
+  for (const auto& r : l.roofs) {
     tf_hi = std::max(tf_hi, r.peak_tflops);
-    for (const auto& b : bws) {
+    for (const auto& b : l.bandwidths) {
       double ridge = r.peak_tflops * 1e3 / b.gbps;
       ai_lo = std::min(ai_lo, ridge / 10);
       ai_hi = std::max(ai_hi, ridge * 4);
@@ -113,23 +131,15 @@ std::string render_roofline_svg(const RooflineChart& c) {
   double lx0 = std::floor(std::log10(ai_lo)), lx1 = std::ceil(std::log10(ai_hi * 1.2));
   if (lx1 - lx0 < 2) lx1 = lx0 + 2;
   double ly1 = std::ceil(std::log10(tf_hi * 1.5));
-  for (const auto& b : bws) tf_lo = std::min(tf_lo, b.gbps * std::pow(10.0, lx0) / 1e3 * 3);
+  for (const auto& b : l.bandwidths) tf_lo = std::min(tf_lo, b.gbps * std::pow(10.0, lx0) / 1e3 * 3);
   double ly0 = std::floor(std::log10(tf_lo));
   ly0 = std::max(ly0, ly1 - 6);  // at most six decades: lower bandwidth lines enter from the bottom edge
   if (ly1 - ly0 < 2) ly0 = ly1 - 2;
+  l.f = Frame{80, l.width - Layout::kLegendWidth - 20, 48, l.height - 62, lx0, lx1, ly0, ly1};
+  return l;
+}
 
-  Frame f{80, W - legend_w - 20, 48, H - 62, lx0, lx1, ly0, ly1};
-  auto clip_line = [&](double ai_a, double tf_a, double ai_b, double tf_b) {
-    // Both ends on a slope-1 (or flat) line; move the low end up to the bottom edge when it starts below it.
-    double ymin = std::pow(10.0, ly0);
-    if (tf_a < ymin && tf_b > tf_a) {
-      ai_a *= ymin / tf_a;
-      tf_a = ymin;
-    }
-    return fmt::format(R"(x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}")", f.x(ai_a), f.y(tf_a), f.x(ai_b), f.y(tf_b));
-  };
-
-  std::string s;
+void draw_header(std::string& s, const RooflineChart& c, const Layout& l) {
   s += fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" font-family="Helvetica, Arial, sans-serif" font-size="12">)"
       "\n",
@@ -140,22 +150,27 @@ std::string render_roofline_svg(const RooflineChart& c) {
   if (!c.title.empty())
     s += fmt::format(R"(<text x="{:.1f}" y="28" font-size="16" font-weight="bold" text-anchor="middle">{}</text>)"
                      "\n",
-                     (f.x0 + f.x1) / 2, esc(c.title));
+                     (l.f.x0 + l.f.x1) / 2, esc(c.title));
+}
 
-  // Grid, decade ticks and labels.
+// Grid, decade ticks and labels, axis titles.
+void draw_axes(std::string& s, const Layout& l) {
+  const Frame& f = l.f;
+  const int lx0 = static_cast<int>(f.lx0), lx1 = static_cast<int>(f.lx1);
+  const int ly0 = static_cast<int>(f.ly0), ly1 = static_cast<int>(f.ly1);
   s += "<g class=\"grid\" stroke=\"#e6e6e6\" stroke-width=\"1\">\n";
-  for (int e = static_cast<int>(lx0); e < static_cast<int>(lx1); ++e)
+  for (int e = lx0; e < lx1; ++e)
     for (int m = 2; m <= 9; ++m) {
       double x = f.x(m * std::pow(10.0, e));
       s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="#f3f3f3"/>)"
                        "\n",
                        x, f.y0, f.y1);
     }
-  for (int e = static_cast<int>(lx0); e <= static_cast<int>(lx1); ++e)
+  for (int e = lx0; e <= lx1; ++e)
     s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}"/>)"
                      "\n",
                      f.x(std::pow(10.0, e)), f.y0, f.y1);
-  for (int e = static_cast<int>(ly0); e <= static_cast<int>(ly1); ++e)
+  for (int e = ly0; e <= ly1; ++e)
     s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}"/>)"
                      "\n",
                      f.x0, f.y(std::pow(10.0, e)), f.x1);
@@ -163,7 +178,7 @@ std::string render_roofline_svg(const RooflineChart& c) {
   s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="none" stroke="#444"/>)"
                    "\n",
                    f.x0, f.y0, f.x1 - f.x0, f.y1 - f.y0);
-  for (int e = static_cast<int>(lx0); e <= static_cast<int>(lx1); ++e) {
+  for (int e = lx0; e <= lx1; ++e) {
     double x = f.x(std::pow(10.0, e));
     s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="#444"/>)"
                      "\n",
@@ -172,7 +187,7 @@ std::string render_roofline_svg(const RooflineChart& c) {
                      "\n",
                      x, f.y1 + 19, decade_label(e));
   }
-  for (int e = static_cast<int>(ly0); e <= static_cast<int>(ly1); ++e) {
+  for (int e = ly0; e <= ly1; ++e) {
     double y = f.y(std::pow(10.0, e));
     s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="#444"/>)"
                      "\n",
@@ -183,16 +198,22 @@ std::string render_roofline_svg(const RooflineChart& c) {
   }
   s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="middle" font-size="13">Arithmetic intensity (FLOP/byte)</text>)"
                    "\n",
-                   (f.x0 + f.x1) / 2, H - 18);
+                   (f.x0 + f.x1) / 2, l.height - 18);
   s += fmt::format(
       R"svg(<text x="22" y="{0:.1f}" text-anchor="middle" font-size="13" transform="rotate(-90 22 {0:.1f})">Performance (TFLOP/s)</text>)svg"
       "\n",
       (f.y0 + f.y1) / 2);
   s += "</g>\n";
+}
 
-  // Bandwidth diagonals (up to the highest roof) and compute roofs (from the first ridge they meet).
-  const double ai_min = std::pow(10.0, lx0), ai_max = std::pow(10.0, lx1);
-  const double top = roofs.empty() ? std::pow(10.0, ly1) : roofs.front().peak_tflops;
+// Bandwidth diagonals (up to the highest roof), compute roofs (from the first ridge they meet), their labels and
+// the ridge points.
+void draw_ceilings(std::string& s, const Layout& l) {
+  const Frame& f = l.f;
+  const auto& roofs = l.roofs;
+  const auto& bws = l.bandwidths;
+  const double ai_min = l.ai_min(), ai_max = l.ai_max();
+  const double top = roofs.empty() ? std::pow(10.0, f.ly1) : roofs.front().peak_tflops;
   s += "<g class=\"roofs\" fill=\"none\" stroke-width=\"2\">\n";
   for (size_t i = 0; i < bws.size(); ++i) {
     const auto& b = bws[i];
@@ -200,7 +221,7 @@ std::string render_roofline_svg(const RooflineChart& c) {
     const char* dash = i == 0 ? "" : R"( stroke-dasharray="7 4")";
     s += fmt::format(R"(<line class="bandwidth" data-level="{}" {} stroke="#555"{}/>)"
                      "\n",
-                     esc(b.level), clip_line(ai_min, b.gbps * ai_min / 1e3, std::min(ai_top, ai_max), std::min(ai_top, ai_max) * b.gbps / 1e3),
+                     esc(b.level), l.clip_line(ai_min, b.gbps * ai_min / 1e3, std::min(ai_top, ai_max), std::min(ai_top, ai_max) * b.gbps / 1e3),
                      dash);
   }
   for (size_t i = 0; i < roofs.size(); ++i) {
@@ -208,7 +229,7 @@ std::string render_roofline_svg(const RooflineChart& c) {
     double start = bws.empty() ? ai_min : r.peak_tflops * 1e3 / bws.front().gbps;
     s += fmt::format(R"(<line class="roof" data-name="{}" {} stroke="{}"/>)"
                      "\n",
-                     esc(r.name), clip_line(std::max(start, ai_min), r.peak_tflops, ai_max, r.peak_tflops),
+                     esc(r.name), l.clip_line(std::max(start, ai_min), r.peak_tflops, ai_max, r.peak_tflops),
                      kRoofColours[i % std::size(kRoofColours)]);
   }
   s += "</g>\n<g class=\"roof-labels\" font-size=\"11\">\n";
@@ -224,8 +245,8 @@ std::string render_roofline_svg(const RooflineChart& c) {
     // Label along the diagonal, one decade right of the left edge (45° only when both axes have equal decades).
     double ai = ai_min * std::pow(10.0, 0.35 + 0.25 * i);
     double tf = b.gbps * ai / 1e3;
-    if (tf < std::pow(10.0, ly0)) {
-      tf = std::pow(10.0, ly0 + 0.3);
+    if (tf < std::pow(10.0, f.ly0)) {
+      tf = std::pow(10.0, f.ly0 + 0.3);
       ai = tf * 1e3 / b.gbps;
     }
     double angle = -std::atan2(f.y(tf) - f.y(tf * 10), f.x(ai * 10) - f.x(ai)) * 180 / M_PI;
@@ -248,48 +269,61 @@ std::string render_roofline_svg(const RooflineChart& c) {
                        x + 7, y + 15, num(ridge));
     }
   s += "</g>\n";
+}
 
-  // Points: series colours, level shapes, series joined in order.
-  std::vector<std::string> series_order;
-  for (const auto& p : pts)
-    if (std::find(series_order.begin(), series_order.end(), p.series) == series_order.end())
-      series_order.push_back(p.series);
-  auto colour_of = [&](const std::string& series) {
-    auto idx = std::find(series_order.begin(), series_order.end(), series) - series_order.begin();
-    return kSeriesColours[idx % std::size(kSeriesColours)];
-  };
-  s += "<g class=\"series\" fill=\"none\" stroke-width=\"1.5\">\n";
-  for (const auto& series : series_order) {
-    std::map<std::string, std::vector<const RooflinePoint*>> by_level;
+// Series in order of first appearance, each with its colour.
+struct Series {
+  std::vector<std::string> order;
+  explicit Series(const std::vector<RooflinePoint>& pts) {
     for (const auto& p : pts)
-      if (p.series == series) by_level[p.level].push_back(&p);
+      if (std::find(order.begin(), order.end(), p.series) == order.end()) order.push_back(p.series);
+  }
+  const char* colour(const std::string& series) const {
+    auto idx = std::find(order.begin(), order.end(), series) - order.begin();
+    return kSeriesColours[idx % std::size(kSeriesColours)];
+  }
+};
+
+// Points of one series joined in order, one line per memory level.
+void draw_series_lines(std::string& s, const Layout& l, const Series& series) {
+  s += "<g class=\"series\" fill=\"none\" stroke-width=\"1.5\">\n";
+  for (const auto& name : series.order) {
+    std::map<std::string, std::vector<const RooflinePoint*>> by_level;
+    for (const auto& p : l.points)
+      if (p.series == name) by_level[p.level].push_back(&p);
     for (const auto& [level, list] : by_level) {
       if (list.size() < 2) continue;
       std::string d;
-      for (const auto* p : list) d += fmt::format("{}{:.1f},{:.1f}", d.empty() ? "" : " ", f.x(p->arithmetic_intensity), f.y(p->tflops));
+      for (const auto* p : list) d += fmt::format("{}{:.1f},{:.1f}", d.empty() ? "" : " ", l.f.x(p->arithmetic_intensity), l.f.y(p->tflops));
       s += fmt::format(R"(<polyline points="{}" stroke="{}" stroke-opacity="0.7"/>)"
                        "\n",
-                       d, colour_of(series));
+                       d, series.colour(name));
     }
   }
-  s += "</g>\n<g class=\"points\">\n";
+  s += "</g>\n";
+}
+
+// Markers (series colour, level shape) with their labels; returns the memory levels drawn.
+std::set<std::string> draw_points(std::string& s, const Layout& l, const Series& series) {
+  const Frame& f = l.f;
+  s += "<g class=\"points\">\n";
   // Labels go to the first of four corners around the marker that overlaps no earlier label or marker.
   struct Box {
     double x0, y0, x1, y1;
     bool hits(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
   };
   std::vector<Box> taken;
-  for (const auto& p : pts) taken.push_back({f.x(p.arithmetic_intensity) - 6, f.y(p.tflops) - 6,
-                                             f.x(p.arithmetic_intensity) + 6, f.y(p.tflops) + 6});
+  for (const auto& p : l.points) taken.push_back({f.x(p.arithmetic_intensity) - 6, f.y(p.tflops) - 6,
+                                                  f.x(p.arithmetic_intensity) + 6, f.y(p.tflops) + 6});
   std::set<std::string> levels;
-  for (const auto& p : pts) {
+  for (const auto& p : l.points) {
     levels.insert(p.level);
     double cx = f.x(p.arithmetic_intensity), cy = f.y(p.tflops);
     s += fmt::format(R"(<g class="point" data-label="{}" data-series="{}" data-level="{}" data-ai="{}" data-tflops="{}" data-x="{:.1f}" data-y="{:.1f}">)",
                      esc(p.label), esc(p.series), esc(p.level), num(p.arithmetic_intensity), num(p.tflops), cx, cy);
     s += fmt::format("<title>{}: {} FLOP/byte ({}), {} TFLOP/s</title>", esc(p.label), num(p.arithmetic_intensity),
                      esc(p.level), num(p.tflops));
-    s += marker(p.level, cx, cy, colour_of(p.series));
+    s += marker(p.level, cx, cy, series.colour(p.series));
     const double tw = 6.3 * static_cast<double>(p.label.size()), th = 12;
     struct Spot { double x, y; bool start; };
     const Spot spots[] = {{cx + 8, cy - 7, true}, {cx + 8, cy + 16, true}, {cx - 8, cy - 7, false}, {cx - 8, cy + 16, false}};
@@ -309,9 +343,14 @@ std::string render_roofline_svg(const RooflineChart& c) {
     s += "</g>\n";
   }
   s += "</g>\n";
+  return levels;
+}
 
-  // Legend.
-  double lx = W - legend_w + 5, ly = f.y0 + 4;
+// Legend: kernels (series), memory levels, ceilings with their sources, and the points that could not be drawn.
+void draw_legend(std::string& s, const Layout& l, const Series& series, const std::set<std::string>& levels) {
+  const auto& roofs = l.roofs;
+  const auto& bws = l.bandwidths;
+  double lx = l.width - Layout::kLegendWidth + 5, ly = l.f.y0 + 4;
   s += "<g class=\"legend\" font-size=\"12\" fill=\"#222\">\n";
   auto heading = [&](const char* t) {
     s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-weight="bold">{}</text>)"
@@ -319,14 +358,14 @@ std::string render_roofline_svg(const RooflineChart& c) {
                      lx, ly, t);
     ly += 18;
   };
-  if (!series_order.empty()) {
+  if (!series.order.empty()) {
     heading("Kernels");
-    for (const auto& series : series_order) {
+    for (const auto& name : series.order) {
       s += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"/>)", lx, ly - 4,
-                       lx + 18, ly - 4, colour_of(series));
+                       lx + 18, ly - 4, series.colour(name));
       s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}">{}</text>)"
                        "\n",
-                       lx + 24, ly, esc(series));
+                       lx + 24, ly, esc(name));
       ly += 17;
     }
     ly += 6;
@@ -365,19 +404,34 @@ std::string render_roofline_svg(const RooflineChart& c) {
                      lx + 24, ly);
     ly += 17;
   }
-  if (!skipped.empty()) {
+  if (!l.skipped.empty()) {
     ly += 6;
     s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" fill="#a00">Not drawn (no FLOPs or bytes):</text>)"
                      "\n",
                      lx, ly);
-    for (const auto& label : skipped) {
+    for (const auto& label : l.skipped) {
       ly += 16;
       s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" fill="#a00">{}</text>)"
                        "\n",
                        lx + 10, ly, esc(label));
     }
   }
-  s += "</g>\n</svg>\n";
+  s += "</g>\n";
+}
+
+}  // namespace
+
+std::string render_roofline_svg(const RooflineChart& c) {
+  const Layout l = lay_out(c);
+  const Series series(l.points);
+  std::string s;
+  draw_header(s, c, l);
+  draw_axes(s, l);
+  draw_ceilings(s, l);
+  draw_series_lines(s, l, series);
+  auto levels = draw_points(s, l, series);
+  draw_legend(s, l, series, levels);
+  s += "</svg>\n";
   return s;
 }
 
@@ -395,4 +449,4 @@ void add_spec_roofs(RooflineChart& chart, const DeviceSpec& spec, const std::vec
   }
 }
 
-}  // namespace kprof
+}  // namespace kprof::render

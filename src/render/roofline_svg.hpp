@@ -7,7 +7,7 @@
 
 #include "model/device_spec.hpp"
 
-namespace kprof {
+namespace kprof::render {
 
 struct RooflineRoof {
   std::string name;          // "BF16", "FP32"
@@ -44,4 +44,4 @@ std::string render_roofline_svg(const RooflineChart& chart);
 // spec, measured figures first; keys the spec lacks are left out.
 void add_spec_roofs(RooflineChart& chart, const DeviceSpec& spec, const std::vector<std::string>& precisions);
 
-}  // namespace kprof
+}  // namespace kprof::render

@@ -4,7 +4,7 @@
 #include <iterator>
 #include <map>
 
-namespace kprof {
+namespace kprof::render {
 
 namespace {
 
@@ -28,24 +28,27 @@ std::string md_cell(std::string_view s) {
 std::string ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 std::string us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 
-}  // namespace
+// One function per section; each appends Markdown to `out`.
+using Out = std::back_insert_iterator<fmt::memory_buffer>;
 
-std::string render_timeline_report(const Trace& t, const TimelineSummary& tl, const EventStats& st,
-                                   const TimelineReportOptions& options) {
-  fmt::memory_buffer b;
-  auto out = std::back_inserter(b);
-  const auto& o = tl.overlap;
-
+void trace_section(Out out, const Trace& t, bool timeline) {
   fmt::format_to(out, "## Trace\n\n");
   fmt::format_to(out, "- Source: `{}` ({})\n", t.info.source, t.info.format);
-  fmt::format_to(out, "- Records: {} kernels, {} memcpys, {} memsets, {} API calls, {} NVTX ranges\n",
-                 t.kernels.size(), t.memcpys.size(), t.memsets.size(), t.api_calls.size(), t.nvtx.size());
+  if (timeline)
+    fmt::format_to(out, "- Records: {} kernels, {} memcpys, {} memsets, {} API calls, {} NVTX ranges\n",
+                   t.kernels.size(), t.memcpys.size(), t.memsets.size(), t.api_calls.size(), t.nvtx.size());
+  else
+    fmt::format_to(out, "- Records: {} kernels, {} API calls, {} NVTX ranges\n", t.kernels.size(),
+                   t.api_calls.size(), t.nvtx.size());
   if (t.info.dropped_records)
     fmt::format_to(out, "- **Warning:** CUPTI dropped {} records; the numbers below undercount.\n", t.info.dropped_records);
   for (const auto& e : t.info.errors) fmt::format_to(out, "- **CUPTI error:** {}\n", e);
   if (t.info.interrupted) fmt::format_to(out, "- The program was interrupted; the trace ends there.\n");
   for (const auto& w : t.info.warnings) fmt::format_to(out, "- Note: {}\n", w);
+}
 
+void utilisation_section(Out out, const TimelineSummary& tl) {
+  const auto& o = tl.overlap;
   fmt::format_to(out, "\n## GPU utilisation and overlap\n\n| quantity | value |\n| --- | --- |\n");
   fmt::format_to(out, "| traced span (ms) | {} |\n| GPU busy (ms) | {} ({:.1f}%) |\n| GPU idle (ms) | {} ({:.1f}%) |\n",
                  ms(o.span_ns), ms(o.busy_ns), o.span_ns > 0 ? 100 * o.busy_ns / o.span_ns : 0, ms(o.idle_ns),
@@ -54,79 +57,115 @@ std::string render_timeline_report(const Trace& t, const TimelineSummary& tl, co
   fmt::format_to(out, "| kernel–kernel overlap (% of busy) | {:.1f}% |\n", o.kernel_kernel_pct);
   fmt::format_to(out, "| copy–kernel overlap (% of busy) | {:.1f}% |\n", o.copy_kernel_pct);
   fmt::format_to(out, "| concurrency, max / mean while busy | {} / {:.2f} |\n", o.max_concurrency, o.mean_concurrency);
+}
 
+void streams_section(Out out, const TimelineSummary& tl) {
   fmt::format_to(out, "\n## Streams\n\n| device | stream | kernels | memcpys | memsets | busy (ms) | busy % | "
                       "median gap (µs) | p90 gap (µs) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const auto& s : tl.streams)
     fmt::format_to(out, "| {} | {} | {} | {} | {} | {} | {:.1f} | {} | {} |\n", s.device, s.stream, s.kernels, s.memcpys,
                    s.memsets, ms(s.busy_ns), s.busy_pct, s.kernel_gap_ns.count ? us(s.kernel_gap_ns.median) : "-",
                    s.kernel_gap_ns.count ? us(s.kernel_gap_ns.p90) : "-");
+}
 
+// `more_note` follows the count of names past the top ones ("more kernel names in kernels.csv.").
+void kernels_section(Out out, const EventStats& st, std::size_t top, const char* more_note) {
   double kernel_total = 0;
   for (const auto& k : st.kernels) kernel_total += k.total_ns;
   fmt::format_to(out, "\n## Top kernels by total time\n\n| kernel | count | total (ms) | % of kernel time | "
                       "median (µs) | min (µs) | p10 (µs) | p90 (µs) | CV |\n"
                       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-  for (std::size_t i = 0; i < st.kernels.size() && i < options.top_kernels; ++i) {
+  for (std::size_t i = 0; i < st.kernels.size() && i < top; ++i) {
     const auto& k = st.kernels[i];
     fmt::format_to(out, "| `{}` | {} | {} | {:.1f} | {} | {} | {} | {} | {:.3f} |\n", md_cell(k.function),
                    k.duration_ns.count, ms(k.total_ns), kernel_total > 0 ? 100 * k.total_ns / kernel_total : 0,
                    us(k.duration_ns.median), us(k.duration_ns.min), us(k.duration_ns.p10), us(k.duration_ns.p90),
                    k.duration_ns.cv());
   }
-  if (st.kernels.size() > options.top_kernels)
-    fmt::format_to(out, "\n{} more kernel names in kernels.csv.\n", st.kernels.size() - options.top_kernels);
+  if (st.kernels.size() > top) fmt::format_to(out, "\n{} {}\n", st.kernels.size() - top, more_note);
+}
 
-  if (!t.memcpys.empty() || !t.memsets.empty()) {
-    struct Acc { std::size_t n = 0; double bytes = 0, ns = 0; };
-    std::map<std::string, Acc> by_kind;
-    for (const auto& m : t.memcpys) {
-      auto& a = by_kind[std::string(memcpy_kind_name(m.kind))];
-      ++a.n, a.bytes += static_cast<double>(m.bytes), a.ns += static_cast<double>(m.duration_ns());
-    }
-    for (const auto& m : t.memsets) {
-      auto& a = by_kind["Memset"];
-      ++a.n, a.bytes += static_cast<double>(m.bytes), a.ns += static_cast<double>(m.duration_ns());
-    }
-    fmt::format_to(out, "\n## Memory copies\n\n| kind | count | MB | total (ms) | GB/s |\n| --- | --- | --- | --- | --- |\n");
-    for (const auto& [kind, a] : by_kind)
-      fmt::format_to(out, "| {} | {} | {:.1f} | {} | {:.1f} |\n", kind, a.n, a.bytes / 1e6, ms(a.ns),
-                     a.ns > 0 ? a.bytes / a.ns : 0);
+void copies_section(Out out, const Trace& t) {
+  if (t.memcpys.empty() && t.memsets.empty()) return;
+  struct Acc { std::size_t n = 0; double bytes = 0, ns = 0; };
+  std::map<std::string, Acc> by_kind;
+  for (const auto& m : t.memcpys) {
+    auto& a = by_kind[std::string(memcpy_kind_name(m.kind))];
+    ++a.n, a.bytes += static_cast<double>(m.bytes), a.ns += static_cast<double>(m.duration_ns());
   }
+  for (const auto& m : t.memsets) {
+    auto& a = by_kind["Memset"];
+    ++a.n, a.bytes += static_cast<double>(m.bytes), a.ns += static_cast<double>(m.duration_ns());
+  }
+  fmt::format_to(out, "\n## Memory copies\n\n| kind | count | MB | total (ms) | GB/s |\n| --- | --- | --- | --- | --- |\n");
+  for (const auto& [kind, a] : by_kind)
+    fmt::format_to(out, "| {} | {} | {:.1f} | {} | {:.1f} |\n", kind, a.n, a.bytes / 1e6, ms(a.ns),
+                   a.ns > 0 ? a.bytes / a.ns : 0);
+}
 
+void launch_section(Out out, const Trace& t, const TimelineSummary& tl) {
   fmt::format_to(out, "\n## Launch overhead\n\n");
   if (!t.info.api_traced) {
     fmt::format_to(out, "Not available: API tracing was off (KPROF_TRACE_API=0) or the trace format has no API records.\n");
-  } else {
-    const auto& l = tl.launch;
-    fmt::format_to(out, "Host API call start → kernel start, over {} kernels matched by correlation id", l.matched);
-    if (l.graph_kernels) fmt::format_to(out, " ({} CUDA graph kernels left out)", l.graph_kernels);
-    fmt::format_to(out, ".\n\n| quantity | median (µs) | p90 (µs) |\n| --- | --- | --- |\n");
-    fmt::format_to(out, "| API call → kernel start | {} | {} |\n", us(l.api_to_start_ns.median), us(l.api_to_start_ns.p90));
-    fmt::format_to(out, "| launch call duration | {} | {} |\n", us(l.api_duration_ns.median), us(l.api_duration_ns.p90));
+    return;
   }
+  const auto& l = tl.launch;
+  fmt::format_to(out, "Host API call start → kernel start, over {} kernels matched by correlation id", l.matched);
+  if (l.graph_kernels) fmt::format_to(out, " ({} CUDA graph kernels left out)", l.graph_kernels);
+  fmt::format_to(out, ".\n\n| quantity | median (µs) | p90 (µs) |\n| --- | --- | --- |\n");
+  fmt::format_to(out, "| API call → kernel start | {} | {} |\n", us(l.api_to_start_ns.median), us(l.api_to_start_ns.p90));
+  fmt::format_to(out, "| launch call duration | {} | {} |\n", us(l.api_duration_ns.median), us(l.api_duration_ns.p90));
+}
 
+void gaps_section(Out out, const TimelineSummary& tl) {
   const auto& g = tl.kernel_gap_ns;
   fmt::format_to(out, "\n## Gaps between kernels\n\n");
   if (g.count == 0) {
     fmt::format_to(out, "No stream ran more than one kernel.\n");
-  } else {
-    fmt::format_to(out, "Idle time between consecutive kernels on the same stream, {} gaps: median {} µs, p90 {} µs, "
-                        "max {} µs, total {} ms.\n", g.count, us(g.median), us(g.p90), us(g.max), ms(g.mean * g.count));
+    return;
   }
+  fmt::format_to(out, "Idle time between consecutive kernels on the same stream, {} gaps: median {} µs, p90 {} µs, "
+                      "max {} µs, total {} ms.\n", g.count, us(g.median), us(g.p90), us(g.max), ms(g.mean * g.count));
+}
 
+void nvtx_section(Out out, const Trace& t, const EventStats& st) {
   fmt::format_to(out, "\n## NVTX ranges\n\n");
   if (st.ranges.empty()) {
     fmt::format_to(out, "No NVTX ranges in the trace{}.\n",
                    t.info.nvtx_traced ? "" : " (set NVTX_INJECTION64_PATH to libcupti to record them)");
-  } else {
-    fmt::format_to(out, "| range | count | host span median (ms) | GPU span median (ms) | kernels | kernel time (ms) |\n"
-                        "| --- | --- | --- | --- | --- | --- |\n");
-    for (const auto& r : st.ranges)
-      fmt::format_to(out, "| {} | {} | {} | {} | {} | {} |\n", md_cell(r.path), r.host_span_ns.count,
-                     ms(r.host_span_ns.median), r.gpu_span_ns.count ? ms(r.gpu_span_ns.median) : "-", r.kernels,
-                     ms(r.kernel_time_ns));
+    return;
   }
+  fmt::format_to(out, "| range | count | host span median (ms) | GPU span median (ms) | kernels | kernel time (ms) |\n"
+                      "| --- | --- | --- | --- | --- | --- |\n");
+  for (const auto& r : st.ranges)
+    fmt::format_to(out, "| {} | {} | {} | {} | {} | {} |\n", md_cell(r.path), r.host_span_ns.count,
+                   ms(r.host_span_ns.median), r.gpu_span_ns.count ? ms(r.gpu_span_ns.median) : "-", r.kernels,
+                   ms(r.kernel_time_ns));
+}
+
+}  // namespace
+
+std::string render_timeline_report(const Trace& t, const TimelineSummary& tl, const EventStats& st,
+                                   const TimelineReportOptions& options) {
+  fmt::memory_buffer b;
+  auto out = std::back_inserter(b);
+  trace_section(out, t, true);
+  utilisation_section(out, tl);
+  streams_section(out, tl);
+  kernels_section(out, st, options.top_kernels, "more kernel names in kernels.csv.");
+  copies_section(out, t);
+  launch_section(out, t, tl);
+  gaps_section(out, tl);
+  nvtx_section(out, t, st);
+  return fmt::to_string(b);
+}
+
+std::string render_timing_report(const Trace& t, const EventStats& st, const TimelineReportOptions& options) {
+  fmt::memory_buffer b;
+  auto out = std::back_inserter(b);
+  trace_section(out, t, false);
+  kernels_section(out, st, options.top_kernels, "more kernel names; profile.json holds every launch's duration.");
+  nvtx_section(out, t, st);
   return fmt::to_string(b);
 }
 
@@ -178,4 +217,4 @@ std::string render_overlap_csv(const TimelineSummary& tl) {
   return fmt::to_string(b);
 }
 
-}  // namespace kprof
+}  // namespace kprof::render

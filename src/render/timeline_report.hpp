@@ -1,12 +1,12 @@
-// The nsys-mode report: markdown body for report.md and the CSV files next to it, as strings.
+// The tracing modes' reports, as strings: timeline.md and the CSV files next to it (nsys mode), timing.md (event
+// mode: the kernel and NVTX statistics alone, for a trace that holds kernels, launch calls and NVTX ranges only).
 #pragma once
 #include <cstddef>
 #include <string>
-#include "analyze/event_stats.hpp"
-#include "analyze/timeline.hpp"
 #include "model/trace.hpp"
+#include "model/trace_analysis.hpp"
 
-namespace kprof {
+namespace kprof::render {
 
 struct TimelineReportOptions {
   std::size_t top_kernels = 15;
@@ -16,6 +16,9 @@ struct TimelineReportOptions {
 // Launch overhead, Gaps between kernels, NVTX ranges. Times in ms / µs as labelled.
 std::string render_timeline_report(const Trace& trace, const TimelineSummary& timeline, const EventStats& stats,
                                    const TimelineReportOptions& options = {});
+
+// Sections: Trace, Top kernels by total time, NVTX ranges (the same tables as in the timeline report).
+std::string render_timing_report(const Trace& trace, const EventStats& stats, const TimelineReportOptions& options = {});
 
 // kernels.csv: index,name,function,start_ns,end_ns,duration_ns,device,stream,correlation,grid_x,grid_y,grid_z,
 //              block_x,block_y,block_z,registers,smem_static,smem_dynamic,graph_id,nvtx_range
@@ -27,4 +30,4 @@ std::string render_api_csv(const Trace& trace);
 // overlap.csv: t_ns,kernels,copies,running — the running-activity counts after each change
 std::string render_overlap_csv(const TimelineSummary& timeline);
 
-}  // namespace kprof
+}  // namespace kprof::render

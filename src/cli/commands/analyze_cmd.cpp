@@ -1,13 +1,13 @@
 // kprof analyze: import ncu exports (or re-read an artifact), analyse, write the artifact, print the contract.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
-#include "cli/commands/analysis_context.hpp"
-#include "cli/commands/artifact.hpp"
 #include "cli/commands/commands.hpp"
-#include "cli/commands/publish.hpp"
 #include "collect/ncu/ncu_import.hpp"
 #include "render/source_markdown.hpp"
+#include "session/artifact.hpp"
+#include "session/publish.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
@@ -15,20 +15,17 @@ namespace kprof::cli {
 
 namespace fs = std::filesystem;
 
-AnalysisContext AnalysisContext::load(const CommonOptions& c) {
-  AnalysisContext ctx{
-      analyze::DeviceDb::load(c.devices_file.empty() ? std::nullopt : std::optional<fs::path>(c.devices_file)),
-      analyze::Thresholds::load(c.thresholds_file.empty() ? std::nullopt
-                                                          : std::optional<fs::path>(c.thresholds_file))};
-  return ctx;
-}
-
 namespace {
 
+struct Inputs {
+  ProfileRun run;
+  bool imported = false;  // from ncu CSV files (else an artifact read back)
+};
+
 // An artifact directory re-analysed as it is; anything else is a list of ncu CSV files.
-ProfileRun load_inputs(const std::vector<std::string>& inputs, std::map<std::string, std::string>& copies) {
+Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string, std::string>& copies) {
   if (inputs.size() == 1 && fs::is_directory(inputs[0])) {
-    if (fs::exists(fs::path(inputs[0]) / "profile.json")) return load_artifact(inputs[0]);
+    if (fs::exists(fs::path(inputs[0]) / "profile.json")) return {session::load_artifact(inputs[0]), false};
     std::vector<std::string> csvs;
     for (const auto& e : fs::directory_iterator(inputs[0]))
       if (e.path().extension() == ".csv") csvs.push_back(e.path().string());
@@ -42,33 +39,29 @@ ProfileRun load_inputs(const std::vector<std::string>& inputs, std::map<std::str
   }
   auto imported = ncu::import_ncu(inputs);
   for (const auto& f : inputs) copies["inputs/" + fs::path(f).filename().string()] = read_file(f);
-  // A source page among the inputs gives each kernel its annotated source, as `kprof run --prof_type=ncu` does.
+  // A source page among the inputs gives each kernel its annotated source, as `kprof run --prof-type=ncu` does.
   for (const auto& k : imported.source.kernels) {
-    std::string name = safe_name(k.function.empty() ? k.name : k.function);
+    std::string name = session::safe_name(k.function.empty() ? k.name : k.function);
     copies["source/" + name + ".md"] = render::render_annotated_source(k);
     copies["source/" + name + "_sass.csv"] = render::render_sass_csv(k);
   }
-  return std::move(imported.run);
+  return {std::move(imported.run), true};
 }
 
 }  // namespace
 
 int cmd_analyze(const AnalyzeOptions& o) {
-  auto ctx = AnalysisContext::load(o.common);
+  auto ctx = session::AnalysisContext::load(o.common.data);
   std::map<std::string, std::string> copies;
-  ProfileRun run = load_inputs(o.inputs, copies);
+  auto [run, imported] = load_inputs(o.inputs, copies);
   if (!o.kernel.empty()) run.kernel = o.kernel;
   if (o.version != "-" || run.version.empty()) run.version = o.version;
   if (!o.params.empty()) run.params = o.params;
   if (run.timestamp.empty()) run.timestamp = utc_timestamp();
-  if (run.mode.empty() || run.mode == "import") run.mode = "analyze";
-  PublishOptions po;
-  po.common = &o.common;
-  po.baseline = o.baseline;
-  if (o.write) po.dir = artifact_dir(run, o.out_root, o.out_dir);
-  po.devlog = o.devlog;
-  po.docs_dir = o.docs_dir;
-  publish_run(run, ctx, po, copies);
+  if (imported || run.mode.empty()) run.mode = "analyze";  // what `kprof analyze` made of ncu's exports
+  fs::path dir = o.write ? session::artifact_dir(run, o.output.out_root, o.output.out_dir) : fs::path();
+  auto p = session::publish_run(run, ctx, o.output, dir, std::move(copies));
+  session::print_published(p, o.common.print.json, o.common.print.quiet, std::cout, std::cerr);
   return kExitOk;
 }
 

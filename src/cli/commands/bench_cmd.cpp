@@ -16,14 +16,14 @@
 
 #include "analyze/bench_table.hpp"
 #include "analyze/data_files.hpp"
-#include "cli/commands/analysis_context.hpp"
 #include "cli/commands/commands.hpp"
-#include "cli/commands/kernels_binary.hpp"
 #include "collect/clock/gpu_lock.hpp"
 #include "plan/bench_sweep.hpp"
 #include "plan/plan_json.hpp"
 #include "render/bench_markdown.hpp"
 #include "render/number_format.hpp"
+#include "session/analysis_context.hpp"
+#include "session/kernels_binary.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -128,7 +128,7 @@ BenchRun run_job(const Job& job, bool verbose, bool& interrupted, std::optional<
   if (p.interrupted) {
     r.status = "failed";
     r.message = "interrupted";
-  } else if (!p.signaled && p.exit_code == kKernelsWrongResultExit) {
+  } else if (!p.signaled && p.exit_code == session::kKernelsWrongResultExit) {
     r.status = "wrong";
     r.message = log_reason(job.dir / "kprof-kernels.log", "failed its reference check");
   } else if (p.signaled || p.exit_code != 0) {
@@ -151,7 +151,7 @@ BenchRun run_job(const Job& job, bool verbose, bool& interrupted, std::optional<
 
 int cmd_bench(const BenchOptions& o) {
   if (o.runs < 0) throw Error("--runs must be at least 1", kExitUsage);
-  auto ctx = AnalysisContext::load(o.common);
+  auto ctx = session::AnalysisContext::load(o.common.data);
   const DeviceSpec* forced = nullptr;
   if (!o.device.empty()) {
     forced = ctx.devices.find(o.device);
@@ -161,8 +161,8 @@ int cmd_bench(const BenchOptions& o) {
       throw Error("--device " + o.device + ": no such entry in the devices file (ids: " + ids + ")", kExitUsage);
     }
   }
-  const std::string bin = find_kernels_binary(o.kernels);
-  const auto pkgs = list_packages(bin);
+  const std::string bin = session::find_kernels_binary(o.kernels);
+  const auto pkgs = session::list_packages(bin);
 
   plan::Sweep sweep;
   std::vector<std::string> notes;
@@ -178,7 +178,7 @@ int cmd_bench(const BenchOptions& o) {
   if (o.packages.empty()) {
     for (const auto& p : pkgs) selected.push_back(&p);
   } else {
-    for (const auto& name : o.packages) selected.push_back(&require_package(pkgs, name));
+    for (const auto& name : o.packages) selected.push_back(&session::require_package(pkgs, name));
   }
   if (!o.points.empty() && selected.size() != 1)
     throw Error("--point gives one package's parameters: choose that package (--packages NAME or bench/bench_NAME)",
@@ -231,11 +231,11 @@ int cmd_bench(const BenchOptions& o) {
         job.version = v.name;
         job.point = label;
         job.params = resolved;
-        job.plan = describe_plan(bin, pkg->name, v.name, resolved);
+        job.plan = session::describe_plan(bin, pkg->name, v.name, resolved);
         job.runs = runs;
         job.dir = out / "runs" / pkg->name / resolved.dir_name() / v.name;
         job.argv = {bin, "run", pkg->name, v.name};
-        for (auto& a : param_args(resolved)) job.argv.push_back(a);
+        for (auto& a : session::param_args(resolved)) job.argv.push_back(a);
         job.argv.insert(job.argv.end(), {"--runs", std::to_string(runs), "--out", job.dir.string()});
         if (!o.cache_dir.empty()) job.argv.insert(job.argv.end(), {"--cache-dir", o.cache_dir});
         if (o.retune) job.argv.push_back("--retune");
@@ -244,7 +244,7 @@ int cmd_bench(const BenchOptions& o) {
     }
   }
 
-  if (!o.common.quiet || o.dry_run) {
+  if (!o.common.print.quiet || o.dry_run) {
     std::set<std::string> points;
     for (const auto& j : jobs) points.insert(j.pkg->name + "/" + j.point);
     std::cerr << fmt::format("kprof bench: {} package(s), {} point(s), {} version run(s) of {} → {}\n",
@@ -275,12 +275,12 @@ int cmd_bench(const BenchOptions& o) {
   };
   for (std::size_t i = 0; i < jobs.size() && !interrupted; ++i) {
     const Job& j = jobs[i];
-    if (!o.common.quiet)
+    if (!o.common.print.quiet)
       std::cerr << fmt::format("[bench {}/{}] {} {} {} ({} runs)...\n", i + 1, jobs.size(), j.pkg->name, j.version,
                                j.point, j.runs);
     done.push_back(run_job(j, o.verbose, interrupted, device));
     rebuild();
-    if (o.common.quiet) continue;
+    if (o.common.print.quiet) continue;
     const BenchRow& row = table.rows.back();
     if (row.status != "ok") {
       std::cerr << fmt::format("[bench {}/{}] {} {} {}: {}: {} (log: {})\n", i + 1, jobs.size(), j.pkg->name,
@@ -298,9 +298,9 @@ int cmd_bench(const BenchOptions& o) {
   }
   if (done.empty()) rebuild();
 
-  if (o.common.json) std::cout << render::render_bench_json(table);
+  if (o.common.print.json) std::cout << render::render_bench_json(table);
   else std::cout << render::render_bench_markdown(table);
-  if (!o.common.quiet) std::cerr << "kprof bench: wrote " << (out / "bench.md").string() << " and bench.json\n";
+  if (!o.common.print.quiet) std::cerr << "kprof bench: wrote " << (out / "bench.md").string() << " and bench.json\n";
   if (interrupted) return kExitInterrupted;
   for (const auto& r : table.rows)
     if (r.status != "ok") return kExitProgramFailed;

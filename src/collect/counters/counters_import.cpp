@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collect/counters/counters_format.hpp"
 #include "collect/kernel_name.hpp"
 #include "collect/ncu/units.hpp"
 #include "collect/trace/demangle.hpp"
@@ -13,6 +14,7 @@
 namespace kprof::counters {
 
 using nlohmann::json;
+namespace key = counters_format::key;
 
 namespace {
 
@@ -43,32 +45,32 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
   } catch (const json::exception& e) {
     throw ParseError(where, 0, std::string("not JSON (") + e.what() + ")");
   }
-  if (!doc.is_object() || doc.value("schema", "") != "kprof.counters/1")
-    throw ParseError(where, 0, "not a kprof counters file (schema kprof.counters/1 expected)");
+  if (!doc.is_object() || doc.value(key::schema, "") != counters_format::kSchema)
+    throw ParseError(where, 0, std::string("not a kprof counters file (schema ") + counters_format::kSchema + " expected)");
   CounterSession s;
   try {
-    s.chip = doc.value("chip", "");
-    if (doc.contains("device") && doc.at("device").is_object()) {
-      const auto& d = doc.at("device");
-      s.device.name = d.value("name", "");
-      s.device.compute_capability = d.value("compute_capability", "");
-      s.device.sm_count = d.value("sm_count", 0);
+    s.chip = doc.value(key::chip, "");
+    if (doc.contains(key::device) && doc.at(key::device).is_object()) {
+      const auto& d = doc.at(key::device);
+      s.device.name = d.value(key::device_name, "");
+      s.device.compute_capability = d.value(key::device_cc, "");
+      s.device.sm_count = d.value(key::device_sms, 0);
     }
-    s.passes = doc.value("passes", std::size_t{0});
-    s.setup_ms = doc.value("setup_ms", 0.0);
-    s.metrics = doc.value("metrics", std::vector<std::string>{});
-    s.unsupported = doc.value("unsupported", std::vector<std::string>{});
-    s.launches_seen = doc.value("launches_seen", std::uint64_t{0});
-    s.launches_profiled = doc.value("launches_profiled", std::uint64_t{0});
-    s.launches_captured = doc.value("launches_captured", std::uint64_t{0});
-    s.interrupted = doc.value("interrupted", false);
+    s.passes = doc.value(key::passes, std::size_t{0});
+    s.setup_ms = doc.value(key::setup_ms, 0.0);
+    s.metrics = doc.value(key::metrics, std::vector<std::string>{});
+    s.unsupported = doc.value(key::unsupported, std::vector<std::string>{});
+    s.launches_seen = doc.value(key::launches_seen, std::uint64_t{0});
+    s.launches_profiled = doc.value(key::launches_profiled, std::uint64_t{0});
+    s.launches_captured = doc.value(key::launches_captured, std::uint64_t{0});
+    s.interrupted = doc.value(key::interrupted, false);
     if (s.launches_captured > 0)
       s.warnings.push_back(fmt::format(
           "counters: {} launches were captured into CUDA graphs; kernels that run only from graph launches have no "
           "counters with --counters cupti (Nsight Compute profiles graph nodes: --counters ncu)",
           s.launches_captured));
-    auto units = doc.value("units", std::map<std::string, std::string>{});
-    for (const auto& e : doc.value("errors", std::vector<std::string>{})) s.warnings.push_back("counters: " + e);
+    auto units = doc.value(key::units, std::map<std::string, std::string>{});
+    for (const auto& e : doc.value(key::errors, std::vector<std::string>{})) s.warnings.push_back("counters: " + e);
     std::vector<std::string> not_collected;
     for (const auto& m : s.unsupported)
       if (m.rfind("launch__", 0) != 0 && m != "sm__maximum_warps_per_active_cycle_pct") not_collected.push_back(m);
@@ -78,39 +80,39 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
       s.warnings.push_back("counters: not available on " + s.chip + " through CUPTI: " + list);
     }
     int id = 0;
-    for (const auto& k : doc.at("kernels")) {
+    for (const auto& k : doc.at(key::kernels)) {
       KernelLaunch l;
       l.id = id++;
-      l.mangled = k.at("mangled").get<std::string>();
+      l.mangled = k.at(key::mangled).get<std::string>();
       l.name = demangle(l.mangled);
       l.function = function_base_name(l.name);
-      l.context = k.value("context", std::int64_t{-1});
-      l.stream = k.value("stream", std::int64_t{-1});
-      l.device = k.value("device", 0);
-      l.nvtx_stack = k.value("nvtx", std::vector<std::string>{});
+      l.context = k.value(key::context, std::int64_t{-1});
+      l.stream = k.value(key::stream, std::int64_t{-1});
+      l.device = k.value(key::kernel_device, 0);
+      l.nvtx_stack = k.value(key::nvtx, std::vector<std::string>{});
       if (!l.nvtx_stack.empty()) l.nvtx_range = l.nvtx_stack.back();
-      auto grid = k.value("grid", std::vector<std::int64_t>{0, 0, 0});
-      auto block = k.value("block", std::vector<std::int64_t>{0, 0, 0});
+      auto grid = k.value(key::grid, std::vector<std::int64_t>{0, 0, 0});
+      auto block = k.value(key::block, std::vector<std::int64_t>{0, 0, 0});
       if (grid.size() != 3 || block.size() != 3) throw ParseError(where, 0, "grid and block need three values");
       for (int i = 0; i < 3; ++i) l.launch.grid[i] = int(grid[i]), l.launch.block[i] = int(block[i]);
       double threads = double(block[0]) * block[1] * block[2];
       double blocks = double(grid[0]) * grid[1] * grid[2];
       l.metrics["launch__grid_size"] = number(blocks, "");
       l.metrics["launch__block_size"] = number(threads, "");
-      auto dyn = k.value("shared_mem_dynamic", std::int64_t{0});
+      auto dyn = k.value(key::shared_mem_dynamic, std::int64_t{0});
       l.launch.shared_mem_dynamic_bytes = dyn;
       l.metrics["launch__shared_mem_per_block_dynamic"] = number(double(dyn), "byte");
-      if (k.contains("registers")) {
-        l.launch.registers_per_thread = k.at("registers").get<int>();
-        l.launch.shared_mem_static_bytes = k.value("shared_mem_static", std::int64_t{0});
+      if (k.contains(key::registers)) {
+        l.launch.registers_per_thread = k.at(key::registers).get<int>();
+        l.launch.shared_mem_static_bytes = k.value(key::shared_mem_static, std::int64_t{0});
         l.metrics["launch__registers_per_thread"] = number(l.launch.registers_per_thread, "register/thread");
         l.metrics["launch__shared_mem_per_block_static"] = number(double(l.launch.shared_mem_static_bytes), "byte");
-        l.metrics["sm__maximum_warps_per_active_cycle_pct"] = number(k.value("theoretical_occupancy_pct", 0.0), "%");
-        l.metrics["launch__waves_per_multiprocessor"] = number(k.value("waves_per_sm", 0.0), "");
+        l.metrics["sm__maximum_warps_per_active_cycle_pct"] = number(k.value(key::theoretical_occupancy_pct, 0.0), "%");
+        l.metrics["launch__waves_per_multiprocessor"] = number(k.value(key::waves_per_sm, 0.0), "");
       }
       int collected = 0;
-      if (k.contains("values") && k.at("values").is_object())
-        for (const auto& [name, v] : k.at("values").items()) {
+      if (k.contains(key::values) && k.at(key::values).is_object())
+        for (const auto& [name, v] : k.at(key::values).items()) {
           if (!v.is_number()) continue;  // a NaN written as null by an older collector: not a value
           auto it = units.find(name);
           auto scale = ncu::unit_scale(ncu_unit(it == units.end() ? "" : it->second));
@@ -118,12 +120,12 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
           ++collected;
         }
       if (auto d = l.metrics.find("gpu__time_duration.sum"); d != l.metrics.end()) l.duration_ns = d->second.value;
-      if (k.contains("error"))
+      if (k.contains(key::error))
         s.warnings.push_back(fmt::format("counters: {} (launch {} of it): {}", l.function,
-                                         k.value("invocation", std::uint64_t{0}), k.at("error").get<std::string>()));
-      if (k.contains("non_finite"))
+                                         k.value(key::invocation, std::uint64_t{0}), k.at(key::error).get<std::string>()));
+      if (k.contains(key::non_finite))
         s.warnings.push_back(fmt::format("counters: {}: CUPTI evaluated {} to NaN or infinity (left out)", l.function,
-                                         k.at("non_finite").dump()));
+                                         k.at(key::non_finite).dump()));
       // A launch without counters is no counter source: the join would otherwise label it as profiled.
       if (collected > 0) s.launches.push_back(std::move(l));
     }

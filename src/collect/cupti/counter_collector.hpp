@@ -6,10 +6,16 @@
 // kernel (saving and restoring the memory it writes) until every metric is collected, and the values are
 // evaluated at once. The launch configuration and the theoretical occupancy come from the driver (function
 // attributes, occupancy calculator), the NVTX push/pop stack from NVTX callbacks. Everything is written
-// after every profiled launch and again at exit or on SIGINT/SIGTERM, as JSON (schema kprof.counters/1, read by
-// collect/counters/counters_import.hpp). Only the first CUDA context gets counters; launches into a capturing
-// stream are counted, not profiled; a launch whose range cannot be told apart (a failed launch, another thread's
-// launch inside the window, dropped ranges) is recorded with an error and no values.
+// after every profiled launch and again at exit or on SIGINT/SIGTERM, as JSON (collect/counters/counters_format.hpp,
+// read by collect/counters/counters_import.hpp). Only the first CUDA context gets counters; launches into a
+// capturing stream are counted, not profiled; a launch whose range cannot be told apart (a failed launch, another
+// thread's launch inside the window, dropped ranges) is recorded with an error and no values.
+//
+// The pieces, one concern each: counter_options.cpp (the environment), counter_callbacks.cpp (CUPTI subscription,
+// launch and NVTX callbacks), launch_selection.* (which launches are profiled; no CUPTI), launch_params.cpp (a
+// launch's shape and stream from the callback's parameters), function_attributes.cpp (registers, shared memory,
+// occupancy from the driver), range_profiler.* (the CUPTI range profiler), counters_json.* (the file),
+// counter_session.* (the collector that ties them together).
 #pragma once
 #include <cstdint>
 #include <string>

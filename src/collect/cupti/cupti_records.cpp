@@ -4,6 +4,14 @@ namespace kprof::cupti {
 
 using namespace trace_format;
 
+namespace {
+// The span fields of a CUPTI kernel, memcpy, memset or graph-trace record (the same names in each struct).
+template <typename A>
+Span cupti_span(const A* a) {
+  return {a->start, a->end, a->deviceId, a->contextId, a->streamId, a->correlationId};
+}
+}  // namespace
+
 StringRef CallbackNames::name(TraceBuffer& buf, CUpti_ActivityKind kind, CUpti_CallbackId cbid) {
   bool runtime = kind == CUPTI_ACTIVITY_KIND_RUNTIME;
   if (cbid >= kMax) return kNoString;
@@ -25,13 +33,8 @@ bool append_record(TraceBuffer& buf, CallbackNames& names, const CUpti_Activity*
       auto* a = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
       RawKernel& r = buf.kernels.push();
       r = RawKernel{};
-      r.start = a->start;
-      r.end = a->end;
+      set_span(r, cupti_span(a));
       r.graph_node_id = a->graphNodeId;
-      r.device = a->deviceId;
-      r.context = a->contextId;
-      r.stream = a->streamId;
-      r.correlation = a->correlationId;
       r.name = buf.intern(a->name);
       r.graph_id = a->graphId;
       r.grid[0] = a->gridX, r.grid[1] = a->gridY, r.grid[2] = a->gridZ;
@@ -45,13 +48,8 @@ bool append_record(TraceBuffer& buf, CallbackNames& names, const CUpti_Activity*
       auto* a = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
       RawMemcpy& r = buf.memcpys.push();
       r = RawMemcpy{};
-      r.start = a->start;
-      r.end = a->end;
+      set_span(r, cupti_span(a));
       r.bytes = a->bytes;
-      r.device = a->deviceId;
-      r.context = a->contextId;
-      r.stream = a->streamId;
-      r.correlation = a->correlationId;
       r.graph_id = a->graphId;
       r.copy_kind = a->copyKind;
       r.src_kind = a->srcKind;
@@ -63,13 +61,8 @@ bool append_record(TraceBuffer& buf, CallbackNames& names, const CUpti_Activity*
       auto* a = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
       RawMemset& r = buf.memsets.push();
       r = RawMemset{};
-      r.start = a->start;
-      r.end = a->end;
+      set_span(r, cupti_span(a));
       r.bytes = a->bytes;
-      r.device = a->deviceId;
-      r.context = a->contextId;
-      r.stream = a->streamId;
-      r.correlation = a->correlationId;
       r.graph_id = a->graphId;
       r.value = a->value;
       return true;
@@ -123,12 +116,7 @@ bool append_record(TraceBuffer& buf, CallbackNames& names, const CUpti_Activity*
       auto* a = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
       RawGraph& r = buf.graphs.push();
       r = RawGraph{};
-      r.start = a->start;
-      r.end = a->end;
-      r.device = a->deviceId;
-      r.context = a->contextId;
-      r.stream = a->streamId;
-      r.correlation = a->correlationId;
+      set_span(r, cupti_span(a));
       r.graph_id = a->graphId;
       return true;
     }

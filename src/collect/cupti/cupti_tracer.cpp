@@ -6,6 +6,8 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "collect/trace/tracer_env.hpp"
+
 namespace kprof::cupti {
 
 namespace {
@@ -22,23 +24,23 @@ bool env_flag(const char* name, bool fallback) {
 
 TracerOptions TracerOptions::from_env() {
   TracerOptions o;
-  o.output = env_or("KPROF_TRACE_FILE", "");
+  o.output = env_or(tracer_env::kFile, "");
   if (o.output.empty()) o.output = "kprof_trace." + std::to_string(::getpid()) + ".kptrace";
-  o.api = env_flag("KPROF_TRACE_API", true);
-  o.graph_trace = env_flag("KPROF_TRACE_GRAPH", false);
-  o.overhead = env_flag("KPROF_TRACE_OVERHEAD", false);
-  o.driver = env_flag("KPROF_TRACE_DRIVER", false);
-  o.copies = env_flag("KPROF_TRACE_COPIES", true);
-  o.sync = env_flag("KPROF_TRACE_SYNC", true);
-  o.nvtx = env_flag("KPROF_TRACE_NVTX", true);
-  long mb = std::strtol(env_or("KPROF_TRACE_BUFFER_MB", "8").c_str(), nullptr, 10);
+  o.api = env_flag(tracer_env::kApi, true);
+  o.graph_trace = env_flag(tracer_env::kGraph, false);
+  o.overhead = env_flag(tracer_env::kOverhead, false);
+  o.driver = env_flag(tracer_env::kDriver, false);
+  o.copies = env_flag(tracer_env::kCopies, true);
+  o.sync = env_flag(tracer_env::kSync, true);
+  o.nvtx = env_flag(tracer_env::kNvtx, true);
+  long mb = std::strtol(env_or(tracer_env::kBufferMb, "8").c_str(), nullptr, 10);
   if (mb >= 1 && mb <= 1024) o.buffer_bytes = static_cast<std::size_t>(mb) << 20;
-  o.zeroed_buffers = env_flag("KPROF_TRACE_ZEROED", false);
-  if (const char* p = std::getenv("KPROF_TRACE_PINNED"); p && *p) o.host_pinned = env_flag("KPROF_TRACE_PINNED", false);
-  o.device_buffer_mb = std::strtoul(env_or("KPROF_TRACE_DEVBUF_MB", "0").c_str(), nullptr, 10);
-  o.device_buffers = std::strtoul(env_or("KPROF_TRACE_PREALLOC", "0").c_str(), nullptr, 10);
-  o.serial_kernels = env_flag("KPROF_TRACE_SERIAL_KERNELS", false);
-  o.hw_trace = env_flag("KPROF_TRACE_HWTRACE", false);
+  o.zeroed_buffers = env_flag(tracer_env::kZeroed, false);
+  if (const char* p = std::getenv(tracer_env::kPinned); p && *p) o.host_pinned = env_flag(tracer_env::kPinned, false);
+  o.device_buffer_mb = std::strtoul(env_or(tracer_env::kDeviceBufferMb, "0").c_str(), nullptr, 10);
+  o.device_buffers = std::strtoul(env_or(tracer_env::kPreallocate, "0").c_str(), nullptr, 10);
+  o.serial_kernels = env_flag(tracer_env::kSerialKernels, false);
+  o.hw_trace = env_flag(tracer_env::kHwTrace, false);
   return o;
 }
 

@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 std::vector<std::string> ncu_collect_args(const NcuRunOptions& opt) {
   std::vector<std::string> a{opt.ncu, "--clock-control", opt.clock_control, "--nvtx"};
   std::string name_re = opt.kernel_regex.empty() ? ".*" : opt.kernel_regex;
-  if (opt.mode == "annotation") {
+  if (opt.collection == NcuCollection::metric_list) {
     std::string joined;
     for (const auto& m : opt.metrics) joined += (joined.empty() ? "" : ",") + m;
     a.insert(a.end(), {"--metrics", joined});
@@ -51,7 +51,7 @@ void classify_ncu_log(const std::string& log, NcuRunResult& r) {
           "Nsight Compute has no permission to read the GPU performance counters (ERR_NVGPUCTRPERM).\n"
           "  Fix: run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0\n"
           "  (e.g. `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in /etc/modprobe.d, then reboot);\n"
-          "  in a container add --cap-add=SYS_ADMIN. `kprof run --prof_type=event` needs no counters.",
+          "  in a container add --cap-add=SYS_ADMIN. `kprof run --prof-type=event` needs no counters.",
           kExitNoPermission);
     if (line.find("no CUDA-capable device") != std::string::npos || line.find("CUDA_ERROR_NO_DEVICE") != std::string::npos)
       throw Error("no CUDA GPU is visible to the profiled program (ncu: " + line + ")", kExitNoGpu);
@@ -69,9 +69,9 @@ NcuRunResult run_ncu(const NcuRunOptions& opt) {
   auto ncu_exe = find_executable(opt.ncu);
   if (!ncu_exe)
     throw Error("Nsight Compute (`" + opt.ncu + "`) is not on PATH. Install Nsight Compute or pass --ncu PATH; "
-                "`--prof_type=event` and `--prof_type=nsys` work without it.", kExitNoTool);
+                "`--prof-type=event` and `--prof-type=nsys` work without it.", kExitNoTool);
   fs::create_directories(opt.work_dir);
-  if (opt.mode == "annotation") fs::create_directories(fs::path(opt.work_dir) / "no-sections");
+  if (opt.collection == NcuCollection::metric_list) fs::create_directories(fs::path(opt.work_dir) / "no-sections");
   NcuRunResult r;
   r.log_file = (fs::path(opt.work_dir) / "ncu_console.log").string();
   ProcessSpec spec;
@@ -85,7 +85,7 @@ NcuRunResult run_ncu(const NcuRunOptions& opt) {
   if (!r.process.interrupted && (r.process.signaled || r.process.exit_code != 0) && r.failure.empty())
     r.failure = "ncu " + r.process.describe();
 
-  if (opt.mode == "annotation") {
+  if (opt.collection == NcuCollection::metric_list) {
     auto raw = (fs::path(opt.work_dir) / "ncu_raw.csv").string();
     if (fs::exists(raw) && fs::file_size(raw) > 0) r.csv_files.push_back(raw);
     return r;

@@ -8,25 +8,28 @@
 
 namespace kprof::ncu {
 
+// What ncu collects: a compact metric list (annotation mode) or every section with the source (ncu mode).
+enum class NcuCollection { metric_list, full_set };
+
 struct NcuRunOptions {
-  std::string mode = "annotation";      // "annotation": compact metric list; "ncu": --set full + source
+  NcuCollection collection = NcuCollection::metric_list;
   std::vector<std::string> command;     // program and its arguments
   std::string work_dir;                 // where CSVs, logs and the report go
   std::string ncu = "ncu";              // executable (PATH lookup)
   std::string clock_control = "none";   // passed as --clock-control
-  std::vector<std::string> metrics;     // annotation mode metric list
+  std::vector<std::string> metrics;     // the metric list (metric_list)
   std::string kernel_regex;             // -k regex:<re>
   std::string nvtx_include;             // --nvtx-include
   int launch_skip = 0;                  // -s
   int launch_count = 0;                 // -c (0 = no limit)
-  bool first_launch_per_kernel = true;  // annotation: --kernel-id ::regex:<re>:1 (counters once per kernel)
+  bool first_launch_per_kernel = true;  // metric_list: --kernel-id ::regex:<re>:1 (counters once per kernel)
   std::vector<std::string> extra_args;  // passed to ncu verbatim
 };
 
 struct NcuRunResult {
   ProcessResult process;            // ncu's own exit status
   std::vector<std::string> csv_files;  // pages written (raw first)
-  std::string report_file;          // .ncu-rep (ncu mode)
+  std::string report_file;          // .ncu-rep (full_set)
   std::string log_file;             // ncu's and the program's console output
   std::vector<std::string> messages;   // ==ERROR==/==WARNING== lines
   bool program_failed = false;      // "The application returned an error code"

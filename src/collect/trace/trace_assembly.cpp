@@ -88,9 +88,10 @@ void compute_nvtx_nesting(std::vector<TraceNvtxRange>& ranges) {
   }
 }
 
-Trace assemble_trace(RawTrace raw) {
-  Trace t;
-  Strings strings(raw, t);
+namespace {
+
+// The header's facts (process, flags, CUPTI errors) and the reader's notes.
+void assemble_info(RawTrace& raw, Strings& strings, Trace& t) {
   const FileHeader& h = raw.header;
   t.info.format = raw.format;
   t.info.source = raw.source;
@@ -112,29 +113,54 @@ Trace assemble_trace(RawTrace raw) {
   if (h.cupti_error_count > t.info.errors.size())
     t.info.errors.push_back("(" + std::to_string(h.cupti_error_count - t.info.errors.size()) + " more CUPTI errors)");
   t.info.warnings = std::move(raw.warnings);
+}
 
-  // Time zero: the earliest timestamp of any record (0 means "unknown" in CUPTI and is skipped).
-  std::uint64_t base = std::numeric_limits<std::uint64_t>::max();
-  auto see = [&](std::uint64_t ts) {
-    if (ts != 0 && ts < base) base = ts;
-  };
-  for (const auto& r : raw.kernels) see(r.start);
-  for (const auto& r : raw.memcpys) see(r.start);
-  for (const auto& r : raw.memsets) see(r.start);
-  for (const auto& r : raw.syncs) see(r.start);
-  for (const auto& r : raw.api_calls) see(r.start);
-  for (const auto& r : raw.markers) see(r.timestamp);
-  for (const auto& r : raw.graphs) see(r.start);
-  for (const auto& r : raw.overheads) see(r.start);
-  if (base == std::numeric_limits<std::uint64_t>::max()) base = 0;
-  t.info.base_ns = base;
-  std::int64_t end_max = 0;
-  auto rel = [&](std::uint64_t ts) {
-    std::int64_t v = ts == 0 ? 0 : static_cast<std::int64_t>(ts - base);
-    end_max = std::max(end_max, v);
+// Absolute CUPTI timestamps → ns after the earliest record (0 means "unknown" in CUPTI and stays 0), keeping the
+// latest relative end seen.
+class Clock {
+ public:
+  explicit Clock(const RawTrace& raw) {
+    base_ = std::numeric_limits<std::uint64_t>::max();
+    auto see = [&](std::uint64_t ts) {
+      if (ts != 0 && ts < base_) base_ = ts;
+    };
+    for (const auto& r : raw.kernels) see(r.start);
+    for (const auto& r : raw.memcpys) see(r.start);
+    for (const auto& r : raw.memsets) see(r.start);
+    for (const auto& r : raw.syncs) see(r.start);
+    for (const auto& r : raw.api_calls) see(r.start);
+    for (const auto& r : raw.markers) see(r.timestamp);
+    for (const auto& r : raw.graphs) see(r.start);
+    for (const auto& r : raw.overheads) see(r.start);
+    if (base_ == std::numeric_limits<std::uint64_t>::max()) base_ = 0;
+  }
+  std::uint64_t base() const { return base_; }
+  std::int64_t end() const { return end_; }
+  std::int64_t rel(std::uint64_t ts) {
+    std::int64_t v = ts == 0 ? 0 : static_cast<std::int64_t>(ts - base_);
+    end_ = std::max(end_, v);
     return v;
-  };
+  }
+  // The shared start/end/device/context/stream/correlation of a kernel, copy, memset or graph record.
+  template <typename Raw>
+  TraceSpan span(const Raw& r) {
+    const Span s = span_of(r);
+    TraceSpan out;
+    out.start_ns = rel(s.start);
+    out.end_ns = rel(s.end);
+    out.device = s.device;
+    out.context = s.context;
+    out.stream = s.stream;
+    out.correlation = s.correlation;
+    return out;
+  }
 
+ private:
+  std::uint64_t base_ = 0;
+  std::int64_t end_ = 0;
+};
+
+void assemble_kernels(const RawTrace& raw, Strings& strings, Clock& clock, Trace& t) {
   std::unordered_map<StringRef, KernelNames> kernel_names;
   t.kernels.reserve(raw.kernels.size());
   for (const auto& r : raw.kernels) {
@@ -146,15 +172,10 @@ Trace assemble_trace(RawTrace raw) {
       it = kernel_names.emplace(r.name, n).first;
     }
     TraceKernel k;
+    static_cast<TraceSpan&>(k) = clock.span(r);
     k.name = it->second.name;
     k.mangled = it->second.mangled;
     k.function = it->second.function;
-    k.start_ns = rel(r.start);
-    k.end_ns = rel(r.end);
-    k.device = r.device;
-    k.context = r.context;
-    k.stream = r.stream;
-    k.correlation = r.correlation;
     k.grid = {r.grid[0], r.grid[1], r.grid[2]};
     k.block = {r.block[0], r.block[1], r.block[2]};
     k.registers = r.registers;
@@ -164,40 +185,37 @@ Trace assemble_trace(RawTrace raw) {
     k.graph_node_id = r.graph_node_id;
     t.kernels.push_back(k);
   }
+}
+
+void assemble_copies(const RawTrace& raw, Clock& clock, Trace& t) {
   t.memcpys.reserve(raw.memcpys.size());
   for (const auto& r : raw.memcpys) {
     TraceMemcpy m;
+    static_cast<TraceSpan&>(m) = clock.span(r);
     m.kind = r.copy_kind <= 10 ? static_cast<MemcpyKind>(r.copy_kind) : MemcpyKind::unknown;
     m.async = (r.flags & 1u) != 0;  // CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC
     m.bytes = r.bytes;
-    m.start_ns = rel(r.start);
-    m.end_ns = rel(r.end);
-    m.device = r.device;
-    m.context = r.context;
-    m.stream = r.stream;
-    m.correlation = r.correlation;
     m.graph_id = r.graph_id;
     t.memcpys.push_back(m);
   }
   t.memsets.reserve(raw.memsets.size());
   for (const auto& r : raw.memsets) {
     TraceMemset m;
+    static_cast<TraceSpan&>(m) = clock.span(r);
     m.bytes = r.bytes;
     m.value = r.value;
-    m.start_ns = rel(r.start);
-    m.end_ns = rel(r.end);
-    m.device = r.device;
-    m.context = r.context;
-    m.stream = r.stream;
-    m.correlation = r.correlation;
     m.graph_id = r.graph_id;
     t.memsets.push_back(m);
   }
+}
+
+// Host-side records: synchronisation waits, API calls, graph launches, CUPTI overhead.
+void assemble_host(const RawTrace& raw, Strings& strings, Clock& clock, Trace& t) {
   for (const auto& r : raw.syncs) {
     TraceSync s;
     s.type = r.type <= 4 ? static_cast<SyncType>(r.type) : SyncType::unknown;
-    s.start_ns = rel(r.start);
-    s.end_ns = rel(r.end);
+    s.start_ns = clock.rel(r.start);
+    s.end_ns = clock.rel(r.end);
     s.context = r.context;
     s.stream = r.stream == kNoStream ? -1 : static_cast<std::int64_t>(r.stream);
     s.correlation = r.correlation;
@@ -209,23 +227,41 @@ Trace assemble_trace(RawTrace raw) {
     a.domain = r.domain == kApiDriver ? ApiDomain::driver : ApiDomain::runtime;
     a.cbid = r.cbid;
     a.name = strings.id(r.name);
-    a.start_ns = rel(r.start);
-    a.end_ns = rel(r.end);
+    a.start_ns = clock.rel(r.start);
+    a.end_ns = clock.rel(r.end);
     a.process = r.process;
     a.thread = r.thread;
     a.correlation = r.correlation;
     a.return_value = r.return_value;
     t.api_calls.push_back(a);
   }
-  for (const auto& r : raw.graphs)
-    t.graph_launches.push_back({r.graph_id, rel(r.start), rel(r.end), r.device, r.context, r.stream, r.correlation});
-  for (const auto& r : raw.overheads) t.overheads.push_back({r.kind, rel(r.start), rel(r.end), r.thread});
+  for (const auto& r : raw.graphs) {
+    TraceGraphLaunch g;
+    static_cast<TraceSpan&>(g) = clock.span(r);
+    g.graph_id = r.graph_id;
+    t.graph_launches.push_back(g);
+  }
+  for (const auto& r : raw.overheads) t.overheads.push_back({r.kind, clock.rel(r.start), clock.rel(r.end), r.thread});
+}
 
-  // NVTX: a start marker and its end marker share an id. Sorting by time makes a reused id pair correctly.
+// NVTX: a start marker and its end marker share an id; sorting by time makes a reused id pair correctly. Ranges
+// still open when the trace was written (Ctrl-C, or a missing pop) are closed at the trace end, so this runs after
+// every other record has moved the clock's end.
+void assemble_nvtx(RawTrace& raw, Strings& strings, Clock& clock, Trace& t) {
   std::stable_sort(raw.markers.begin(), raw.markers.end(),
                    [](const RawMarker& a, const RawMarker& b) { return a.timestamp < b.timestamp; });
   std::unordered_map<std::uint32_t, std::size_t> open;  // id → index of its start marker
   std::size_t unmatched_end = 0;
+  auto range_from = [&](const RawMarker& s) {
+    TraceNvtxRange r;
+    r.name = strings.id(s.name);
+    r.domain = strings.id(s.domain);
+    r.start_ns = clock.rel(s.timestamp);
+    r.process = s.process;
+    r.thread = s.thread;
+    r.id = s.id;
+    return r;
+  };
   for (std::size_t i = 0; i < raw.markers.size(); ++i) {
     const auto& m = raw.markers[i];
     if (m.flags & kMarkerStart) {
@@ -237,40 +273,29 @@ Trace assemble_trace(RawTrace raw) {
         continue;
       }
       const auto& s = raw.markers[it->second];
-      TraceNvtxRange r;
-      r.name = strings.id(s.name);
-      r.domain = strings.id(s.domain);
-      r.start_ns = rel(s.timestamp);
-      r.end_ns = rel(m.timestamp);
-      r.process = s.process;
-      r.thread = s.thread;
-      r.id = s.id;
+      TraceNvtxRange r = range_from(s);
+      r.end_ns = clock.rel(m.timestamp);
       r.push_pop = m.thread == s.thread && m.process == s.process;
       t.nvtx.push_back(r);
       open.erase(it);
     }
   }
-  t.info.end_ns = end_max;
+  t.info.end_ns = clock.end();
   if (!open.empty()) {
-    // Ranges still open when the trace was written (Ctrl-C, or a missing pop): close them at the trace end.
     std::map<std::size_t, std::uint32_t> still_open;  // deterministic order
     for (auto& [id, idx] : open) still_open.emplace(idx, id);
     for (auto& [idx, id] : still_open) {
-      const auto& s = raw.markers[idx];
-      TraceNvtxRange r;
-      r.name = strings.id(s.name);
-      r.domain = strings.id(s.domain);
-      r.start_ns = rel(s.timestamp);
-      r.end_ns = end_max;
-      r.process = s.process;
-      r.thread = s.thread;
+      TraceNvtxRange r = range_from(raw.markers[idx]);
+      r.end_ns = clock.end();
       r.id = id;
       t.nvtx.push_back(r);
     }
     t.info.warnings.push_back(std::to_string(open.size()) + " NVTX range(s) never ended; closed at the trace end");
   }
   if (unmatched_end) t.info.warnings.push_back(std::to_string(unmatched_end) + " NVTX end marker(s) without a start");
+}
 
+void sort_by_start(Trace& t) {
   auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
   std::stable_sort(t.kernels.begin(), t.kernels.end(), by_start);
   std::stable_sort(t.memcpys.begin(), t.memcpys.end(), by_start);
@@ -280,9 +305,23 @@ Trace assemble_trace(RawTrace raw) {
   std::stable_sort(t.nvtx.begin(), t.nvtx.end(), by_start);
   std::stable_sort(t.graph_launches.begin(), t.graph_launches.end(), by_start);
   std::stable_sort(t.overheads.begin(), t.overheads.end(), by_start);
+}
+
+}  // namespace
+
+Trace assemble_trace(RawTrace raw) {
+  Trace t;
+  Strings strings(raw, t);
+  assemble_info(raw, strings, t);
+  Clock clock(raw);
+  t.info.base_ns = clock.base();
+  assemble_kernels(raw, strings, clock, t);
+  assemble_copies(raw, clock, t);
+  assemble_host(raw, strings, clock, t);
+  assemble_nvtx(raw, strings, clock, t);
+  sort_by_start(t);
   compute_nvtx_nesting(t.nvtx);
   attribute_kernels_to_nvtx(t);
-
   if (t.info.dropped_records)
     t.info.warnings.push_back("CUPTI dropped " + std::to_string(t.info.dropped_records) +
                               " records: the trace is incomplete");

@@ -67,6 +67,27 @@ struct FileFooter {
 };
 static_assert(sizeof(FileFooter) == 16);
 
+// The fields every timed GPU record shares (kernels, copies, memsets, graph launches), whatever its kind: each of
+// those Raw* records below carries them under these names. span_of / set_span move them as one value, so the
+// tracer (from CUPTI), the JSONL reader and the assembly into the model copy them in one place each.
+struct Span {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t device = 0, context = 0, stream = 0, correlation = 0;
+};
+template <typename Raw>
+Span span_of(const Raw& r) {
+  return {r.start, r.end, r.device, r.context, r.stream, r.correlation};
+}
+template <typename Raw>
+void set_span(Raw& r, const Span& s) {
+  r.start = s.start;
+  r.end = s.end;
+  r.device = s.device;
+  r.context = s.context;
+  r.stream = s.stream;
+  r.correlation = s.correlation;
+}
+
 struct RawKernel {
   std::uint64_t start, end, graph_node_id;
   std::uint32_t device, context, stream, correlation;

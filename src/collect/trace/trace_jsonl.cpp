@@ -67,16 +67,11 @@ Trace parse_cupti_jsonl(std::string_view text, const std::string& source) {
       auto start = j.at("start").get<std::uint64_t>();
       auto end = j.at("end").get<std::uint64_t>();
       if (end < start) throw std::invalid_argument("end before start");
-      auto device = get<std::uint32_t>(j, "device", 0), context = get<std::uint32_t>(j, "context", 0);
-      auto stream = get<std::uint32_t>(j, "stream", 0), corr = get<std::uint32_t>(j, "corr", 0);
+      const Span span{start, end, get<std::uint32_t>(j, "device", 0), get<std::uint32_t>(j, "context", 0),
+                      get<std::uint32_t>(j, "stream", 0), get<std::uint32_t>(j, "corr", 0)};
       if (kind == "kernel") {
         RawKernel k{};
-        k.start = start;
-        k.end = end;
-        k.device = device;
-        k.context = context;
-        k.stream = stream;
-        k.correlation = corr;
+        set_span(k, span);
         k.name = strings.ref(j.at("name").get<std::string>());
         dims(j, "grid", k.grid);
         dims(j, "block", k.block);
@@ -87,24 +82,14 @@ Trace parse_cupti_jsonl(std::string_view text, const std::string& source) {
         raw.kernels.push_back(k);
       } else if (kind == "memcpy") {
         RawMemcpy m{};
-        m.start = start;
-        m.end = end;
+        set_span(m, span);
         m.bytes = j.at("bytes").get<std::uint64_t>();
-        m.device = device;
-        m.context = context;
-        m.stream = stream;
-        m.correlation = corr;
         m.copy_kind = static_cast<std::uint8_t>(get<int>(j, "copyKind", 0));
         raw.memcpys.push_back(m);
       } else if (kind == "memset") {
         RawMemset m{};
-        m.start = start;
-        m.end = end;
+        set_span(m, span);
         m.bytes = j.at("bytes").get<std::uint64_t>();
-        m.device = device;
-        m.context = context;
-        m.stream = stream;
-        m.correlation = corr;
         m.value = get<std::uint32_t>(j, "value", 0);
         raw.memsets.push_back(m);
       } else {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "random_fill.hpp"
 

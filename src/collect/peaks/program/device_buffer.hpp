@@ -2,7 +2,7 @@
 #pragma once
 #include <cstddef>
 
-#include "cuda_check.hpp"
+#include "util/cuda_check.hpp"
 
 namespace kprof::peaks {
 

@@ -10,7 +10,7 @@
 
 #include "collect/peaks/peaks_report.hpp"
 #include "compute_peaks.hpp"
-#include "cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "memory_peaks.hpp"
 #include "tensor_peaks.hpp"
 #include "util/fs.hpp"

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "cuda_check.hpp"
+#include "util/cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "random_fill.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cuda_check.hpp"
+#include "util/cuda_check.hpp"
 
 namespace kprof::peaks {
 

@@ -5,7 +5,7 @@
 #include <cuda_fp8.h>
 #include <vector>
 
-#include "cuda_check.hpp"
+#include "util/cuda_check.hpp"
 
 namespace kprof::peaks {
 

@@ -5,9 +5,20 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cuda_check.hpp"
+#include <cublasLt.h>
+
 #include "device_buffer.hpp"
 #include "random_fill.hpp"
+#include "util/cuda_check.hpp"
+
+// cuBLASLt calls, checked like CUDA's (util/cuda_check.hpp).
+#define CUBLAS_CHECK(call)                                                                                         \
+  do {                                                                                                             \
+    const cublasStatus_t s_ = (call);                                                                              \
+    if (s_ != CUBLAS_STATUS_SUCCESS)                                                                               \
+      throw std::runtime_error(                                                                                    \
+          ::kprof::check_failure(#call, __FILE__, __LINE__, cublasLtGetStatusName(s_), cublasLtGetStatusString(s_))); \
+  } while (0)
 
 namespace kprof::peaks {
 

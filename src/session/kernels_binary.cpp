@@ -1,4 +1,4 @@
-#include "cli/commands/kernels_binary.hpp"
+#include "session/kernels_binary.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include "util/fs.hpp"
 #include "util/process.hpp"
 
-namespace kprof::cli {
+namespace kprof::session {
 
 namespace fs = std::filesystem;
 
@@ -94,4 +94,4 @@ std::vector<std::string> param_args(const ProblemParams& p) {
   return a;
 }
 
-}  // namespace kprof::cli
+}  // namespace kprof::session

@@ -1,4 +1,4 @@
-#include "cli/commands/artifact.hpp"
+#include "session/artifact.hpp"
 
 #include <cctype>
 
@@ -9,7 +9,7 @@
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
-namespace kprof::cli {
+namespace kprof::session {
 
 namespace fs = std::filesystem;
 
@@ -53,7 +53,7 @@ void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison
   write_file_atomic(dir / "contract.md", render::render_contract(run, vs_baseline));
   write_file_atomic(dir / "contract.json", render::render_contract_json(run, vs_baseline));
   auto chart = render::roofline_chart_for(run, baseline);
-  if (!chart.points.empty()) write_file_atomic(dir / "roofline.svg", render_roofline_svg(chart));
+  if (!chart.points.empty()) write_file_atomic(dir / "roofline.svg", render::render_roofline_svg(chart));
   write_file_atomic(dir / "report.md", render::render_report(run, vs_baseline));
   if (has_sections(run)) write_file_atomic(dir / "report-verbose.md", render::render_report_verbose(run, vs_baseline));
 }
@@ -73,4 +73,4 @@ ProfileRun load_artifact(const fs::path& dir_or_file) {
   }
 }
 
-}  // namespace kprof::cli
+}  // namespace kprof::session

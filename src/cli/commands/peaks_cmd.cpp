@@ -1,13 +1,13 @@
-// kprof clock status|lock|reset, kprof peaks --measure|--import.
+// kprof peaks --measure|--import: measured device peaks into devices.json and docs/devices/<id>.md.
 #include <filesystem>
 #include <iostream>
+#include <unistd.h>
 
 #include "analyze/data_files.hpp"
-#include "cli/commands/analysis_context.hpp"
 #include "cli/commands/commands.hpp"
-#include "collect/clock/clock_commands.hpp"
 #include "collect/peaks/peaks_import.hpp"
 #include "render/device_page.hpp"
+#include "session/analysis_context.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -15,17 +15,6 @@
 namespace kprof::cli {
 
 namespace fs = std::filesystem;
-
-int cmd_clock(const ClockOptions& o) {
-  ClockCommandOptions c;
-  c.gpu = o.gpu;
-  c.yes = o.yes;
-  if (o.sm_mhz > 0) c.sm_mhz = o.sm_mhz;
-  if (o.action == "status") return clock_status(c, std::cout);
-  if (o.action == "lock") return clock_lock(c, std::cout, std::cerr);
-  if (o.action == "reset") return clock_reset(c, std::cout, std::cerr);
-  throw Error("kprof clock needs one of: status, lock, reset", kExitUsage);
-}
 
 int cmd_peaks(const PeaksOptions& o) {
   if (o.measure == !o.import_file.empty())
@@ -46,7 +35,7 @@ int cmd_peaks(const PeaksOptions& o) {
   PeaksReport report = parse_peaks_json(read_file(json_file), json_file);
   // Update the devices file in place: only the matched entry's "measured" map changes.
   fs::path devices_file = o.write_devices.empty() ? analyze::find_data_file("devices.json") : fs::path(o.write_devices);
-  auto ctx = AnalysisContext::load(o.common);
+  auto ctx = session::AnalysisContext::load(o.common.data);
   DeviceInfo info;
   info.name = report.device.name;
   const DeviceSpec* matched = o.device.empty() ? ctx.devices.match(info) : ctx.devices.find(o.device);
@@ -64,7 +53,7 @@ int cmd_peaks(const PeaksOptions& o) {
   if (!updated) throw Error(devices_file.string() + " has no entry with id " + spec.id, kExitBadInput);
   write_file_atomic(devices_file, doc.dump(2) + "\n");
   fs::path page = fs::path(o.docs_dir) / (spec.id + ".md");
-  write_file_atomic(page, render_device_page(spec));
+  write_file_atomic(page, render::render_device_page(spec));
   std::cout << "measured peaks for " << spec.name << " written to " << devices_file.string() << " and "
             << page.string() << "\n";
   for (const auto& [k, p] : spec.measured) std::cout << "  " << k << " = " << p.value << "  (" << p.source << ")\n";

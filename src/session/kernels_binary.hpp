@@ -7,7 +7,7 @@
 #include "plan/plan_types.hpp"
 #include "util/errors.hpp"
 
-namespace kprof::cli {
+namespace kprof::session {
 
 // kprof-kernels' exit codes: 0 ok, 1 CUDA or internal failure, 2 usage, 3 wrong result (kernels/README.md).
 constexpr int kKernelsUsageExit = 2;
@@ -49,4 +49,4 @@ const plan::VersionInfo& require_version(const plan::PackageInfo& pkg, const std
 // "--k=4096", "--m=512", ...: the parameters as kprof-kernels takes them (canonical name order).
 std::vector<std::string> param_args(const ProblemParams& p);
 
-}  // namespace kprof::cli
+}  // namespace kprof::session

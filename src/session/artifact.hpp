@@ -8,7 +8,7 @@
 #include "model/comparison.hpp"
 #include "model/profile.hpp"
 
-namespace kprof::cli {
+namespace kprof::session {
 
 // Where a run's artifacts go: `exact` when given, else <root>/<mode>/<kernel>/<params>/<timestamp>/.
 std::filesystem::path artifact_dir(const ProfileRun& run, const std::string& root, const std::string& exact);
@@ -25,4 +25,4 @@ void write_artifact(const std::filesystem::path& dir, const ProfileRun& run, con
 // Reads a run back from an artifact directory or a profile.json path.
 ProfileRun load_artifact(const std::filesystem::path& dir_or_file);
 
-}  // namespace kprof::cli
+}  // namespace kprof::session

@@ -1,0 +1,108 @@
+// CUPTI's side of the counter collector: the subscription to the launch callbacks (runtime and driver) and to
+// NVTX, whose push/pop calls keep each thread's range stack, and the entry points injection.cpp calls.
+#include <nvtx3/nvToolsExt.h>
+#include <generated_nvtx_meta.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "collect/cupti/collector.hpp"
+#include "collect/cupti/counter_collector.hpp"
+#include "collect/cupti/kernel_record.hpp"
+#include "collect/cupti/range_profiler.hpp"
+
+namespace kprof::cupti {
+
+namespace {
+
+thread_local std::vector<std::string> t_nvtx;  // this thread's push/pop stack
+
+std::string nvtx_message(const nvtxEventAttributes_t* a) {
+  if (!a) return "";
+  if (a->messageType == NVTX_MESSAGE_TYPE_ASCII && a->message.ascii) return a->message.ascii;
+  if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED) return "<registered string>";
+  return "";
+}
+
+void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* d) {
+  switch (cbid) {
+    case CUPTI_CBID_NVTX_nvtxRangePushA: {
+      auto* p = static_cast<const nvtxRangePushA_params*>(d->functionParams);
+      t_nvtx.push_back(p && p->message ? p->message : "");
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangePushW:
+      t_nvtx.push_back("<wide string>");
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangePushEx: {
+      auto* p = static_cast<const nvtxRangePushEx_params*>(d->functionParams);
+      t_nvtx.push_back(nvtx_message(p ? p->eventAttrib : nullptr));
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+      auto* p = static_cast<const nvtxDomainRangePushEx_params*>(d->functionParams);
+      t_nvtx.push_back(nvtx_message(p ? p->core.eventAttrib : nullptr));
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangePop:
+    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+      if (!t_nvtx.empty()) t_nvtx.pop_back();
+      break;
+    default:
+      break;
+  }
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
+    return;
+  }
+  if (!is_launch(domain, cbid)) return;
+  auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  try {
+    if (cb->callbackSite == CUPTI_API_ENTER) CounterCollector::instance().on_launch_enter(cb, domain, cbid, t_nvtx);
+    else CounterCollector::instance().on_launch_exit(cb, domain);
+  } catch (const std::exception& e) {  // an exception must not cross into the driver (it would terminate)
+    std::fprintf(stderr, "kprof counters: %s\n", e.what());
+  }
+}
+
+}  // namespace
+
+bool start_counter_collection(const CounterOptions& options) {
+  auto& c = CounterCollector::instance();
+  bool ok = c.start(options);
+  CUpti_SubscriberHandle sub = nullptr;
+  CUptiResult r = cuptiSubscribe(&sub, on_callback, nullptr);
+  if (r != CUPTI_SUCCESS) {
+    // Another CUPTI client (a profiler already attached) holds the only subscription.
+    c.note("cuptiSubscribe: " + result_string(r) + " (no counters)");
+    std::fprintf(stderr, "kprof counters: cuptiSubscribe failed: %s\n", result_string(r).c_str());
+    return false;
+  }
+  const CUpti_CallbackId driver[] = {
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
+  const CUpti_CallbackId runtime[] = {
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+      CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
+  for (auto id : driver)
+    if (auto e = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id); e != CUPTI_SUCCESS)
+      c.note("cuptiEnableCallback(driver " + std::to_string(id) + "): " + result_string(e));
+  for (auto id : runtime)
+    if (auto e = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id); e != CUPTI_SUCCESS)
+      c.note("cuptiEnableCallback(runtime " + std::to_string(id) + "): " + result_string(e));
+  if (auto e = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_NVTX); e != CUPTI_SUCCESS)
+    c.note("cuptiEnableDomain(NVTX): " + result_string(e) + " (launches carry no NVTX ranges)");
+  return ok;
+}
+
+void write_counters(bool interrupted) { CounterCollector::instance().write(interrupted); }
+
+}  // namespace kprof::cupti

@@ -1,0 +1,86 @@
+#include "collect/cupti/counters_json.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "collect/counters/counters_format.hpp"
+
+namespace kprof::cupti {
+
+using nlohmann::json;
+namespace key = counters_format::key;
+
+namespace {
+
+json kernel_json(const KernelRecord& r) {
+  json k{{key::mangled, r.mangled}, {key::invocation, r.invocation}, {key::order, r.order},
+         {key::context, r.context_uid}, {key::kernel_device, r.device},
+         {key::grid, {r.grid[0], r.grid[1], r.grid[2]}}, {key::block, {r.block[0], r.block[1], r.block[2]}},
+         {key::shared_mem_dynamic, r.smem_dynamic}, {key::nvtx, r.nvtx}, {key::values, r.values},
+         {key::ranges_in_image, r.ranges}, {key::ranges_dropped, r.dropped}, {key::replay_wall_ms, r.wall_ms},
+         {key::api, r.api}};
+  if (r.has_stream) k[key::stream] = r.stream;
+  if (r.has_function) {
+    k[key::registers] = r.registers;
+    k[key::shared_mem_static] = r.smem_static;
+    k[key::local_bytes_per_thread] = r.local_bytes;
+    k[key::max_blocks_per_sm] = r.max_blocks_per_sm;
+    k[key::theoretical_occupancy_pct] = r.theoretical_occupancy_pct;
+    k[key::waves_per_sm] = r.waves_per_sm;
+  }
+  if (!r.non_finite.empty()) k[key::non_finite] = r.non_finite;
+  if (!r.error.empty()) k[key::error] = r.error;
+  return k;
+}
+
+}  // namespace
+
+void write_counters_file(const std::string& path, const CounterFileSummary& s, const std::deque<KernelRecord>& records,
+                         bool interrupted) {
+  try {
+    json kernels = json::array();
+    for (const auto& r : records) kernels.push_back(kernel_json(r));
+    std::string process;
+    if (std::ifstream comm("/proc/self/comm"); comm) std::getline(comm, process);
+    std::uint32_t version = 0;
+    cuptiGetVersion(&version);
+    json doc{{key::schema, counters_format::kSchema},
+             {key::pid, ::getpid()},
+             {key::process, process},
+             {key::cupti_api_version, version},
+             {key::chip, s.chip},
+             {key::device,
+              {{key::device_name, s.device_name}, {key::device_cc, s.compute_capability}, {key::device_sms, s.sm_count}}},
+             {key::replay, "kernel"},
+             {key::passes, s.passes},
+             {key::setup_ms, s.setup_ms},
+             {key::metrics, s.metrics},
+             {key::units, s.units},
+             {key::unsupported, s.unsupported},
+             {key::launches_seen, s.launches_seen},
+             {key::launches_profiled, s.launches_profiled},
+             {key::launches_captured, s.launches_captured},
+             {key::interrupted, interrupted},
+             {key::errors, s.errors},
+             {key::error_count, s.error_count},
+             {key::kernels, std::move(kernels)}};
+    std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    {
+      std::ofstream out(tmp, std::ios::trunc);
+      // NVTX messages and the process name are arbitrary bytes: invalid UTF-8 is replaced, not thrown.
+      out << doc.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
+      if (!out) {
+        std::fprintf(stderr, "kprof counters: cannot write %s\n", tmp.c_str());
+        return;
+      }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) std::fprintf(stderr, "kprof counters: cannot rename %s\n", tmp.c_str());
+  } catch (const std::exception& e) {  // never let the profiled program die of the collector
+    std::fprintf(stderr, "kprof counters: cannot write %s: %s\n", path.c_str(), e.what());
+  }
+}
+
+}  // namespace kprof::cupti

@@ -1,0 +1,187 @@
+#include "collect/cupti/range_profiler.hpp"
+
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace kprof::cupti {
+
+std::string result_string(CUptiResult r) {
+  const char* s = nullptr;
+  cuptiGetResultString(r, &s);
+  return s ? s : "CUPTI error " + std::to_string(static_cast<int>(r));
+}
+
+std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& metrics, std::size_t max_ranges) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto fail = [](const char* what, CUptiResult r) { return std::string(what) + ": " + result_string(r); };
+  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  if (auto r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) return fail("cuptiProfilerInitialize", r);
+  CUdevice dev = 0;
+  if (cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
+  CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  chip.deviceIndex = static_cast<size_t>(dev);
+  if (auto r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) return fail("cuptiDeviceGetChipName", r);
+  chip_ = chip.pChipName ? chip.pChipName : "";
+  char name[256] = {};
+  if (cuDeviceGetName(name, sizeof(name) - 1, dev) == CUDA_SUCCESS) device_name_ = name;
+  int major = 0, minor = 0;
+  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  cuDeviceGetAttribute(&sm_count_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  if (major > 0) compute_capability_ = std::to_string(major) + "." + std::to_string(minor);
+
+  CUpti_Profiler_GetCounterAvailability_Params avail{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+  avail.ctx = ctx;
+  std::vector<std::uint8_t> avail_image;
+  if (auto r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
+    // No permission for counters shows here first.
+    return fail("cuptiProfilerGetCounterAvailability", r);
+  }
+  avail_image.resize(avail.counterAvailabilityImageSize);
+  avail.pCounterAvailabilityImage = avail_image.data();
+  if (auto r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
+    return fail("cuptiProfilerGetCounterAvailability", r);
+
+  CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+  hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  hi.pChipName = chip_.c_str();
+  hi.pCounterAvailabilityImage = avail_image.data();
+  if (auto r = cuptiProfilerHostInitialize(&hi); r != CUPTI_SUCCESS) return fail("cuptiProfilerHostInitialize", r);
+  host_ = hi.pHostObject;
+
+  // Each metric is checked on its own, so that one the chip lacks (or that only Nsight Compute derives, like
+  // launch__*) is reported instead of failing the whole list; the valid ones are then added in ONE call: the
+  // host scheduler packs counters into replay passes only within a call (the annotation list takes 12 passes on
+  // GH100 added at once, 33 added one by one).
+  for (const auto& m : metrics) {
+    CUpti_Profiler_Host_GetMetricProperties_Params props{CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
+    props.pHostObject = host_;
+    props.pMetricName = m.c_str();
+    if (cuptiProfilerHostGetMetricProperties(&props) != CUPTI_SUCCESS) {
+      unsupported_.push_back(m);
+      continue;
+    }
+    metrics_.push_back(m);
+    units_[m] = props.pDimUnit ? props.pDimUnit : "";
+  }
+  for (const auto& m : metrics_) metric_ptrs_.push_back(m.c_str());
+  if (!metrics_.empty()) {
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    add.pHostObject = host_;
+    add.ppMetricNames = metric_ptrs_.data();
+    add.numMetrics = metric_ptrs_.size();
+    if (auto r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS)
+      return fail("cuptiProfilerHostConfigAddMetrics", r);
+  }
+  if (metrics_.empty()) return "none of the requested metrics is supported on chip " + chip_;
+
+  CUpti_Profiler_Host_GetConfigImageSize_Params cs{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+  cs.pHostObject = host_;
+  if (auto r = cuptiProfilerHostGetConfigImageSize(&cs); r != CUPTI_SUCCESS)
+    return fail("cuptiProfilerHostGetConfigImageSize", r);
+  config_.resize(cs.configImageSize);
+  CUpti_Profiler_Host_GetConfigImage_Params ci{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+  ci.pHostObject = host_;
+  ci.configImageSize = config_.size();
+  ci.pConfigImage = config_.data();
+  if (auto r = cuptiProfilerHostGetConfigImage(&ci); r != CUPTI_SUCCESS) return fail("cuptiProfilerHostGetConfigImage", r);
+  CUpti_Profiler_Host_GetNumOfPasses_Params np{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+  np.configImageSize = config_.size();
+  np.pConfigImage = config_.data();
+  if (cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS) passes_ = np.numOfPasses;
+
+  CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  en.ctx = ctx;
+  if (auto r = cuptiRangeProfilerEnable(&en); r != CUPTI_SUCCESS) return fail("cuptiRangeProfilerEnable", r);
+  rp_ = en.pRangeProfilerObject;
+
+  CUpti_RangeProfiler_GetCounterDataSize_Params ds{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  ds.pRangeProfilerObject = rp_;
+  ds.pMetricNames = metric_ptrs_.data();
+  ds.numMetrics = metric_ptrs_.size();
+  ds.maxNumOfRanges = max_ranges;
+  ds.maxNumRangeTreeNodes = static_cast<std::uint32_t>(std::min<std::size_t>(max_ranges, 1u << 20));
+  if (auto r = cuptiRangeProfilerGetCounterDataSize(&ds); r != CUPTI_SUCCESS)
+    return fail("cuptiRangeProfilerGetCounterDataSize", r);
+  counter_data_.resize(ds.counterDataSize);
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params di{
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  di.pRangeProfilerObject = rp_;
+  di.counterDataSize = counter_data_.size();
+  di.pCounterData = counter_data_.data();
+  if (auto r = cuptiRangeProfilerCounterDataImageInitialize(&di); r != CUPTI_SUCCESS)
+    return fail("cuptiRangeProfilerCounterDataImageInitialize", r);
+
+  CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+  sc.pRangeProfilerObject = rp_;
+  sc.configSize = config_.size();
+  sc.pConfig = config_.data();
+  sc.counterDataImageSize = counter_data_.size();
+  sc.pCounterDataImage = counter_data_.data();
+  sc.range = CUPTI_AutoRange;
+  sc.replayMode = CUPTI_KernelReplay;
+  sc.maxRangesPerPass = max_ranges;
+  sc.numNestingLevels = 1;
+  sc.minNestingLevel = 1;
+  sc.passIndex = 0;
+  sc.targetNestingLevel = 1;
+  if (auto r = cuptiRangeProfilerSetConfig(&sc); r != CUPTI_SUCCESS) return fail("cuptiRangeProfilerSetConfig", r);
+  setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return "";
+}
+
+std::string RangeProfiler::start() {
+  CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  st.pRangeProfilerObject = rp_;
+  if (auto res = cuptiRangeProfilerStart(&st); res != CUPTI_SUCCESS) return "cuptiRangeProfilerStart: " + result_string(res);
+  return "";
+}
+
+std::string RangeProfiler::stop_and_evaluate(int launch_result, KernelRecord& r) {
+  CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  sp.pRangeProfilerObject = rp_;
+  if (auto res = cuptiRangeProfilerStop(&sp); res != CUPTI_SUCCESS) return "cuptiRangeProfilerStop: " + result_string(res);
+  CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+  dd.pRangeProfilerObject = rp_;
+  if (auto res = cuptiRangeProfilerDecodeData(&dd); res != CUPTI_SUCCESS)
+    return "cuptiRangeProfilerDecodeData: " + result_string(res);
+  r.dropped = dd.numOfRangeDropped;
+  r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r.t0).count();
+  CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+  info.pCounterDataImage = counter_data_.data();
+  info.counterDataImageSize = counter_data_.size();
+  if (auto res = cuptiRangeProfilerGetCounterDataInfo(&info); res != CUPTI_SUCCESS)
+    return "cuptiRangeProfilerGetCounterDataInfo: " + result_string(res);
+  r.ranges = info.numTotalRanges;
+  std::size_t before = ranges_;
+  ranges_ = info.numTotalRanges;
+  if (launch_result != 0) return "the launch failed (error " + std::to_string(launch_result) + "): no counters";
+  if (!sp.isAllPassSubmitted) return "not every replay pass was submitted: no counters";
+  if (dd.numOfRangeDropped > 0) return std::to_string(dd.numOfRangeDropped) + " ranges dropped: no counters";
+  // Exactly one new range, or the values would belong to another launch.
+  if (info.numTotalRanges != before + 1)
+    return "expected one new range in the counter image, found " + std::to_string(info.numTotalRanges - before) +
+           ": no counters";
+  std::vector<double> values(metric_ptrs_.size(), 0.0);
+  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+  ev.pHostObject = host_;
+  ev.pCounterDataImage = counter_data_.data();
+  ev.counterDataImageSize = counter_data_.size();
+  ev.rangeIndex = info.numTotalRanges - 1;
+  ev.ppMetricNames = metric_ptrs_.data();
+  ev.numMetrics = metric_ptrs_.size();
+  ev.pMetricValues = values.data();
+  if (auto res = cuptiProfilerHostEvaluateToGpuValues(&ev); res != CUPTI_SUCCESS)
+    return "cuptiProfilerHostEvaluateToGpuValues: " + result_string(res);
+  for (std::size_t i = 0; i < metrics_.size(); ++i) {
+    if (std::isfinite(values[i])) r.values[metrics_[i]] = values[i];
+    else r.non_finite.push_back(metrics_[i]);
+  }
+  return "";
+}
+
+}  // namespace kprof::cupti

@@ -1,0 +1,166 @@
+#include "session/assemble.hpp"
+
+#include <fmt/format.h>
+
+#include "collect/counters/counters_format.hpp"
+#include "collect/counters/counters_import.hpp"
+#include "collect/merge_counters.hpp"
+#include "collect/ncu/ncu_import.hpp"
+#include "collect/stage_grouping.hpp"
+#include "collect/trace/trace_launches.hpp"
+#include "collect/trace/trace_reader.hpp"
+#include "collect/trace/tracer_env.hpp"
+#include "session/artifact.hpp"
+#include "util/errors.hpp"
+
+namespace kprof::session {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Counters of one launch per kernel, joined to the traced launches (or standing alone without a trace).
+void use_counter_launches(Assembled& a, std::vector<KernelLaunch> launches) {
+  if (a.trace) {
+    for (auto& w : attach_counters(a.run.stages, launches)) a.run.warnings.push_back(w);
+  } else {
+    a.run.stages = group_into_stages(std::move(launches));
+  }
+}
+
+void read_trace_pass(Assembled& a, const fs::path& dir) {
+  fs::path file = dir / tracer_env::kFileName;
+  if (!fs::exists(file)) {
+    a.run.warnings.push_back("the program wrote no trace (it may not use CUDA, or the tracer could not attach)");
+    return;
+  }
+  a.trace = read_trace(file);
+  const Trace& t = *a.trace;
+  if (t.info.dropped_records > 0)
+    a.run.warnings.push_back(fmt::format("CUPTI dropped {} records: the trace is incomplete", t.info.dropped_records));
+  for (const auto& e : t.info.errors) a.run.warnings.push_back("CUPTI: " + e);
+  if (t.info.interrupted) a.run.warnings.push_back("the traced program was interrupted; the trace ends there");
+  a.run.stages = group_into_stages(kernel_launches(t));
+}
+
+void read_counter_pass(Assembled& a, const fs::path& dir) {
+  fs::path file = dir / counters_format::kFileName;
+  if (!fs::exists(file)) {
+    a.run.warnings.push_back("the program wrote no counters (it may not use CUDA, or the collector could not attach)");
+    return;
+  }
+  counters::CounterSession session;
+  try {
+    session = counters::import_counters(file);
+  } catch (const ParseError& e) {  // what the tracer pass measured is still written
+    a.run.warnings.push_back(std::string("counters not read: ") + e.what());
+    return;
+  }
+  const auto& d = session.device;  // the driver's view: name as nvidia-smi prints it, plus CC and SMs
+  if (!d.name.empty()) {
+    a.run.device.name = d.name;
+    a.run.device.compute_capability = d.compute_capability;
+    a.run.device.sm_count = d.sm_count;
+  }
+  for (const auto& w : session.warnings) a.run.warnings.push_back(w);
+  if (session.launches.empty() && session.warnings.empty())
+    a.run.warnings.push_back("the counter run profiled no kernel launch");
+  use_counter_launches(a, std::move(session.launches));
+}
+
+// The pages ncu left in ncu/, raw first (the order the importer merges in).
+std::vector<std::string> ncu_csv_files(const fs::path& dir) {
+  std::vector<std::string> files;
+  for (auto page : {"ncu_raw.csv", "ncu_details.csv", "ncu_source.csv", "ncu_session.csv"}) {
+    fs::path p = dir / "ncu" / page;
+    std::error_code ec;
+    if (fs::exists(p) && fs::file_size(p, ec) > 0) files.push_back(p.string());
+  }
+  return files;
+}
+
+void read_ncu_pass(Assembled& a, const fs::path& dir, const PassRecord& pass) {
+  auto csv = ncu_csv_files(dir);
+  if (csv.empty()) {
+    if (pass.failure.empty()) a.run.warnings.push_back("ncu produced no CSV output");
+    return;
+  }
+  auto imported = ncu::import_ncu(csv);
+  a.run.device = imported.run.device;
+  for (const auto& w : imported.run.warnings) a.run.warnings.push_back(w);
+  if (a.trace) {
+    std::vector<KernelLaunch> launches;
+    for (auto& s : imported.run.stages)
+      for (auto& g : s.kernels)
+        for (auto& l : g.launches) launches.push_back(l);
+    use_counter_launches(a, std::move(launches));
+  } else {
+    a.run.stages = std::move(imported.run.stages);
+  }
+  a.source = std::move(imported.source);
+}
+
+// Event mode's roofline: FLOPs and bytes of each kernel from an earlier annotation/ncu artifact.
+void declare_from_counters(ProfileRun& run, const std::string& counters_from) {
+  ProfileRun prev = load_artifact(counters_from);
+  for (auto& s : run.stages)
+    for (auto& g : s.kernels)
+      for (const auto& ps : prev.stages)
+        for (const auto& pg : ps.kernels)
+          if (pg.kernel == g.kernel && pg.launch.grid == g.launch.grid && pg.launch.block == g.launch.block) {
+            g.declared.flops = pg.metrics.total_flops();
+            g.declared.min_bytes = pg.metrics.dram_bytes;
+            g.declared.precision = pg.metrics.dominant_precision();
+          }
+}
+
+}  // namespace
+
+void apply_declared_stages(ProfileRun& run, const std::map<std::string, DeclaredWork>& declared) {
+  for (const auto& [name, work] : declared) {
+    bool seen = false;
+    for (auto& s : run.stages)
+      if (s.name == name) {
+        s.declared = work;
+        seen = true;
+      }
+    if (!seen) run.warnings.push_back("the plan declares stage '" + name + "' but no kernel ran inside that NVTX range");
+  }
+}
+
+Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c) {
+  Assembled a;
+  ProfileRun& run = a.run;
+  run.mode = std::string(mode_name(plan.mode));
+  run.kernel = kernel_name(spec);
+  run.version = spec.version;
+  run.params = spec.params;
+  run.timestamp = c.timestamp;
+  run.command = command_line(spec.command);
+  run.clock_control = plan.clock_control;
+  run.device.name = c.gpu_name;
+  run.warnings = c.warnings_before;
+  for (const auto& pass : c.passes) {
+    for (const auto& w : pass.warnings) run.warnings.push_back(w);
+    switch (pass.kind) {
+      case CollectorKind::Tracer: read_trace_pass(a, c.dir); break;
+      case CollectorKind::CuptiCounters: read_counter_pass(a, c.dir); break;
+      case CollectorKind::NcuMetrics:
+      case CollectorKind::NcuFull: read_ncu_pass(a, c.dir, pass); break;
+      case CollectorKind::Clocks:
+      case CollectorKind::CompiledCode: break;
+    }
+  }
+  for (const auto& w : c.warnings_after) run.warnings.push_back(w);
+  run.clocks = c.clocks;
+  // Power, thermal or hardware slowdowns lower the clocks under the measurement: say so next to the numbers.
+  if (run.clocks)
+    for (const auto& r : run.clocks->throttle_reasons)
+      if (r.find("power") != std::string::npos || r.find("thermal") != std::string::npos || r == "hw_slowdown")
+        run.warnings.push_back("GPU clocks were throttled (" + r + ") when the run ended: timings may be low");
+  if (!spec.counters_from.empty()) declare_from_counters(run, spec.counters_from);
+  apply_declared_stages(run, spec.declared_stages);
+  return a;
+}
+
+}  // namespace kprof::session

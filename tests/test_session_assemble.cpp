@@ -1,0 +1,132 @@
+// The seam between collecting and assembling (session/assemble.hpp), replayed on raw outputs captured on the H200
+// (examples/h200/): the trace, counters and ncu files each run left in its artifact directory go through the
+// same assemble() a live run uses, and must give the stages, kernel groups, launches and metrics that run wrote
+// to its profile.json (everything but the analysis, which publish() adds).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "session/artifact.hpp"
+#include "session/assemble.hpp"
+#include "session/collector.hpp"
+#include "session/mode_table.hpp"
+
+namespace fs = std::filesystem;
+using namespace kprof;
+using namespace kprof::session;
+
+namespace {
+
+fs::path examples() { return fs::path(KPROF_SOURCE_DIR) / "examples" / "h200"; }
+
+struct Replay {
+  const char* dir;  // under examples/h200/
+  std::optional<CounterSource> counters;
+  TimingSource timing = TimingSource::Trace;
+};
+
+// The spec the run had, as far as assembly reads it: mode, names, command and declared work from profile.json.
+RunSpec spec_of(const ProfileRun& recorded, const Replay& r) {
+  RunSpec spec;
+  spec.mode = parse_mode(recorded.mode);
+  spec.kernel = recorded.kernel;
+  spec.version = recorded.version;
+  spec.params = recorded.params;
+  std::string word;
+  for (char c : recorded.command + " ") {
+    if (c != ' ') {
+      word += c;
+    } else if (!word.empty()) {
+      spec.command.push_back(word);
+      word.clear();
+    }
+  }
+  spec.counters = r.counters ? r.counters : CounterSource::Ncu;
+  spec.timing = r.timing;
+  for (const auto& s : recorded.stages)
+    if (s.declared.flops) spec.declared_stages[s.name] = s.declared;
+  return spec;
+}
+
+// What the collectors would have recorded besides their files: the passes in order, the GPU's name and clocks.
+Collected facts_of(const ProfileRun& recorded, const ModePlan& plan, const fs::path& dir) {
+  Collected c;
+  c.dir = dir;
+  c.timestamp = recorded.timestamp;
+  c.gpu_name = recorded.device.name;
+  c.clocks = recorded.clocks;
+  for (CollectorKind k : plan.collectors)
+    if (k != CollectorKind::Clocks) c.passes.push_back(PassRecord{k});
+  return c;
+}
+
+json without_analysis(std::vector<Stage> stages) {
+  for (auto& s : stages)
+    for (auto& g : s.kernels) g.analysis.reset();
+  return stages;
+}
+
+}  // namespace
+
+TEST(SessionAssemble, RawOutputsFromTheH200ReassembleIntoTheRecordedRuns) {
+  const Replay replays[] = {
+      {"profiles/event_probe"},
+      {"profiles/event_streams"},
+      {"profiles/event_triton"},
+      {"profiles/event_elementwise_1"},
+      {"profiles/nsys_streams"},
+      {"profiles/nsys_triton"},
+      {"profiles/annotation_probe"},                 // tracer durations + ncu counters once per kernel
+      {"profiles/annotation_probe_all_launches"},
+      {"profiles/annotation_streams"},
+      {"profiles/annotation_triton"},
+      {"profiles/annotation_probe_ncutiming", CounterSource::Ncu, TimingSource::Counters},
+      {"profiles/annotation_probe_cupti_counters", CounterSource::Cupti, TimingSource::Counters},
+      {"profiles/ncu_probe"},                        // --set full: raw, details, source and session pages
+      {"packages/mla_v3_ncu"},                       // a package plan with declared work per stage
+  };
+  for (const auto& r : replays) {
+    SCOPED_TRACE(r.dir);
+    const fs::path dir = examples() / r.dir;
+    const ProfileRun recorded = load_artifact(dir);
+    const RunSpec spec = spec_of(recorded, r);
+    const ModePlan plan = plan_run(spec);
+    const Assembled a = assemble(spec, plan, facts_of(recorded, plan, dir));
+    EXPECT_EQ(a.run.mode, recorded.mode);
+    EXPECT_EQ(a.run.kernel, recorded.kernel);
+    EXPECT_EQ(a.run.clock_control, recorded.clock_control);
+    EXPECT_EQ(a.run.device.name, recorded.device.name);
+    EXPECT_EQ(a.trace.has_value(), plan.has(CollectorKind::Tracer));
+    const json got = without_analysis(a.run.stages), want = without_analysis(recorded.stages);
+    EXPECT_TRUE(got == want) << "JSON patch from the recorded stages to the reassembled ones (first 2000 chars): "
+                             << json::diff(want, got).dump().substr(0, 2000);
+    // Every warning assembly gives was in the recorded run's (which also holds the analysis's own).
+    for (const auto& w : a.run.warnings)
+      EXPECT_NE(std::find(recorded.warnings.begin(), recorded.warnings.end(), w), recorded.warnings.end()) << w;
+  }
+}
+
+TEST(SessionAssemble, MissingOrBrokenRawFilesBecomeWarningsNotCrashes) {
+  const fs::path dir = fs::temp_directory_path() / "kprof_session_assemble_empty";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  RunSpec spec;
+  spec.mode = Mode::Annotation;
+  spec.counters = CounterSource::Cupti;
+  spec.command = {"./app"};
+  const ModePlan plan = plan_run(spec);
+  Collected c;
+  c.dir = dir;
+  for (CollectorKind k : plan.collectors) c.passes.push_back(PassRecord{k});
+  auto a = assemble(spec, plan, c);
+  EXPECT_TRUE(a.run.stages.empty());
+  ASSERT_EQ(a.run.warnings.size(), 2u);
+  EXPECT_NE(a.run.warnings[0].find("wrote no trace"), std::string::npos);
+  EXPECT_NE(a.run.warnings[1].find("wrote no counters"), std::string::npos);
+  std::ofstream(dir / "counters.json") << "{broken";
+  a = assemble(spec, plan, c);
+  EXPECT_NE(a.run.warnings.back().find("counters not read"), std::string::npos) << a.run.warnings.back();
+  fs::remove_all(dir);
+}
