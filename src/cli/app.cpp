@@ -109,7 +109,8 @@ int run(int argc, char** argv) {
   devices->add_option("--show", dev.show, "Show every peak of one device, with sources");
   add_common(devices, dev.common);
 
-  // kprof run fills a session::RunSpec directly; the text flags are parsed once after parsing.
+  // kprof run fills a session::RunSpec directly; mode, timing and counter source are bound as text and parsed once,
+  // by session/mode.hpp, after the command line is parsed.
   session::RunSpec rs;
   PrintOptions run_print;
   std::string run_mode = "annotation", run_timing = "trace", run_counters;
