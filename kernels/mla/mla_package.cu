@@ -170,6 +170,7 @@ class Instance final : public kernels::Instance {
     // The stage's output full of NaN: nothing unwritten can pass.  v3: the workspace before the partial stage.
     // v4: S (and P) before the scores stage, P before the softmax, o before the output stage.
     if (version_ == 4) {
+      KK_CHECK(cudaDeviceSynchronize());  // the memsets run on the legacy stream, the stages on non-blocking ones
       if (stage == 0) v4_->poison(nullptr);
       else if (stage == 1) v4_->poison_probs(nullptr);
       else KK_CHECK(cudaMemset(o_, 0xFF, no_ * 2));
@@ -208,7 +209,7 @@ class Instance final : public kernels::Instance {
   }
 
  private:
-  // v4 stage 1: S = (q . kv_j) * scale * log2(e) in fp32 at sampled (query row, key) positions against float64, and
+  // v4 mla_scores: S = (q . kv_j) * scale * log2(e) in fp32 at sampled (query row, key) positions against float64, and
   // every score in [0, t) of every row finite.  |s - ref| / (alpha * sum_c |q_c kv_jc|) <= 2^-14, the gemm
   // package's bound for fp32 accumulation of exact bf16 products.
   CheckResult check_scores() {
@@ -253,7 +254,7 @@ class Instance final : public kernels::Instance {
     return r;
   }
 
-  // v4 stage 2: P against a float64 softmax of the device's own S (the stage alone) on sampled query rows (all t
+  // v4 mla_softmax: P against a float64 softmax of the device's own S (the stage alone) on sampled query rows (all t
   // columns), and every probability in [0, t) of every row finite.  Per element |p - ref| / (ref + 2^-20 max ref)
   // <= 2^-7: bf16 rounding is <= 2^-8 relative, exp2f and the fp32 sum add ~1e-6.
   CheckResult check_probs() {
