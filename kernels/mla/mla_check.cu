@@ -1,12 +1,14 @@
 // mla_check: correctness and timing of every MLA decode version against a float64 reference.
 //
 //   mla_check [--b N] [--s N] [--t N] [--h N] [--d N] [--p N] [--typical] [--seed N] [--rows N] [--reps N]
-//             [--warmup N] [--qrange X]
+//             [--warmup N] [--qrange X] [--versions LIST]
 //
 // Fresh random inputs each run (seed printed; --seed reproduces), output poisoned with NaN before each version,
 // sampled rows checked against the reference, the whole output checked for unwritten/non-finite elements, and the
-// output compared bit for bit after the timing runs (a change means a race).  Exit code: 0 all run versions pass,
-// 1 some version failed, 2 bad arguments or setup failure.
+// output compared bit for bit after the timing runs (a change means a race).  v4 runs every value of each of its
+// tunables (softmax block size, each GEMM's cuBLASLt algorithm) with the others at their defaults; v4bf is v4 with
+// bf16 scores (an experiment: README.md).  Exit code: 0 all run versions pass, 1 some version failed, 2 bad
+// arguments or setup failure.
 #include "bf16_host.hpp"
 #include "util/cuda_check.hpp"
 #include "mla_kernels.cuh"
@@ -22,7 +24,10 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <iterator>
+#include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -36,13 +41,20 @@ struct Options {
   int reps = 10;
   int warmup = 3;
   float q_range = 6.0f;  // q ~ U(-q_range, q_range), kv ~ U(-1, 1): score std = q_range / 3 for any d+p
+  std::vector<std::string> versions;  // empty: all
+  bool wants(const std::string& v) const {
+    return versions.empty() || std::find(versions.begin(), versions.end(), v) != versions.end();
+  }
 };
+
+const char* const kAllVersions[] = {"v1", "v2", "v3", "v4", "v4bf"};
 
 void usage() {
   std::puts(
       "usage: mla_check [--b N] [--s N] [--t N] [--h N] [--d N] [--p N] [--typical] [--seed N] [--rows N]\n"
-      "                 [--reps N] [--warmup N] [--qrange X]\n"
+      "                 [--reps N] [--warmup N] [--qrange X] [--versions LIST]\n"
       "  defaults: b=4 s=2 t=1024 h=128 d=512 p=64 (quick); --typical sets b=32 s=16 t=4096\n"
+      "  --versions: comma-separated subset of v1,v2,v3,v4,v4bf (default: all; v4bf = v4 with bf16 scores)\n"
       "  --rows: query rows checked against the float64 reference (default 64, first and last always included)\n"
       "  --qrange: q ~ U(-X, X), kv ~ U(-1, 1); softmax logits then have std X/3 (default 6 -> 2)\n"
       "  exit code: 0 every version run passed, 1 a version failed, 2 bad arguments or setup failure");
@@ -74,6 +86,21 @@ bool parse(int argc, char** argv, Options& opt) {
     char* end = nullptr;
     const long long n = std::strtoll(val.c_str(), &end, 10);
     const bool is_int = end != val.c_str() && *end == '\0';
+    if (key == "--versions") {
+      opt.versions.clear();
+      std::size_t pos = 0;
+      while (pos <= val.size()) {
+        const std::size_t comma = std::min(val.find(',', pos), val.size());
+        const std::string v = val.substr(pos, comma - pos);
+        if (std::find(std::begin(kAllVersions), std::end(kAllVersions), v) == std::end(kAllVersions)) {
+          std::fprintf(stderr, "mla_check: unknown version '%s' in --versions\n", v.c_str());
+          return false;
+        }
+        opt.versions.push_back(v);
+        pos = comma + 1;
+      }
+      continue;
+    }
     if (key == "--qrange") {
       opt.q_range = std::strtof(val.c_str(), &end);
       if (*end != '\0' || !(opt.q_range > 0.0f)) return false;
@@ -139,13 +166,15 @@ struct DeviceBuffer {
   std::size_t bytes() const { return count * sizeof(T); }
 };
 
-// One version as a sequence of stages (v3: partial, combine), each a launch on the stream.
+// One version as a sequence of stages (v3: partial, combine; v4: scores, softmax, output), each a launch on the
+// stream.  `poison` (optional) fills the version's intermediate buffers with NaN before the checked run.
 struct Version {
   std::string name;
   std::string config;
   bool supported = true;
   std::string skip_reason;
   std::vector<std::pair<std::string, std::function<void(cudaStream_t)>>> stages;
+  std::function<void(cudaStream_t)> poison;
 };
 
 struct Timing {
@@ -259,32 +288,88 @@ int main(int argc, char** argv) {
     const bool tc_ok = mla::mla_tensor_core_supports(opt.d, opt.p);
     const std::string tc_skip = "tensor-core kernels are compiled for (d,p) = (512,64), (256,32)";
     std::vector<Version> versions;
-    {
-      Version v{"v1", "-", opt.d <= 1024, "v1 needs d <= 1024", {}};
+    if (opt.wants("v1")) {
+      Version v{"v1", "-", opt.d <= 1024, "v1 needs d <= 1024", {}, {}};
       v.stages.push_back({"", [&args](cudaStream_t st) { mla::launch_mla_v1(args, st); }});
       versions.push_back(std::move(v));
     }
-    for (const mla::TileConfig& tile : mla::mla_tile_configs()) {
-      Version v{"v2", mla::to_string(tile), tc_ok, tc_skip, {}};
-      v.stages.push_back({"", [&args, tile](cudaStream_t st) { mla::launch_mla_v2(args, st, tile); }});
-      versions.push_back(std::move(v));
+    if (opt.wants("v2")) {
+      for (const mla::TileConfig& tile : mla::mla_tile_configs()) {
+        Version v{"v2", mla::to_string(tile), tc_ok, tc_skip, {}, {}};
+        v.stages.push_back({"", [&args, tile](cudaStream_t st) { mla::launch_mla_v2(args, st, tile); }});
+        versions.push_back(std::move(v));
+      }
     }
     std::vector<mla::TileConfig> v3_configs;
-    for (int splits : {1, 2, 4, 8}) v3_configs.push_back({64, 32, splits});
-    v3_configs.push_back({32, 64, 4});
-    v3_configs.push_back({16, 32, 16});
+    if (opt.wants("v3")) {
+      for (int splits : {1, 2, 4, 8}) v3_configs.push_back({64, 32, splits});
+      v3_configs.push_back({32, 64, 4});
+      v3_configs.push_back({16, 32, 16});
+    }
     std::size_t ws_bytes = 0;
     for (const mla::TileConfig& cfg : v3_configs) ws_bytes = std::max(ws_bytes, mla::mla_v3_workspace_bytes(args, cfg));
     DeviceBuffer<unsigned char> d_ws(tc_ok ? ws_bytes : 0);
     args.workspace = d_ws.ptr;
     args.workspace_bytes = d_ws.bytes();
     for (const mla::TileConfig& cfg : v3_configs) {
-      Version v{"v3", mla::to_string(cfg), tc_ok, tc_skip, {}};
+      Version v{"v3", mla::to_string(cfg), tc_ok, tc_skip, {}, {}};
       v.stages.push_back({"partial", [&args, cfg](cudaStream_t st) { mla::launch_mla_partial(args, st, cfg); }});
       v.stages.push_back({"combine", [&args, cfg](cudaStream_t st) { mla::launch_mla_combine(args, st, cfg); }});
       versions.push_back(std::move(v));
     }
-    std::printf("v3 workspace: %.4g MB (largest of the split counts tried)\n", static_cast<double>(ws_bytes) / 1e6);
+    if (!v3_configs.empty())
+      std::printf("v3 workspace: %.4g MB (largest of the split counts tried)\n", static_cast<double>(ws_bytes) / 1e6);
+
+    // v4: one plan per score type (S, P, cuBLASLt state made once), then every value of each tunable with the
+    // others at their defaults.  A plan that cannot be made (no cuBLASLt algorithm, no memory) is one failed line.
+    std::vector<std::unique_ptr<mla::MlaV4Plan>> v4_plans;
+    for (const auto& [name, type] : {std::pair<std::string, mla::ScoreType>{"v4", mla::ScoreType::fp32},
+                                     std::pair<std::string, mla::ScoreType>{"v4bf", mla::ScoreType::bf16}}) {
+      if (!opt.wants(name)) continue;
+      const char* label = type == mla::ScoreType::fp32 ? "fp32 scores" : "bf16 scores (experiment)";
+      std::unique_ptr<mla::MlaV4Plan> plan;
+      try {
+        plan = std::make_unique<mla::MlaV4Plan>(args, type);
+      } catch (const std::exception& e) {
+        const std::string msg = e.what();
+        Version v{name, "plan", true, "", {}, {}};
+        v.stages.push_back({"", [msg](cudaStream_t) -> void { throw std::runtime_error(msg); }});
+        versions.push_back(std::move(v));
+        continue;
+      }
+      const mla::MlaV4Plan* pl = plan.get();
+      std::printf("%s (%s): S %.4g MB + P %.4g MB, row pitch %lld\n", name.c_str(), label,
+                  static_cast<double>(pl->scores_bytes()) / 1e6, static_cast<double>(pl->probs_bytes()) / 1e6, pl->ld());
+      for (int r = 1; r <= pl->algo_count(mla::V4Gemm::scores); ++r)
+        std::printf("  scores GEMM qk_algo=%d: %s\n", r, pl->algo_description(mla::V4Gemm::scores, r).c_str());
+      for (int r = 1; r <= pl->algo_count(mla::V4Gemm::output); ++r)
+        std::printf("  output GEMM pv_algo=%d: %s\n", r, pl->algo_description(mla::V4Gemm::output, r).c_str());
+      std::vector<mla::TileConfig> cfgs;
+      auto v4cfg = [](int threads, int qk, int pv) {
+        mla::TileConfig c;
+        c.softmax_threads = threads;
+        c.scores_algo = qk;
+        c.output_algo = pv;
+        return c;
+      };
+      const std::vector<int> threads = mla::mla_v4_softmax_threads();  // the default first
+      for (int th : threads) cfgs.push_back(v4cfg(th, 1, 1));
+      if (type == mla::ScoreType::fp32) {  // the experiment only at the defaults
+        for (int r = 2; r <= pl->algo_count(mla::V4Gemm::scores); ++r) cfgs.push_back(v4cfg(threads[0], r, 1));
+        for (int r = 2; r <= pl->algo_count(mla::V4Gemm::output); ++r) cfgs.push_back(v4cfg(threads[0], 1, r));
+      } else {
+        cfgs.resize(1);
+      }
+      for (const mla::TileConfig& cfg : cfgs) {
+        Version v{name, mla::to_string(cfg), true, "", {}, {}};
+        v.stages.push_back({"scores", [&args, pl, cfg](cudaStream_t st) { pl->launch_scores(args, st, cfg); }});
+        v.stages.push_back({"softmax", [&args, pl, cfg](cudaStream_t st) { pl->launch_softmax(args, st, cfg); }});
+        v.stages.push_back({"output", [&args, pl, cfg](cudaStream_t st) { pl->launch_output(args, st, cfg); }});
+        v.poison = [pl](cudaStream_t st) { pl->poison(st); };
+        versions.push_back(std::move(v));
+      }
+      v4_plans.push_back(std::move(plan));
+    }
 
     // Reference.
     const std::vector<long long> rows = mla::mla_sample_rows(shape, opt.sample_rows, opt.seed ^ 0x5eedull);
@@ -293,18 +378,19 @@ int main(int argc, char** argv) {
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
-    std::printf("\n%-4s %-22s %9s %9s %-6s %10s %9s %9s  %s\n", "ver", "config", "rel_err", "nonfinite", "result",
+    std::printf("\n%-4s %-32s %9s %9s %-6s %10s %9s %9s  %s\n", "ver", "config", "rel_err", "nonfinite", "result",
                 "median_ms", "TFLOP/s", "GB/s", "notes");
     for (const Version& ver : versions) {
       if (!ver.supported) {
         ++skipped;
-        std::printf("%-4s %-22s %9s %9s %-6s %10s %9s %9s  %s\n", ver.name.c_str(), ver.config.c_str(), "-", "-",
+        std::printf("%-4s %-32s %9s %9s %-6s %10s %9s %9s  %s\n", ver.name.c_str(), ver.config.c_str(), "-", "-",
                     "SKIP", "-", "-", "-", ver.skip_reason.c_str());
         continue;
       }
       try {
         CUDA_CHECK(cudaMemsetAsync(d_o.ptr, 0xFF, d_o.bytes(), stream));  // bf16 0xFFFF = NaN
         if (d_ws.count > 0) CUDA_CHECK(cudaMemsetAsync(d_ws.ptr, 0xFF, d_ws.bytes(), stream));  // fp32 NaN
+        if (ver.poison) ver.poison(stream);
         run_once(ver, stream);
         CUDA_CHECK(cudaStreamSynchronize(stream));
         CUDA_CHECK(cudaMemcpy(h_o.data(), d_o.ptr, d_o.bytes(), cudaMemcpyDeviceToHost));
@@ -328,12 +414,12 @@ int main(int argc, char** argv) {
         if (!stable) notes += (notes.empty() ? "" : "; ") + std::string("OUTPUT CHANGED ACROSS RUNS (race?)");
         if (nonfinite) notes += (notes.empty() ? "" : "; ") + std::string("unwritten or non-finite outputs");
         const double sec = tm.total_ms * 1e-3;
-        std::printf("%-4s %-22s %9.3e %9lld %-6s %10.4f %9.2f %9.1f  %s\n", ver.name.c_str(), ver.config.c_str(), err,
+        std::printf("%-4s %-32s %9.3e %9lld %-6s %10.4f %9.2f %9.1f  %s\n", ver.name.c_str(), ver.config.c_str(), err,
                     nonfinite, ok ? "PASS" : "FAIL", tm.total_ms, flops / sec / 1e12, min_bytes / sec / 1e9,
                     notes.c_str());
       } catch (const std::exception& e) {
         ++failed;
-        std::printf("%-4s %-22s %9s %9s %-6s %10s %9s %9s  error: %s\n", ver.name.c_str(), ver.config.c_str(), "-",
+        std::printf("%-4s %-32s %9s %9s %-6s %10s %9s %9s  error: %s\n", ver.name.c_str(), ver.config.c_str(), "-",
                     "-", "FAIL", "-", "-", "-", e.what());
       }
       std::fflush(stdout);

@@ -1,5 +1,5 @@
 // MLA decode kernels: v1 (fp32, one block per query row), v2 (WMMA tile), v3 (split-KV partial + combine).
-// Layouts and formulas: mla_kernels.cuh and README.md.
+// v4 (cuBLASLt GEMMs around a row softmax) lives in mla_v4.cu.  Layouts and formulas: mla_kernels.cuh, README.md.
 #include "mla_kernels.cuh"
 
 #include "util/cuda_check.hpp"
@@ -582,9 +582,17 @@ std::vector<TileConfig> mla_tile_configs() { return {std::begin(kTileConfigs), s
 bool mla_tensor_core_supports(int d, int p) { return (d == 512 && p == 64) || (d == 256 && p == 32); }
 
 std::string to_string(const TileConfig& cfg) {
-  std::string s = "hb=" + std::to_string(cfg.heads_per_block) + " n=" + std::to_string(cfg.kv_rows_per_tile);
-  if (cfg.num_splits > 0) s += " splits=" + std::to_string(cfg.num_splits);
-  return s;
+  std::string s;
+  auto add = [&s](const char* key, int v) { s += (s.empty() ? "" : " ") + std::string(key) + "=" + std::to_string(v); };
+  if (cfg.heads_per_block > 0 || cfg.kv_rows_per_tile > 0) {
+    add("hb", cfg.heads_per_block);
+    add("n", cfg.kv_rows_per_tile);
+  }
+  if (cfg.num_splits > 0) add("splits", cfg.num_splits);
+  if (cfg.softmax_threads > 0) add("softmax", cfg.softmax_threads);
+  if (cfg.scores_algo > 0) add("qk_algo", cfg.scores_algo);
+  if (cfg.output_algo > 0) add("pv_algo", cfg.output_algo);
+  return s.empty() ? "default" : s;
 }
 
 float mla_scale(const MlaArgs& args) {

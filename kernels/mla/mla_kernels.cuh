@@ -7,16 +7,19 @@
 // For every query row: score_j = (q . kv_j) * scale over d+p columns, softmax over all t cached tokens (decode: no
 // causal mask), o = sum_j softmax_j * kv_j[:d].  FLOPs = b*s*h*2*t*(2d+p).
 //
-// Three versions (see README.md): v1 one block per query row in fp32; v2 tensor cores (WMMA) over a tile of
+// Four versions (see README.md): v1 one block per query row in fp32; v2 tensor cores (WMMA) over a tile of
 // query rows against shared-memory kv tiles with an online softmax; v3 the v2 tile split over t (stage 1
-// mla_partial) plus a merge (stage 2 mla_combine).  Every launch function validates its arguments, checks the
-// launch, and throws std::runtime_error on any problem; none synchronises.
+// mla_partial) plus a merge (stage 2 mla_combine); v4 three stages per batch entry, S = Q KV^T and O = P V as
+// strided-batched cuBLASLt GEMMs around a row softmax kernel (MlaV4Plan).  Every launch function validates its
+// arguments, checks the launch, and throws std::runtime_error on any problem (std::invalid_argument for arguments
+// or configurations it rejects); none synchronises.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,11 +42,19 @@ struct MlaArgs {
 //                     may also span consecutive s.  Every row of a block shares the kv tiles it stages.
 //   kv_rows_per_tile  v2/v3: kv rows staged in shared memory per step (double-buffered with cp.async).
 //   num_splits        v3: chunks t is split into (1..kMaxSplits); each chunk is one block of stage 1.
-// Valid (heads_per_block, kv_rows_per_tile) pairs: mla_tile_configs().  Default: {64, 32}; v3 default splits 4.
+//   softmax_threads   v4: threads per block of the row softmax (128, 256, 512, 1024; one block per row).
+//   scores_algo       v4: which cuBLASLt algorithm runs S = Q KV^T: its 1-based rank in the heuristic's list
+//                     (1 = cuBLASLt's first choice; at most MlaV4Plan::algo_count()).
+//   output_algo       v4: the same for O = P V.
+// Valid (heads_per_block, kv_rows_per_tile) pairs: mla_tile_configs().  Default: {64, 32}; v3 default splits 4;
+// v4 defaults: 256 softmax threads, algorithm 1 for both GEMMs.
 struct TileConfig {
   int heads_per_block = 0;
   int kv_rows_per_tile = 0;
   int num_splits = 0;
+  int softmax_threads = 0;
+  int scores_algo = 0;
+  int output_algo = 0;
 };
 
 inline constexpr int kMaxSplits = 64;
@@ -75,5 +86,60 @@ void launch_mla_v3(const MlaArgs& args, cudaStream_t stream, const TileConfig& c
 // cudaErrorNotSupported when no kernel is compiled for the shape or tile.
 enum class MlaKernel { v1, v2, partial, combine };
 cudaError_t mla_kernel_attributes(MlaKernel k, const MlaArgs& a, const TileConfig& cfg, cudaFuncAttributes& out);
+
+// ---------------------------------------------------------------------------------------------------------------
+// v4: per batch entry, the s*h query rows share one latent kv, so decode attention is two large GEMMs:
+//   stage 1 (scores)   S = (Q KV^T) * scale * log2(e)   [b][s*h, t]   cuBLASLt strided-batched, bf16 x bf16 -> fp32
+//   stage 2 (softmax)  P = softmax over t of each row of S, normalised, bf16 (one block per row, exp2)
+//   stage 3 (output)   O = P V, V = KV[:, :d]           [b][s*h, d]   cuBLASLt strided-batched, bf16 out
+// S and P live in buffers the plan owns (row pitch ld() = t rounded up to 64 elements), with the cuBLASLt handle,
+// descriptors, heuristic algorithms and a 32 MiB workspace: all created once, in the constructor, for one shape.
+// The scores are fp32 by default; ScoreType::bf16 halves their traffic but rounds every logit to 8 significant
+// bits, an error that grows with the logits' magnitude (README.md: an experiment, not the package's v4).
+// A plan's launches must not run concurrently with each other (they share S, P and the workspace).
+// ---------------------------------------------------------------------------------------------------------------
+enum class ScoreType { fp32, bf16 };
+enum class V4Gemm { scores, output };
+
+class MlaV4Plan {
+ public:
+  static constexpr int kMaxAlgos = 4;      // heuristic results kept per GEMM
+  static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+
+  // For args' shape (b, s, t, h, d, p) and the alignment of its q, kv and o pointers (later launches need pointers
+  // at least as aligned).  Throws std::invalid_argument for unusable shapes or when cuBLASLt has no algorithm,
+  // std::runtime_error for CUDA / cuBLASLt failures.
+  explicit MlaV4Plan(const MlaArgs& args, ScoreType scores = ScoreType::fp32);
+  ~MlaV4Plan();
+  MlaV4Plan(const MlaV4Plan&) = delete;
+  MlaV4Plan& operator=(const MlaV4Plan&) = delete;
+
+  void launch_scores(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {}) const;
+  void launch_softmax(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {}) const;
+  void launch_output(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {}) const;
+  void launch(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {}) const;  // all three
+
+  int algo_count(V4Gemm g) const;                          // 1..kMaxAlgos
+  std::string algo_description(V4Gemm g, int rank) const;  // cuBLASLt's algo id, tile, split-k, workspace
+  // The softmax kernel launch_softmax would run for cfg (it depends on t and the block size).
+  cudaError_t softmax_attributes(const TileConfig& cfg, cudaFuncAttributes& out) const;
+
+  void poison(cudaStream_t stream) const;  // S and P filled with NaN (0xFF bytes)
+  void poison_scores(cudaStream_t stream) const;
+  void poison_probs(cudaStream_t stream) const;
+  ScoreType score_type() const;
+  long long ld() const;                    // row pitch of S and P in elements
+  const void* scores() const;              // [b, s*h, ld] float or bf16 (by score_type); columns >= t unused
+  const __nv_bfloat16* probs() const;      // [b, s*h, ld] bf16; columns t..(t rounded up to 8)-1 are 0, later unused
+  std::size_t scores_bytes() const;
+  std::size_t probs_bytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The softmax block sizes v4 accepts (its tile space); the default first.
+std::vector<int> mla_v4_softmax_threads();
 
 }  // namespace mla
