@@ -86,7 +86,9 @@ TEST(Cli, DryRunShowsTheNcuCommandWithClocksLeftAlone) {
   auto r = run_kprof("run --prof_type=annotation --dry-run --kernel-regex gemm -- ./app 3");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("--clock-control none"), std::string::npos);
-  EXPECT_NE(r.out.find("--kernel-id ::regex:gemm:1"), std::string::npos) << r.out;
+  // One launch per kernel and launch configuration, restricted to the kernel filter.
+  EXPECT_NE(r.out.find("-k regex:gemm"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--launch-count 1 --filter-mode per-launch-config"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("./app 3"), std::string::npos);
 }
 

@@ -72,8 +72,9 @@ TEST(SessionModeTable, AnnotationAndNcuCollectorsFollowTheCounterAndTimingChoice
   EXPECT_EQ(plan_run(spec).clock_control, "none (CUPTI range profiler; clocks left as found)");
   spec.mode = Mode::Ncu;
   auto n = plan_run(spec);
-  EXPECT_EQ(n.collectors, (std::vector<CollectorKind>{CollectorKind::Clocks, CollectorKind::NcuFull,
-                                                      CollectorKind::CompiledCode}));
+  // ncu mode times every launch with the tracer too (launch gaps, stages); ncu replays one launch per group.
+  EXPECT_EQ(n.collectors, (std::vector<CollectorKind>{CollectorKind::Clocks, CollectorKind::Tracer,
+                                                      CollectorKind::NcuFull, CollectorKind::CompiledCode}));
   EXPECT_EQ(n.clock_control, "none");
 }
 

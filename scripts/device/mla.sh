@@ -9,17 +9,10 @@
 # libkprof_inject.so; cuBLASLt comes from the CUDA install (/usr/local/cuda/lib64, found through the RPATH).
 # Results: $OUT/mla.tgz (logs, profiles) and $OUT/mla-summary.txt.  About 2 minutes of GPU time.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd); cd "$ROOT"
-D=$ROOT/build/dist; OUT=${OUT:-/tmp/kprof-out}; R=/tmp/kprof-mla; rm -rf $R; mkdir -p $R $OUT
-export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH PYTHONUNBUFFERED=1
+. "$(dirname "$0")/steps.sh"; cd "$ROOT"
+R=/tmp/kprof-mla; rm -rf $R; mkdir -p $R
 S=$R/summary.txt; : > $S
-. $ROOT/scripts/device/steps.sh
-# Every step has a time limit, so that a hang cannot use up the call.
-step() {
-  local name=$1; shift; local t0=$(now)
-  timeout 240 "$@" > $R/$name.out 2> $R/$name.err; local rc=$?
-  log "$(printf '%-30s rc=%-3s %8s s' $name $rc $(dt $t0 $(now)))"
-}
+STEP_TIMEOUT=240  # every step has a time limit, so that a hang cannot use up the call
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a $S
 O=$R/profiles; C=$R/cache; MLA="--b=32 --s=16 --t=4096"
 
@@ -33,10 +26,10 @@ step check_d256        $D/mla_check --d 256 --p 32 --versions v4
 step check_qrange9     $D/mla_check --qrange 9 --versions v4,v4bf
 
 # 2. profiles (the first v4 run tunes: its choices are in $C and in each run's tiling/)
-step mla_v3_annotation kprof mla v3 $MLA --prof_type=annotation --cache-dir $C --out $O/mla_v3_annotation
-step mla_v3_event      kprof mla v3 $MLA --prof_type=event --cache-dir $C --out $O/mla_v3_event
-step mla_v4_annotation kprof mla v4 $MLA --prof_type=annotation --cache-dir $C --out $O/mla_v4_annotation
-step mla_v4_event      kprof mla v4 $MLA --prof_type=event --cache-dir $C --out $O/mla_v4_event
+step mla_v3_annotation kprof mla v3 $MLA --prof-type=annotation --cache-dir $C --out $O/mla_v3_annotation
+step mla_v3_event      kprof mla v3 $MLA --prof-type=event --cache-dir $C --out $O/mla_v3_event
+step mla_v4_annotation kprof mla v4 $MLA --prof-type=annotation --cache-dir $C --out $O/mla_v4_annotation
+step mla_v4_event      kprof mla v4 $MLA --prof-type=event --cache-dir $C --out $O/mla_v4_event
 
 # 3. summary: every checked line, then the table
 {

@@ -91,8 +91,10 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
       const Cause& c = a.causes.front();
       a.bottleneck.cause = c.id;
       a.bottleneck.key_issue = c.label;
-      a.bottleneck.root_cause = a.bottleneck.root_cause.substr(0, a.bottleneck.root_cause.find(". ") + 1);
-      a.bottleneck.root_cause += " Cause: " + c.label + " (" + c.evidence + ").";
+      // The speed-of-light sentence, then the cause with its numbers.
+      std::string& rc = a.bottleneck.root_cause;
+      if (auto dot = rc.find(". "); dot != std::string::npos) rc.erase(dot + 1);
+      rc += (rc.empty() ? "" : " ") + std::string("Cause: ") + c.label + " (" + c.evidence + ").";
     }
   } else if (!g.counters_note.empty()) {
     a.bottleneck.key_issue = "no counters (" + g.counters_note + ")";

@@ -10,8 +10,11 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
     for (auto& g : stage.kernels) {
       const KernelLaunch* same_shape = nullptr;
       const KernelLaunch* same_name = nullptr;
+      // The group's mangled name, when both sides know it, tells template instantiations apart.
+      const std::string& mangled = g.launches.empty() ? std::string() : g.launches.front().mangled;
       for (const auto& l : ncu_launches) {
         if (l.function != g.kernel) continue;
+        if (!mangled.empty() && !l.mangled.empty() && l.mangled != mangled) continue;
         if (!same_name) same_name = &l;
         if (l.launch.grid == g.launch.grid && l.launch.block == g.launch.block) {
           // Prefer the launch profiled inside the same NVTX range.

@@ -110,7 +110,9 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches) {
       group_index.emplace_back();
     }
     Stage& st = stages[sit->second];
-    GroupKey key{fn, l.launch.grid, l.launch.block};
+    // A kernel is its mangled name when the collector knows it (two instantiations of one template are two
+    // kernels), else its function name; a group is one kernel at one launch shape.
+    GroupKey key{l.mangled.empty() ? fn : l.mangled, l.launch.grid, l.launch.block};
     auto [git, new_group] = group_index[sit->second].try_emplace(key, st.kernels.size());
     if (new_group) {
       KernelGroup g;
@@ -126,9 +128,15 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches) {
   for (auto& st : stages) {
     std::map<std::string, int> shapes_per_function;
     for (const auto& g : st.kernels) ++shapes_per_function[g.kernel];
-    for (auto& g : st.kernels) {
+    for (auto& g : st.kernels)
       if (shapes_per_function[g.kernel] > 1)
         g.label = fmt::format("{} [{}x{}x{}]", g.kernel, g.launch.grid[0], g.launch.grid[1], g.launch.grid[2]);
+    // Instantiations of one template at one shape: numbered in launch order ("k [256x1x1] #2").
+    std::map<std::string, int> same_label, seen;
+    for (const auto& g : st.kernels) ++same_label[g.label];
+    for (auto& g : st.kernels)
+      if (same_label[g.label] > 1) g.label += fmt::format(" #{}", ++seen[g.label]);
+    for (auto& g : st.kernels) {
       set_span(g, busy);
       finish_group(g);
     }

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "collect/counters/counters_format.hpp"
 #include "collect/counters/counters_import.hpp"
 #include "collect/merge_counters.hpp"
+#include "collect/ncu/canonical.hpp"
 #include "collect/ncu/ncu_import.hpp"
 #include "collect/stage_grouping.hpp"
 #include "collect/trace/trace_launches.hpp"
@@ -161,6 +164,70 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
   if (!spec.counters_from.empty()) declare_from_counters(run, spec.counters_from);
   apply_declared_stages(run, spec.declared_stages);
   return a;
+}
+
+}  // namespace kprof::session
+
+namespace kprof::session {
+
+std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
+  const bool trace = fs::exists(dir / tracer_env::kFileName);
+  const bool cupti = fs::exists(dir / counters_format::kFileName);
+  const bool ncu = !ncu_csv_files(dir).empty();
+  if (!trace && !cupti && !ncu) return std::nullopt;
+  const ProfileRun recorded = load_artifact(dir);
+  // A run that timed its launches with the tracer but whose trace file is gone (packed away for size) cannot be
+  // rebuilt without losing the timings: its profile.json is re-read instead.
+  if (!trace && recorded.mode != "ncu")
+    for (const auto& s : recorded.stages)
+      for (const auto& g : s.kernels)
+        if (g.duration_ns.count > 1) return std::nullopt;
+  Reassembled r;
+  RunSpec& spec = r.spec;
+  spec.mode = parse_mode(recorded.mode);
+  spec.kernel = recorded.kernel;
+  spec.version = recorded.version;
+  spec.params = recorded.params;
+  // The command as recorded (arguments with spaces were quoted): only its first word matters here (Python or not).
+  std::string word;
+  for (char c : recorded.command + " ") {
+    if (c != ' ') word += c;
+    else if (!word.empty()) spec.command.push_back(word), word.clear();
+  }
+  spec.counters = cupti ? CounterSource::Cupti : CounterSource::Ncu;
+  spec.timing = trace ? TimingSource::Trace : TimingSource::Counters;
+  for (const auto& s : recorded.stages)
+    if (s.declared.flops || s.declared.min_bytes) spec.declared_stages[s.name] = s.declared;
+  r.plan = plan_run(spec);
+  Collected c;
+  c.dir = dir;
+  c.timestamp = recorded.timestamp;
+  c.gpu_name = recorded.device.name;
+  c.clocks = recorded.clocks;
+  for (CollectorKind k : r.plan.collectors)
+    if (k != CollectorKind::Clocks && (k != CollectorKind::Tracer || trace)) c.passes.push_back(PassRecord{k});
+  r.assembled = assemble(spec, r.plan, c);
+  r.assembled.run.sources = recorded.sources;
+  return r;
+}
+
+}  // namespace kprof::session
+
+namespace kprof::session {
+
+void rederive_metrics(ProfileRun& run) {
+  for (auto& s : run.stages)
+    for (auto& g : s.kernels) {
+      if (g.representative < 0 || static_cast<std::size_t>(g.representative) >= g.launches.size()) continue;
+      const KernelLaunch& rep = g.launches[static_cast<std::size_t>(g.representative)];
+      if (rep.metrics.empty() && rep.sections.empty()) continue;
+      CanonicalMetrics m = ncu::derive_canonical(rep);
+      if (!m.duration_ns && g.duration_ns.count > 0) {
+        m.duration_ns = g.duration_ns.median;
+        m.provenance["duration_ns"] = "median of the group's launches (the profiled launch has no duration)";
+      }
+      g.metrics = std::move(m);
+    }
 }
 
 }  // namespace kprof::session

@@ -32,3 +32,26 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
 void apply_declared_stages(ProfileRun& run, const std::map<std::string, DeclaredWork>& declared);
 
 }  // namespace kprof::session
+
+namespace kprof::session {
+
+// An artifact rebuilt from the raw files its collectors left in it (trace.kptrace, counters.json, ncu/*.csv)
+// with what its profile.json recorded besides them (mode, names, command, parameters, clocks, the GPU's name,
+// each stage's declared work), through the same assemble() as a live run: the stages, groups and canonical
+// metrics are what the current kprof makes of the measurements, not what the kprof that ran them did.
+struct Reassembled {
+  RunSpec spec;
+  ModePlan plan;
+  Assembled assembled;
+};
+// nullopt when the directory holds no raw collector output (an artifact of `kprof analyze` of CSV files, or one
+// written before raw files were kept), or lacks the trace its timings came from: only its profile.json can be
+// re-read then (rederive_metrics).
+std::optional<Reassembled> reassemble_artifact(const std::filesystem::path& dir);
+
+// A run read back from profile.json, its canonical metrics derived again from the raw metrics each group's
+// representative launch kept (rates divided by that launch's own duration), so that a re-analysis sees what the
+// current kprof derives; groups, launches and timings stay as recorded.
+void rederive_metrics(ProfileRun& run);
+
+}  // namespace kprof::session

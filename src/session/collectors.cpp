@@ -204,6 +204,8 @@ ncu::NcuRunOptions ncu_options(const CollectorContext& ctx, bool full) {
   o.launch_count = ctx.spec.filters.launch_count;
   o.first_launch_per_kernel = !ctx.spec.filters.all_launches;
   if (!full) o.metrics = annotation_metrics();
+  // --set full lacks the tensor-pipe metric without HFMA2.MMA (the diagnosis falls back to one that counts it).
+  else o.metrics = {"sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active"};
   return o;
 }
 
@@ -214,11 +216,11 @@ class NcuPass : public Collector {
   explicit NcuPass(bool full) : full_(full) {}
   CollectorKind kind() const override { return full_ ? CollectorKind::NcuFull : CollectorKind::NcuMetrics; }
   std::vector<std::string> describe(const CollectorContext& ctx) const override {
-    return {full_ ? "ncu-full: Nsight Compute --set full with source → ncu/profile.ncu-rep, ncu/ncu_{raw,details,"
-                    "source,session}.csv"
-                  : std::string("ncu-metrics: Nsight Compute, the annotation metric list, ") +
-                        (ctx.spec.filters.all_launches ? "every launch" : "first launch of each kernel") +
-                        " → ncu/ncu_raw.csv",
+    const std::string which = ctx.spec.filters.all_launches ? "every launch"
+                                                            : "one launch per kernel and launch configuration";
+    return {full_ ? "ncu-full: Nsight Compute --set full with source, " + which +
+                        " → ncu/profile.ncu-rep, ncu/ncu_{raw,details,source,session}.csv"
+                  : "ncu-metrics: Nsight Compute, the annotation metric list, " + which + " → ncu/ncu_raw.csv",
             "ncu run: " + command_line(ncu::ncu_collect_args(ncu_options(ctx, full_)))};
   }
   void run(CollectorContext& ctx, Collected& c) override {

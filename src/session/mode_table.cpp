@@ -19,8 +19,9 @@ const ModeEntry kTable[] = {
      /*tracer=*/true, kTimingRecords, /*counters=*/true, /*ncu_full=*/false, /*compiled_code=*/false, {}},
     {Mode::Event, "precise durations of every launch (median, p10/p90, CV) at the tracer's lowest overhead",
      /*tracer=*/true, kTimingRecords, false, false, false, {.timing_report = true}},
-    {Mode::Ncu, "Nsight Compute --set full: every section, NCU rules, annotated source, SASS", /*tracer=*/false, {},
-     false, /*ncu_full=*/true, /*compiled_code=*/true, {.source_pages = true}},
+    // A tracer pass too: ncu replays one launch per kernel group, the tracer times them all (launch gaps, stages).
+    {Mode::Ncu, "Nsight Compute --set full: every section, NCU rules, annotated source, SASS", /*tracer=*/true,
+     kTimingRecords, false, /*ncu_full=*/true, /*compiled_code=*/true, {.source_pages = true}},
     {Mode::Nsys, "the full timeline: streams, copies, synchronisation, overlap, launch overhead, Perfetto trace",
      /*tracer=*/true, kTimelineRecords, false, false, false, {.timeline = true, .chrome_trace = true}},
 };

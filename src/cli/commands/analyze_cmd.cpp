@@ -7,6 +7,7 @@
 #include "collect/ncu/ncu_import.hpp"
 #include "render/source_markdown.hpp"
 #include "session/artifact.hpp"
+#include "session/assemble.hpp"
 #include "session/publish.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -25,7 +26,11 @@ struct Inputs {
 // An artifact directory re-analysed as it is; anything else is a list of ncu CSV files.
 Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string, std::string>& copies) {
   if (inputs.size() == 1 && fs::is_directory(inputs[0])) {
-    if (fs::exists(fs::path(inputs[0]) / "profile.json")) return {session::load_artifact(inputs[0]), false};
+    if (fs::exists(fs::path(inputs[0]) / "profile.json")) {
+      ProfileRun run = session::load_artifact(inputs[0]);
+      session::rederive_metrics(run);  // what the current kprof derives from the recorded counters
+      return {std::move(run), false};
+    }
     std::vector<std::string> csvs;
     for (const auto& e : fs::directory_iterator(inputs[0]))
       if (e.path().extension() == ".csv") csvs.push_back(e.path().string());
@@ -52,6 +57,29 @@ Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string,
 
 int cmd_analyze(const AnalyzeOptions& o) {
   auto ctx = session::AnalysisContext::load(o.common.data);
+  // An artifact with its collectors' raw files is rebuilt from them: the current kprof's grouping, metrics and
+  // analysis, and every output of its mode (timeline, CSVs, trace.json, source pages).
+  if (o.inputs.size() == 1 && fs::is_directory(o.inputs[0]))
+    if (auto r = session::reassemble_artifact(o.inputs[0])) {
+      ProfileRun& run = r->assembled.run;
+      if (!o.kernel.empty()) run.kernel = o.kernel;
+      if (o.version != "-") run.version = o.version;
+      if (!o.params.empty()) run.params = o.params;
+      fs::path dir = o.write ? session::artifact_dir(run, o.output.out_root, o.output.out_dir) : fs::path();
+      std::map<std::string, std::string> raw;  // the raw files travel with the new artifact
+      if (!dir.empty() && fs::weakly_canonical(dir) != fs::weakly_canonical(o.inputs[0]))
+        for (const auto& e : fs::recursive_directory_iterator(o.inputs[0])) {
+          auto rel = fs::relative(e.path(), o.inputs[0]).generic_string();
+          if (e.is_regular_file() && (rel == "trace.kptrace" || rel == "counters.json" || rel.rfind("ncu/", 0) == 0 ||
+                                      rel.rfind("compiled/", 0) == 0))
+            raw[rel] = read_file(e.path());
+        }
+      auto p = session::publish_run(run, ctx, o.output, dir, std::move(raw),
+                                    r->assembled.trace ? &*r->assembled.trace : nullptr, r->plan.outputs,
+                                    &r->assembled.source);
+      session::print_published(p, o.common.print.json, o.common.print.quiet, std::cout, std::cerr);
+      return kExitOk;
+    }
   std::map<std::string, std::string> copies;
   auto [run, imported] = load_inputs(o.inputs, copies);
   if (!o.kernel.empty()) run.kernel = o.kernel;

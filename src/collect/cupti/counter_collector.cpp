@@ -84,7 +84,12 @@ void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_Callb
   CUcontext ctx = cb->context;
   if (!ctx) cuCtxGetCurrent(&ctx);
   if (!ctx || mangled.empty()) return;  // not counted as an invocation: a later launch of it can be profiled
-  std::uint64_t invocation = ++invocations_[mangled];
+  // Invocations count per kernel and launch shape (a kernel group): the first launch of each shape is profiled,
+  // so a kernel launched at two grid sizes gets counters for both.
+  const std::string shape_key = mangled + "|" + std::to_string(probe.grid[0]) + "x" + std::to_string(probe.grid[1]) + "x" +
+                                std::to_string(probe.grid[2]) + "|" + std::to_string(probe.block[0]) + "x" +
+                                std::to_string(probe.block[1]) + "x" + std::to_string(probe.block[2]);
+  std::uint64_t invocation = ++invocations_[shape_key];
   std::string limit;
   const bool chosen = selection_.select(mangled, invocation, nvtx, profiled_, &limit);
   if (!limit.empty()) error(limit);

@@ -1,4 +1,4 @@
-// Which kernel launches the counter collector profiles: the first launch of each kernel name (or every one with
+// Which kernel launches the counter collector profiles: the first launch of each kernel and launch shape (or every one with
 // KPROF_COUNTERS_ALL=1) whose base name matches KPROF_COUNTERS_KERNEL and that runs inside the NVTX path of
 // KPROF_COUNTERS_NVTX, after KPROF_COUNTERS_SKIP such launches, up to KPROF_COUNTERS_COUNT and the image's
 // KPROF_COUNTERS_MAX. No CUPTI: also built into kprof_collect for the tests.
@@ -18,7 +18,7 @@ class LaunchSelection {
   // "" when the options are usable; else why nothing will be selected (the kernel filter is not a valid regex:
   // profiling nothing beats profiling everything).
   std::string configure(const CounterOptions& options);
-  // Decides for one launch: `invocation` is 1-based per mangled name, `nvtx` the launching thread's push/pop
+  // Decides for one launch: `invocation` is 1-based per mangled name and launch shape (grid, block), `nvtx` the launching thread's push/pop
   // stack (outermost first), `profiled` how many launches were profiled so far. Counts the launch towards the
   // skip. When a limit stops profiling, `limit_error` says so (the caller records it).
   bool select(const std::string& mangled, std::uint64_t invocation, const std::vector<std::string>& nvtx,

@@ -20,19 +20,24 @@ std::vector<std::string> ncu_collect_args(const NcuRunOptions& opt) {
     // An empty section folder: ncu then skips loading and parsing its ~30 section files and rules at start-up
     // (0.3 s of a 4.5 s annotation run on the H200); --metrics needs none of them.
     a.insert(a.end(), {"--section-folder", (fs::path(opt.work_dir) / "no-sections").string()});
-    if (opt.first_launch_per_kernel) {
-      // context:stream:name:invocation — invocation 1 of every kernel matching the name filter.
-      a.insert(a.end(), {"--kernel-id", "::regex:" + name_re + ":1"});
-    } else if (!opt.kernel_regex.empty()) {
-      a.insert(a.end(), {"-k", "regex:" + opt.kernel_regex});
-    }
+    if (!opt.kernel_regex.empty()) a.insert(a.end(), {"-k", "regex:" + opt.kernel_regex});
     a.insert(a.end(), {"--csv", "--page", "raw", "--print-units", "base", "--log-file",
                        (fs::path(opt.work_dir) / "ncu_raw.csv").string()});
   } else {
     a.insert(a.end(), {"--set", "full", "--import-source", "yes", "-f", "-o",
                        (fs::path(opt.work_dir) / "profile").string()});
+    // What kprof's diagnosis reads that the full set lacks (the tensor pipe without HFMA2.MMA, ...).
+    if (!opt.metrics.empty()) {
+      std::string joined;
+      for (const auto& m : opt.metrics) joined += (joined.empty() ? "" : ",") + m;
+      a.insert(a.end(), {"--metrics", joined});
+    }
     if (!opt.kernel_regex.empty()) a.insert(a.end(), {"-k", "regex:" + opt.kernel_regex});
   }
+  // One launch of each kernel and launch configuration (grid, block, shared memory): what a kernel group is.
+  // Every launch only with --all-launches, or when the user's own skip/count filters apply.
+  if (opt.first_launch_per_kernel && opt.launch_skip == 0 && opt.launch_count == 0)
+    a.insert(a.end(), {"--launch-count", "1", "--filter-mode", "per-launch-config"});
   if (!opt.nvtx_include.empty()) a.insert(a.end(), {"--nvtx-include", opt.nvtx_include});
   if (opt.launch_skip > 0) a.insert(a.end(), {"-s", std::to_string(opt.launch_skip)});
   if (opt.launch_count > 0) a.insert(a.end(), {"-c", std::to_string(opt.launch_count)});

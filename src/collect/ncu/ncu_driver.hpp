@@ -17,12 +17,14 @@ struct NcuRunOptions {
   std::string work_dir;                 // where CSVs, logs and the report go
   std::string ncu = "ncu";              // executable (PATH lookup)
   std::string clock_control = "none";   // passed as --clock-control
-  std::vector<std::string> metrics;     // the metric list (metric_list)
+  std::vector<std::string> metrics;     // the metric list (metric_list); full_set: added to the set
   std::string kernel_regex;             // -k regex:<re>
   std::string nvtx_include;             // --nvtx-include
   int launch_skip = 0;                  // -s
   int launch_count = 0;                 // -c (0 = no limit)
-  bool first_launch_per_kernel = true;  // metric_list: --kernel-id ::regex:<re>:1 (counters once per kernel)
+  // One launch per kernel and launch configuration (--launch-count 1 --filter-mode per-launch-config): the
+  // counters of every kernel group, once. Off with --all-launches or the user's own -s/-c.
+  bool first_launch_per_kernel = true;
   std::vector<std::string> extra_args;  // passed to ncu verbatim
 };
 
