@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "analyze/classify.hpp"
 #include "analyze/diagnosis.hpp"
@@ -35,6 +36,27 @@ double group_time(const KernelGroup& g) {
   return g.metrics.duration_ns.value_or(0);
 }
 
+}  // namespace
+
+namespace {
+std::optional<BottleneckKind> kind_of_cause(const std::string& id) {
+  static const std::map<std::string, BottleneckKind> kinds = {
+      {"dram_bandwidth", BottleneckKind::memory},        {"l1_bandwidth", BottleneckKind::memory},
+      {"l2_bandwidth", BottleneckKind::memory},          {"memory_bound", BottleneckKind::memory},
+      {"uncoalesced_global", BottleneckKind::memory},    {"scattered_access", BottleneckKind::memory},
+      {"local_memory", BottleneckKind::memory},          {"smem_bank_conflicts", BottleneckKind::memory},
+      {"fp32_pipe", BottleneckKind::compute},            {"fp16_pipe", BottleneckKind::compute},
+      {"fp64_pipe", BottleneckKind::compute},            {"int_pipe", BottleneckKind::compute},
+      {"sfu_pipe", BottleneckKind::compute},             {"tensor_pipe", BottleneckKind::compute},
+      {"compute_bound", BottleneckKind::compute},        {"matmul_without_tensor_cores", BottleneckKind::compute},
+      {"warp_divergence", BottleneckKind::compute},      {"memory_latency", BottleneckKind::latency},
+      {"latency", BottleneckKind::latency},              {"occupancy_registers", BottleneckKind::latency},
+      {"occupancy_shared_memory", BottleneckKind::latency}, {"occupancy_warps", BottleneckKind::latency},
+      {"occupancy_blocks", BottleneckKind::latency},     {"grid_too_small", BottleneckKind::latency},
+      {"launch_overhead", BottleneckKind::latency},      {"atomic_contention", BottleneckKind::latency}};
+  auto it = kinds.find(id);
+  return it == kinds.end() ? std::nullopt : std::optional<BottleneckKind>(it->second);
+}
 }  // namespace
 
 void complete_metrics(CanonicalMetrics& m, const DeviceSpec* spec) {
@@ -90,6 +112,9 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
     if (!a.causes.empty()) {
       const Cause& c = a.causes.front();
       a.bottleneck.cause = c.id;
+      // The kind follows the cause, so the title and the cause never disagree (a near-tie of SM and memory
+      // throughput can otherwise read "compute-bound" above "Cause: L1 bandwidth").
+      if (auto kind = kind_of_cause(c.id)) a.bottleneck.kind = *kind;
       a.bottleneck.key_issue = c.label;
       // The speed-of-light sentence, then the cause with its numbers.
       std::string& rc = a.bottleneck.root_cause;

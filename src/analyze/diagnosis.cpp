@@ -194,11 +194,12 @@ struct Rules {
         at = fmt::format(" at {:.1f} TFLOP/s against a {} tensor roof of {:.0f}", achieved, prec, roof);
       }
     }
+    const std::string fma = m.fma_pipe_pct ? fmt::format(" (FMA pipe {:.0f}% busy)", *m.fma_pipe_pct) : "";
     add("matmul_without_tensor_cores", "matrix multiply without tensor cores",
-        fmt::format("a matrix multiply on the FMA pipe ({:.0f}% busy){} with the tensor pipe idle", val(m.fma_pipe_pct),
-                    at),
+        fmt::format("a matrix multiply on the CUDA cores{}{} with the tensor pipe idle", fma, at),
         "tensor_cores", compute_side ? gain : std::min(gain, headroom) * 0.5, compute_side,
-        fmt::format("fma_pipe={:.0f}%, tensor_pipe={:.1f}%", val(m.fma_pipe_pct), val(m.tensor_pipe_pct)));
+        m.fma_pipe_pct ? fmt::format("fma_pipe={:.0f}%, tensor_pipe={:.1f}%", *m.fma_pipe_pct, val(m.tensor_pipe_pct))
+                       : fmt::format("tensor_pipe={:.1f}%, fp32_flops={:.3g}", val(m.tensor_pipe_pct), scalar_flops));
   }
 
   void tail() {
@@ -497,7 +498,13 @@ std::optional<double> time_floor_s(const CanonicalMetrics& m, const DeclaredWork
 }
 
 bool is_matmul(const GroupFacts& g, const DeclaredWork& declared, const Thresholds& t) {
-  (void)declared;
+  // A plan that declares low-precision work at a high arithmetic intensity declares matrix math (elementwise and
+  // reduction kernels stay under ~10 FLOP/B; a GEMM or attention tile is in the hundreds).
+  const bool low_precision = declared.precision == "bf16" || declared.precision == "fp16" ||
+                             declared.precision == "tf32" || declared.precision == "fp8";
+  if (low_precision && declared.flops && declared.min_bytes && *declared.min_bytes > 0 &&
+      *declared.flops / *declared.min_bytes >= t.param("diagnosis.matmul_min_intensity"))
+    return true;
   auto it = t.texts.find("diagnosis.matmul_names");
   if (it == t.texts.end() || it->second.empty()) return false;
   try {
