@@ -76,14 +76,14 @@ TEST(Cli, UsageErrorsExitWith2) {
 }
 
 TEST(Cli, MissingNcuIsExit5WithAHint) {
-  auto r = run_kprof("run --prof_type=annotation --timing ncu --ncu /no/such/ncu --out " + tmp("noncu").string() +
+  auto r = run_kprof("run --prof_type=annotation --counters ncu --timing ncu --ncu /no/such/ncu --out " + tmp("noncu").string() +
                  " -- /bin/true");
   EXPECT_EQ(r.code, 5) << r.err;
   EXPECT_NE(r.err.find("--prof-type=event"), std::string::npos) << r.err;
 }
 
 TEST(Cli, DryRunShowsTheNcuCommandWithClocksLeftAlone) {
-  auto r = run_kprof("run --prof_type=annotation --dry-run --kernel-regex gemm -- ./app 3");
+  auto r = run_kprof("run --prof_type=annotation --counters ncu --dry-run --kernel-regex gemm -- ./app 3");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("--clock-control none"), std::string::npos);
   // One launch per kernel and launch configuration, restricted to the kernel filter.
@@ -92,8 +92,12 @@ TEST(Cli, DryRunShowsTheNcuCommandWithClocksLeftAlone) {
   EXPECT_NE(r.out.find("./app 3"), std::string::npos);
 }
 
-TEST(Cli, DryRunAnnotationSkipsNcuSectionFilesAndCanUseCuptiCounters) {
-  auto n = run_kprof("run --prof_type=annotation --dry-run -- ./app");
+TEST(Cli, DryRunAnnotationUsesCuptiCountersByDefaultAndNcuWithoutItsSectionFiles) {
+  auto d = run_kprof("run --prof_type=annotation --dry-run -- ./app");
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_NE(d.out.find("counter run:"), std::string::npos) << d.out;  // the default: CUPTI in the program
+  EXPECT_EQ(d.out.find("ncu run:"), std::string::npos) << d.out;
+  auto n = run_kprof("run --prof_type=annotation --counters ncu --dry-run -- ./app");
   ASSERT_EQ(n.code, 0) << n.err;
   EXPECT_NE(n.out.find("--section-folder"), std::string::npos) << n.out;
   auto c = run_kprof("run --prof_type=annotation --counters cupti --timing counters --dry-run -- ./app");
@@ -101,8 +105,8 @@ TEST(Cli, DryRunAnnotationSkipsNcuSectionFilesAndCanUseCuptiCounters) {
   EXPECT_NE(c.out.find("counter run:"), std::string::npos) << c.out;
   EXPECT_EQ(c.out.find("ncu run:"), std::string::npos) << c.out;
   EXPECT_EQ(c.out.find("traced run:"), std::string::npos) << c.out;  // --timing counters: no tracer pass
-  auto env = run_kprof("run --prof_type=annotation --dry-run -- ./app", "KPROF_COUNTERS=cupti");
-  EXPECT_NE(env.out.find("counter run:"), std::string::npos) << env.out;
+  auto env = run_kprof("run --prof_type=annotation --dry-run -- ./app", "KPROF_COUNTERS=ncu");
+  EXPECT_NE(env.out.find("ncu run:"), std::string::npos) << env.out;
   auto bad = run_kprof("run --prof_type=annotation --counters nsight --dry-run -- ./app");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("ncu or cupti"), std::string::npos) << bad.err;

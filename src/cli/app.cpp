@@ -131,7 +131,7 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   runc->add_option("--counters", run_counters,
                    "annotation: hardware counters from Nsight Compute (ncu) or from the CUPTI range profiler inside "
-                   "the program (cupti: no ncu start-up, no ncu needed); default: $KPROF_COUNTERS, else ncu");
+                   "the program (cupti: no ncu start-up, no ncu needed); default: $KPROF_COUNTERS, else cupti");
   runc->add_option("--clock-control", rs.clock_control, "ncu --clock-control (none leaves GPU clocks alone)")
       ->capture_default_str();
   runc->add_option("--ncu", rs.ncu, "Nsight Compute executable")->capture_default_str();
@@ -202,7 +202,7 @@ int run(int argc, char** argv) {
   pkg_app.add_option("--ncu", pk.run.ncu, "Nsight Compute executable")->capture_default_str();
   pkg_app.add_option("--counters", pkg_counters,
                      "annotation: counters from Nsight Compute (ncu) or the CUPTI range profiler in-process (cupti); "
-                     "default: $KPROF_COUNTERS, else ncu");
+                     "default: $KPROF_COUNTERS, else cupti");
   pkg_app.add_flag("--no-wait", pk.run.no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
   pkg_app.add_flag("--dry-run", pk.run.dry_run, "Print the plan, the mode's collectors and what would run");
   pkg_app.allow_extras();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "collect/counters/counters_format.hpp"
 #include "collect/counters/counters_import.hpp"
@@ -161,6 +162,33 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
     for (const auto& r : run.clocks->throttle_reasons)
       if (r.find("power") != std::string::npos || r.find("thermal") != std::string::npos || r == "hw_slowdown")
         run.warnings.push_back("GPU clocks were throttled (" + r + ") when the run ended: timings may be low");
+  // Groups the counter pass left out for their small share of GPU time say so (the pass filtered by that share).
+  if (a.trace && spec.counters_min_share_pct > 0 && spec.filters.kernel_regex.empty() && !spec.filters.all_launches) {
+    std::map<std::string, double> time;
+    double total = 0;
+    for (const auto& s : run.stages)
+      for (const auto& g : s.kernels) {
+        double t = g.duration_ns.median * static_cast<double>(g.duration_ns.count);
+        time[g.kernel] += t;
+        total += t;
+      }
+    std::vector<std::string> small;
+    for (auto& s : run.stages)
+      for (auto& g : s.kernels)
+        if (g.counters_note == "not profiled" && total > 0 && time[g.kernel] / total * 100.0 < spec.counters_min_share_pct) {
+          g.counters_note = fmt::format("under {:g}% of GPU time, not profiled", spec.counters_min_share_pct);
+          small.push_back("no counters for " + g.label + " ");
+        }
+    // One line for them all instead of one warning each.
+    if (!small.empty()) {
+      std::erase_if(run.warnings, [&](const std::string& w) {
+        return std::any_of(small.begin(), small.end(), [&](const std::string& p) { return w.rfind(p, 0) == 0; });
+      });
+      run.warnings.push_back(fmt::format("{} kernel group(s) under {:g}% of GPU time were not profiled for counters "
+                                         "(their timings stand; --all-launches profiles them)",
+                                         small.size(), spec.counters_min_share_pct));
+    }
+  }
   if (!spec.counters_from.empty()) declare_from_counters(run, spec.counters_from);
   apply_declared_stages(run, spec.declared_stages);
   return a;

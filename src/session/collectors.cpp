@@ -1,8 +1,12 @@
 // The collectors of session/collector.hpp: clock recorder, tracer pass, CUPTI counter pass, ncu passes, compiled
 // code. Each pass removes its earlier raw files first (never read an earlier run's output as this one's), runs the
 // program and records what is not in its files.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -12,6 +16,9 @@
 #include "collect/clock/clock_state.hpp"
 #include "collect/clock/nvidia_smi.hpp"
 #include "collect/counters/counters_format.hpp"
+#include "collect/stage_grouping.hpp"
+#include "collect/trace/trace_launches.hpp"
+#include "collect/trace/trace_reader.hpp"
 #include "collect/ncu/ncu_driver.hpp"
 #include "collect/trace/tracer_env.hpp"
 #include "session/collector.hpp"
@@ -141,6 +148,49 @@ class TracerPass : public Collector {
   }
 };
 
+// --- what the counter passes profile ---------------------------------------------------------------------------
+
+// The kernels worth counters: after a tracer pass, the function names of the kernel groups that take at least
+// `min_share_pct` of the traced GPU time (a regex "^(a|b)$" on base names, unanchored for ncu, whose names may
+// keep namespaces and template arguments; empty when every kernel qualifies or no trace is there). The user's own --kernel-regex wins. Groups left out are reported as such by assemble().
+std::string significant_kernels(const CollectorContext& ctx, std::vector<std::string>* left_out, bool anchored = true) {
+  if (!ctx.spec.filters.kernel_regex.empty() || ctx.spec.filters.all_launches || ctx.spec.counters_min_share_pct <= 0)
+    return "";
+  fs::path trace_file = ctx.dir / tracer_env::kFileName;
+  if (!fs::exists(trace_file)) return "";
+  std::vector<Stage> stages;
+  try {
+    stages = group_into_stages(kernel_launches(read_trace(trace_file)));
+  } catch (const std::exception&) {
+    return "";  // assemble() reports the unreadable trace
+  }
+  std::map<std::string, double> time;  // function → GPU time over all its groups
+  double total = 0;
+  for (const auto& st : stages)
+    for (const auto& g : st.kernels) {
+      double t = g.duration_ns.median * static_cast<double>(g.duration_ns.count);
+      time[g.kernel] += t;
+      total += t;
+    }
+  if (total <= 0) return "";
+  std::string re;
+  for (const auto& [fn, t] : time) {
+    if (t / total * 100.0 < ctx.spec.counters_min_share_pct) {
+      if (left_out) left_out->push_back(fn);
+      continue;
+    }
+    std::string esc;
+    for (char ch : fn) {
+      if (std::strchr("\\^$.|?*+()[]{}", ch)) esc += '\\';
+      esc += ch;
+    }
+    re += (re.empty() ? "" : "|") + esc;
+  }
+  if (left_out && left_out->empty()) return "";  // nothing to leave out: no filter at all
+  if (re.empty()) return "";
+  return anchored ? "^(" + re + ")$" : "(" + re + ")";
+}
+
 // --- CUPTI counters ----------------------------------------------------------------------------------------------
 
 // Annotation with --counters cupti: the same library in counter mode (range profiler, kernel replay, first launch
@@ -176,7 +226,13 @@ class CuptiCounterPass : public Collector {
     spec.env_set[cf::kEnvMetrics] = list;
     // Every knob set, empty meaning the default, so that nothing exported in the shell applies unseen.
     const auto& f = ctx.spec.filters;
-    spec.env_set[cf::kEnvKernel] = f.kernel_regex;
+    std::vector<std::string> left_out;
+    const std::string significant = significant_kernels(ctx, &left_out);
+    spec.env_set[cf::kEnvKernel] = significant.empty() ? f.kernel_regex : significant;
+    if (!left_out.empty())
+      ctx.log(LogLevel::progress, std::to_string(left_out.size()) + " kernel(s) under " +
+                                      fmt::format("{:g}", ctx.spec.counters_min_share_pct) +
+                                      "% of GPU time get no counters");
     std::string range = f.nvtx_include;
     while (!range.empty() && range.back() == '/') range.pop_back();  // ncu's "a/b/" push/pop syntax
     spec.env_set[cf::kEnvNvtx] = range;
@@ -199,6 +255,10 @@ ncu::NcuRunOptions ncu_options(const CollectorContext& ctx, bool full) {
   o.ncu = ctx.spec.ncu;
   o.clock_control = ctx.spec.clock_control;
   o.kernel_regex = ctx.spec.filters.kernel_regex;
+  // Annotation: counters for the kernels that matter only (ncu mode profiles every kernel group).
+  if (!full)
+    if (std::string significant = significant_kernels(ctx, nullptr, false); !significant.empty())
+      o.kernel_regex = significant;
   o.nvtx_include = ctx.spec.filters.nvtx_include;
   o.launch_skip = ctx.spec.filters.launch_skip;
   o.launch_count = ctx.spec.filters.launch_count;

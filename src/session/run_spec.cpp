@@ -27,7 +27,9 @@ std::string command_line(const std::vector<std::string>& cmd) {
 CounterSource counter_source(const RunSpec& spec) {
   if (spec.counters) return *spec.counters;
   const char* e = std::getenv("KPROF_COUNTERS");
-  return e && *e ? parse_counter_source(e, "KPROF_COUNTERS") : CounterSource::Ncu;
+  // CUPTI's range profiler inside the program by default: the same hardware counters as ncu's at a fraction of
+  // its start-up and replay cost (bench/RESULTS.md §1); ncu for SASS-level FLOP counts and graph-launched kernels.
+  return e && *e ? parse_counter_source(e, "KPROF_COUNTERS") : CounterSource::Cupti;
 }
 
 bool is_python(const RunSpec& spec) {

@@ -52,8 +52,11 @@ struct RunSpec {
   std::string version = "-";         // version label
   ProblemParams params;
   LaunchFilters filters;
-  std::optional<CounterSource> counters;  // annotation; unset = $KPROF_COUNTERS, else ncu
+  std::optional<CounterSource> counters;  // annotation; unset = $KPROF_COUNTERS, else CUPTI
   TimingSource timing = TimingSource::Trace;  // annotation
+  // Annotation after a tracer pass: counters only for kernels that take at least this share of the traced GPU
+  // time (0 = every kernel). The user's --kernel-regex and --all-launches override it.
+  double counters_min_share_pct = 1.0;
   std::string clock_control = "none";  // ncu --clock-control
   std::string ncu = "ncu";             // Nsight Compute executable
   std::string counters_from;           // event: FLOPs/bytes per kernel from an earlier artifact
@@ -85,7 +88,7 @@ struct PackageSpec {
 std::string kernel_name(const RunSpec& spec);
 // The command as one line (arguments with spaces quoted).
 std::string command_line(const std::vector<std::string>& command);
-// spec.counters, else $KPROF_COUNTERS, else ncu. Error(kExitUsage) for a bad KPROF_COUNTERS.
+// spec.counters, else $KPROF_COUNTERS, else CUPTI. Error(kExitUsage) for a bad KPROF_COUNTERS.
 CounterSource counter_source(const RunSpec& spec);
 // Whether the profiled program is a Python interpreter (its kernels are often launched through the driver API).
 bool is_python(const RunSpec& spec);

@@ -36,6 +36,7 @@ TracerOptions TracerOptions::from_env() {
   long mb = std::strtol(env_or(tracer_env::kBufferMb, "8").c_str(), nullptr, 10);
   if (mb >= 1 && mb <= 1024) o.buffer_bytes = static_cast<std::size_t>(mb) << 20;
   o.zeroed_buffers = env_flag(tracer_env::kZeroed, false);
+  o.discard = env_flag(tracer_env::kDiscard, false);
   if (const char* p = std::getenv(tracer_env::kPinned); p && *p) o.host_pinned = env_flag(tracer_env::kPinned, false);
   o.device_buffer_mb = std::strtoul(env_or(tracer_env::kDeviceBufferMb, "0").c_str(), nullptr, 10);
   o.device_buffers = std::strtoul(env_or(tracer_env::kPreallocate, "0").c_str(), nullptr, 10);
@@ -154,7 +155,7 @@ void Tracer::request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_
 void Tracer::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
                               std::size_t valid) {
   Tracer& t = instance();
-  {
+  if (!t.options_.discard) {
     std::lock_guard<std::mutex> lock(t.mu_);
     CUpti_Activity* record = nullptr;
     for (;;) {

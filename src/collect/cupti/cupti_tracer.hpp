@@ -25,6 +25,7 @@ struct TracerOptions {
   std::size_t buffer_bytes = 8u << 20;  // KPROF_TRACE_BUFFER_MB (default 8)
   // CUPTI's own knobs, for overhead experiments (bench/RESULTS.md §2); unset = CUPTI's defaults.
   bool zeroed_buffers = false;          // KPROF_TRACE_ZEROED=1: hand CUPTI zeroed buffers (it skips zeroing them)
+  bool discard = false;                 // KPROF_TRACE_DISCARD=1: records enabled but never read (CUPTI's floor)
   int host_pinned = -1;                 // KPROF_TRACE_PINNED=0/1: profiling data in pinned host memory
   std::size_t device_buffer_mb = 0;     // KPROF_TRACE_DEVBUF_MB: CUPTI's per-context device buffer
   std::size_t device_buffers = 0;       // KPROF_TRACE_PREALLOC: device buffers pre-allocated per context

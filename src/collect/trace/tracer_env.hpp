@@ -20,6 +20,8 @@ inline constexpr char kOverhead[] = "KPROF_TRACE_OVERHEAD";  // 0: OVERHEAD (CUP
 // CUPTI buffer settings and experiments (bench/RESULTS.md §2); kprof leaves them to the environment.
 inline constexpr char kBufferMb[] = "KPROF_TRACE_BUFFER_MB";            // 8: size of each activity buffer
 inline constexpr char kZeroed[] = "KPROF_TRACE_ZEROED";                // 0: hand CUPTI zeroed buffers
+// 0: 1 = CUPTI's floor: enable the record kinds, hand buffers back unread, write an empty trace (overhead studies)
+inline constexpr char kDiscard[] = "KPROF_TRACE_DISCARD";
 inline constexpr char kPinned[] = "KPROF_TRACE_PINNED";                // unset: CUPTI's default
 inline constexpr char kDeviceBufferMb[] = "KPROF_TRACE_DEVBUF_MB";     // 0: CUPTI's per-context device buffer
 inline constexpr char kPreallocate[] = "KPROF_TRACE_PREALLOC";         // 0: device buffers pre-allocated
