@@ -1,5 +1,7 @@
 #include "collect/ncu/ncu_driver.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -36,8 +38,18 @@ std::vector<std::string> ncu_collect_args(const NcuRunOptions& opt) {
   }
   // One launch of each kernel and launch configuration (grid, block, shared memory): what a kernel group is.
   // Every launch only with --all-launches, or when the user's own skip/count filters apply.
-  if (opt.first_launch_per_kernel && opt.launch_skip == 0 && opt.launch_count == 0)
-    a.insert(a.end(), {"--launch-count", "1", "--filter-mode", "per-launch-config"});
+  // KPROF_NCU_FILTER=kernel-id falls back to the first invocation of each kernel name (ncu's --kernel-id).
+  if (opt.first_launch_per_kernel && opt.launch_skip == 0 && opt.launch_count == 0) {
+    const char* f = std::getenv("KPROF_NCU_FILTER");
+    if (f && std::string(f) == "kernel-id") {
+      std::string re = opt.kernel_regex.empty() ? ".*" : opt.kernel_regex;
+      auto k = std::find(a.begin(), a.end(), "-k");
+      if (k != a.end()) a.erase(k, k + 2);
+      a.insert(a.end(), {"--kernel-id", "::regex:" + re + ":1"});
+    } else {
+      a.insert(a.end(), {"--launch-count", "1", "--filter-mode", "per-launch-config"});
+    }
+  }
   if (!opt.nvtx_include.empty()) a.insert(a.end(), {"--nvtx-include", opt.nvtx_include});
   if (opt.launch_skip > 0) a.insert(a.end(), {"-s", std::to_string(opt.launch_skip)});
   if (opt.launch_count > 0) a.insert(a.end(), {"-c", std::to_string(opt.launch_count)});
