@@ -2,6 +2,7 @@
 // attributes into a KernelRecord, and rewrites the counters file after every profiled launch. One instance,
 // never destroyed (the exit and signal paths use it); the CUPTI callbacks (counter_callbacks.cpp) call into it.
 #pragma once
+#include <atomic>
 #include <cupti.h>
 
 #include <cstdint>
@@ -30,6 +31,11 @@ class CounterCollector {
   void on_launch_exit(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain);
   // The exit and signal paths: waits a bounded time for a profiled launch in progress, then writes.
   void write(bool interrupted);
+  // Stream captures opened and closed in the process (driver callbacks): nothing is profiled while one is open.
+  void capture_began() { ++open_captures_; }
+  void capture_ended() {
+    if (open_captures_ > 0) --open_captures_;
+  }
   // An error outside any launch (the subscription).
   void note(const std::string& e);
 
@@ -44,6 +50,7 @@ class CounterCollector {
   std::timed_mutex mu_;  // records and session state; the exit/signal writer waits for it only so long
   std::map<std::string, std::uint64_t> invocations_;
   std::uint64_t launches_ = 0, profiled_ = 0, captured_ = 0;
+  std::atomic<int> open_captures_{0};
   std::deque<KernelRecord> records_;  // a deque: the pending record is referenced while other threads append
   std::vector<std::string> errors_;
   std::uint64_t error_count_ = 0;

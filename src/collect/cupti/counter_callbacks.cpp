@@ -59,8 +59,24 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
     return;
   }
-  if (!is_launch(domain, cbid)) return;
   auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  // Stream captures open in the process: kernel replay (it synchronises) inside a global-mode capture would
+  // invalidate it, so nothing is profiled while any capture is open (seen on the H200: cudaStreamEndCapture
+  // failed "due to a previous error during capture" when a launch on another stream was replayed).
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT && cb->functionReturnValue &&
+      *static_cast<const CUresult*>(cb->functionReturnValue) == CUDA_SUCCESS) {
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||
+        cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2 ||
+        cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz) {
+      CounterCollector::instance().capture_began();
+      return;
+    }
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz) {
+      CounterCollector::instance().capture_ended();
+      return;
+    }
+  }
+  if (!is_launch(domain, cbid)) return;
   try {
     if (cb->callbackSite == CUPTI_API_ENTER) CounterCollector::instance().on_launch_enter(cb, domain, cbid, t_nvtx);
     else CounterCollector::instance().on_launch_exit(cb, domain);
@@ -92,6 +108,13 @@ bool start_counter_collection(const CounterOptions& options) {
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
       CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
+  const CUpti_CallbackId capture[] = {
+      CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz};
+  for (auto id : capture)
+    if (auto e = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id); e != CUPTI_SUCCESS)
+      c.note("cuptiEnableCallback(driver " + std::to_string(id) + "): " + result_string(e));
   for (auto id : driver)
     if (auto e = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id); e != CUPTI_SUCCESS)
       c.note("cuptiEnableCallback(driver " + std::to_string(id) + "): " + result_string(e));

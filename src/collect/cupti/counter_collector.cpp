@@ -76,7 +76,7 @@ void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_Callb
   // graph's later launches run its kernels without launch callbacks. Counted, not selected.
   KernelRecord probe;
   fill_from_params(probe, domain, cbid, cb->functionParams);
-  if (probe.capturing) {
+  if (probe.capturing || open_captures_ > 0) {  // a capture open elsewhere: no replay now (it would break it)
     ++captured_;
     return;
   }
