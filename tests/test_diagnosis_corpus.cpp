@@ -1,7 +1,8 @@
 // The diagnosis corpus: 23 CUDA kernels and 5 PyTorch/Triton cases, each built for one known bottleneck, captured
-// on the H200 three ways (annotation with ncu counters, with CUPTI counters, ncu --set full). For every case and
-// source: kprof must name the designed cause and rank the designed fix first (or, for a kernel at its roof,
-// promise nothing above 10%). The score table is bench/RESULTS.md §9 (bench/diagnosis_score prints it).
+// on the H200 three ways (annotation with ncu counters, with CUPTI counters, ncu --set full). In every source kprof
+// must name the designed cause of every scored case and rank the designed fix first for at least 90% of them (for
+// a kernel at its roof: promise nothing above 10%). The score table is bench/RESULTS.md §9 (bench/diagnosis_score
+// prints it).
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -17,36 +18,72 @@ const std::vector<corpus::Score>& scores() {
 }
 }  // namespace
 
-TEST(DiagnosisCorpus, EveryCaseHasCountersInEverySource) {
-  for (const auto& s : scores())
-    EXPECT_TRUE(s.found) << s.want.program << "." << s.want.stage << " under " << corpus::source_name(s.source);
-}
-
-TEST(DiagnosisCorpus, DesignedCauseIsNamed) {
-  std::cout << corpus::score_table(scores());
-  for (const auto& s : scores())
-    EXPECT_TRUE(s.cause_ok) << s.want.program << "." << s.want.stage << " under " << corpus::source_name(s.source)
-                            << ": designed " << s.want.cause << ", kprof said " << s.cause;
-}
-
-TEST(DiagnosisCorpus, FirstOpportunityIsTheDesignedFix) {
-  for (corpus::Source src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti, corpus::Source::ncu_full}) {
-    int n = 0, ok = 0;
-    std::string misses;
-    for (const auto& s : scores())
-      if (s.source == src) {
-        ++n;
-        ok += s.fix_ok;
-        if (!s.fix_ok)
-          misses += fmt::format("\n  {}.{}: designed {}, kprof {} ({:.0f}%, max {:.0f}%)", s.want.program, s.want.stage,
-                                s.want.fix, s.first_fix, s.first_gain, s.max_gain);
-      }
-    EXPECT_GE(ok * 10, n * 9) << corpus::source_name(src) << ": " << ok << " of " << n << misses;
+// A case without counters is a miss, unless the capture left it out on purpose: annotation profiles counters
+// only for kernels with at least 1% of the traced GPU time (the default --counters-min-share), and a corpus
+// kernel that short is reported "under 1% of GPU time, not profiled". ncu mode profiles every kernel.
+TEST(DiagnosisCorpus, EveryCaseHasCountersOrWasLeftOutForItsShare) {
+  for (const auto& s : scores()) {
+    EXPECT_TRUE(s.found || s.excluded) << s.want.program << "." << s.want.stage << " under "
+                                       << corpus::source_name(s.source) << ": " << s.note;
+    if (s.source == corpus::Source::ncu_full) {
+      EXPECT_TRUE(s.found) << s.want.stage << " under ncu: " << s.note;
+    }
   }
 }
 
-TEST(DiagnosisCorpus, AtTheRoofNothingAbove10Percent) {
-  for (const auto& s : scores())
-    if (s.want.fix == "none")
-      EXPECT_LE(s.max_gain, 10.0) << s.want.program << "." << s.want.stage << " under " << corpus::source_name(s.source);
+// Scored cases only: at least `min_pct` right in every source, with the misses printed.
+namespace {
+void expect_score(bool (*ok)(const corpus::Score&), const char* what, int min_pct) {
+  std::cout << corpus::score_table(scores());
+  for (corpus::Source src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti, corpus::Source::ncu_full}) {
+    int n = 0, good = 0;
+    std::string misses;
+    for (const auto& s : scores())
+      if (s.source == src && !s.excluded) {
+        ++n;
+        good += ok(s);
+        if (!ok(s))
+          misses += fmt::format("\n  {}.{}: designed {} / {}, kprof {} / {} ({:.0f}%, max {:.0f}%)", s.want.program,
+                                s.want.stage, s.want.cause, s.want.fix, s.cause, s.first_fix, s.first_gain, s.max_gain);
+      }
+    EXPECT_GT(n, 0);
+    EXPECT_GE(good * 100, n * min_pct) << corpus::source_name(src) << " " << what << ": " << good << " of " << n << misses;
+  }
+}
+}  // namespace
+
+TEST(DiagnosisCorpus, DesignedCauseIsNamed) {
+  expect_score([](const corpus::Score& s) { return s.cause_ok; }, "cause", 100);
+}
+
+// For a kernel at its roof (designed fix "none"), the fix is right when kprof promises nothing above 10%.
+TEST(DiagnosisCorpus, FirstOpportunityIsTheDesignedFix) {
+  expect_score([](const corpus::Score& s) { return s.fix_ok; }, "first fix", 90);
+}
+
+// Issue 11's bar for real programs: in default annotation on the PyTorch + Triton script, every kernel group whose
+// kernel takes at least 1% of the traced GPU time has counters (both counter sources, as captured on the H200).
+TEST(DiagnosisCorpus, TorchScriptEveryGroupWithOnePercentHasCounters) {
+  for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti}) {
+    ProfileRun run = corpus::assemble(corpus::capture_dir("diag_torch", src), src, "diag_torch");
+    std::map<std::string, double> time;
+    double total = 0;
+    for (const auto& st : run.stages)
+      for (const auto& g : st.kernels) {
+        const double t = g.duration_ns.median * static_cast<double>(g.duration_ns.count);
+        time[g.kernel] += t;
+        total += t;
+      }
+    ASSERT_GT(total, 0);
+    int big = 0;
+    for (const auto& st : run.stages)
+      for (const auto& g : st.kernels)
+        if (time[g.kernel] / total >= 0.01) {
+          ++big;
+          EXPECT_TRUE(g.counters_note.empty()) << corpus::source_name(src) << ": " << st.name << " / " << g.kernel
+                                               << " (" << time[g.kernel] / total * 100 << "% of GPU time): "
+                                               << g.counters_note;
+        }
+    EXPECT_GE(big, 5) << corpus::source_name(src);
+  }
 }

@@ -24,16 +24,16 @@ PY="python3 examples/programs/diag_torch.py"
 
 step plain_corpus       $D/diag_corpus 1
 step plain_torch        $PY 2
-step annot_corpus_ncu   kprof run --prof-type=annotation --counters ncu --kernel diag_corpus --out $O/annot_corpus_ncu -- $D/diag_corpus 1
+step annot_corpus_ncu   kprof run --prof-type=annotation --counters-min-share=0 --counters ncu --kernel diag_corpus --out $O/annot_corpus_ncu -- $D/diag_corpus 1
 # ncu's per-launch-config filter, checked: every corpus kernel must have been profiled (else the kernel-id fallback).
 n=$(grep -c '^"[0-9]' $O/annot_corpus_ncu/ncu/ncu_raw.csv 2>/dev/null || echo 0); log "annot_corpus_ncu profiled $n launches"
 if [ "$n" -lt 20 ]; then
   export KPROF_NCU_FILTER=kernel-id
-  step annot_corpus_ncu_kid kprof run --prof-type=annotation --counters ncu --kernel diag_corpus --out $O/annot_corpus_ncu_kid -- $D/diag_corpus 1
+  step annot_corpus_ncu_kid kprof run --prof-type=annotation --counters-min-share=0 --counters ncu --kernel diag_corpus --out $O/annot_corpus_ncu_kid -- $D/diag_corpus 1
 fi
-step annot_corpus_cupti kprof run --prof-type=annotation --counters cupti --kernel diag_corpus --out $O/annot_corpus_cupti -- $D/diag_corpus 1
-step annot_torch_ncu    kprof run --prof-type=annotation --counters ncu --kernel diag_torch --out $O/annot_torch_ncu -- $PY 2
-step annot_torch_cupti  kprof run --prof-type=annotation --counters cupti --kernel diag_torch --out $O/annot_torch_cupti -- $PY 2
+step annot_corpus_cupti kprof run --prof-type=annotation --counters-min-share=0 --counters cupti --kernel diag_corpus --out $O/annot_corpus_cupti -- $D/diag_corpus 1
+step annot_torch_ncu    kprof run --prof-type=annotation --counters-min-share=0 --counters ncu --kernel diag_torch --out $O/annot_torch_ncu -- $PY 2
+step annot_torch_cupti  kprof run --prof-type=annotation --counters-min-share=0 --counters cupti --kernel diag_torch --out $O/annot_torch_cupti -- $PY 2
 step ncu_corpus         kprof run --prof-type=ncu --kernel diag_corpus --out $O/ncu_corpus -- $D/diag_corpus 1
 [ -n "${NCU_TORCH:-}" ] && step ncu_torch kprof run --prof-type=ncu --kernel diag_torch --out $O/ncu_torch -- $PY 1
 

@@ -132,6 +132,11 @@ int run(int argc, char** argv) {
   runc->add_option("--counters", run_counters,
                    "annotation: hardware counters from Nsight Compute (ncu) or from the CUPTI range profiler inside "
                    "the program (cupti: no ncu start-up, no ncu needed); default: $KPROF_COUNTERS, else cupti");
+  runc->add_option("--counters-min-share", rs.counters_min_share_pct,
+                   "annotation after a tracer pass: counters only for kernels with at least this percentage of the "
+                   "traced GPU time (0: every kernel)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
   runc->add_option("--clock-control", rs.clock_control, "ncu --clock-control (none leaves GPU clocks alone)")
       ->capture_default_str();
   runc->add_option("--ncu", rs.ncu, "Nsight Compute executable")->capture_default_str();
