@@ -89,6 +89,10 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
   }
 }
 
+bool hides_latency(const std::string& remedy) {
+  return remedy == "occupancy" || remedy == "memory_parallelism" || remedy == "pipe_throughput";
+}
+
 // Remedies that cannot help given what else was found.
 bool applies(const std::string& remedy, const std::vector<Cause>& causes) {
   // A kernel whose launch cost rivals its work: only removing launches helps; its counters describe a few blocks.
@@ -136,11 +140,22 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // A kernel whose bottleneck sits at its roof (remedy "none": a pipe or DRAM at its peak) has only that roof's
   // remaining capacity to give, whatever another rule estimates.
   if (!causes.empty() && causes.front().remedy == "none") cap = std::min(cap, causes.front().gain_pct / 100.0);
+  // Remedies that hide latency (more warps, more independent instructions or requests in flight) can at best
+  // fill the cycles in which the scheduler issued nothing: a kernel issuing on 90% of its active cycles has at
+  // most 10% of its time to win that way, whatever a stall-based estimate says.
+  const double issue_room =
+      m.issue_active_pct ? std::clamp(1.0 - *m.issue_active_pct / 100.0, 0.0, 1.0) : 1.0;
   std::map<std::string, std::size_t> best;  // remedy → index into kept
   std::vector<Candidate> kept;
   for (auto& c : all) {
     if (!applies(c.op.remedy, causes)) continue;
-    const double bound = unbounded_by_floor(c.op.remedy) ? max_gain : cap;
+    double bound = unbounded_by_floor(c.op.remedy) ? max_gain : cap;
+    if (hides_latency(c.op.remedy) && issue_room < bound) {
+      bound = issue_room;
+      if (c.raw_gain > bound)
+        c.op.rationale += fmt::format(" (bounded by the {:.0f}% of active cycles without an issued instruction)",
+                                      issue_room * 100.0);
+    }
     c.op.est_gain_pct = std::min(std::max(c.raw_gain, 0.0), bound) * 100.0;
     if (c.op.est_gain_pct < t.param("opportunities.min_gain_pct")) continue;
     auto it = best.find(c.op.remedy);
