@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "collect/kernel_name.hpp"
 
 #include "collect/ncu/details_page.hpp"
@@ -164,7 +166,7 @@ TEST(NcuSourcePage, CudaLinesWithSassUnderThem) {
   EXPECT_EQ(l163.line, 163);
   EXPECT_EQ(k.value(l163.counters, kStallSamplesColumn), 128365);
   EXPECT_EQ(l163.counters.text.at("Address Space"), "Global(16)");
-  EXPECT_EQ(l163.sass.size(), 90u);  // SASS rows under line 163, "..." rows skipped
+  EXPECT_EQ(l163.sass.size(), 45u);  // SASS rows under line 163: ncu lists the 45 twice, "..." rows skipped
   EXPECT_EQ(l163.sass[0].address, "0x7fb31b7a9640");
   EXPECT_EQ(l163.sass[0].sass, "S2R R11, SR_LANEID");
   EXPECT_EQ(k.value(l163.sass[0].counters, kStallSamplesColumn), 56);
@@ -179,6 +181,33 @@ TEST(NcuSourcePage, CudaLinesWithSassUnderThem) {
   EXPECT_EQ(hot[1].line, 163);
   EXPECT_EQ(hot[2].line, 175);
   EXPECT_TRUE(hottest_lines(v, 3, "no_such_kernel").empty());
+}
+
+// ncu's export lists the instructions of a loop line twice under it (H200, copy_f4 line 12: 31 instructions, then
+// "...", then the same 31 again); each is kept once, so the line's SASS samples add up to the line's.
+TEST(NcuSourcePage, InstructionsListedTwiceUnderALineAreKeptOnce) {
+  SourceView v = parse_source_page(
+      read_csv_stream(std::string(KPROF_SOURCE_DIR) + "/examples/h200/profiles/ncu_probe/ncu/ncu_source.csv"));
+  const SourceKernel* copy = nullptr;
+  for (const auto& k : v.kernels) {
+    for (const auto& f : k.files)
+      for (const auto& l : f.lines) {
+        std::set<std::string> seen;
+        for (const auto& ins : l.sass) EXPECT_TRUE(seen.insert(ins.address).second) << k.function << ":" << l.line;
+      }
+    if (k.function == "copy_f4") copy = &k;
+  }
+  ASSERT_NE(copy, nullptr);
+  ASSERT_EQ(copy->files.size(), 1u);
+  const SourceLine* l12 = nullptr;
+  for (const auto& l : copy->files[0].lines)
+    if (l.line == 12) l12 = &l;
+  ASSERT_NE(l12, nullptr);
+  EXPECT_EQ(l12->sass.size(), 31u);
+  double sum = 0;
+  for (const auto& ins : l12->sass) sum += copy->value(ins.counters, kStallSamplesColumn).value_or(0);
+  EXPECT_DOUBLE_EQ(sum, 65216);
+  EXPECT_EQ(copy->value(l12->counters, kStallSamplesColumn), 65216);
 }
 
 TEST(NcuSourcePage, SassOnly) {

@@ -2,6 +2,7 @@
 
 #include "collect/kernel_name.hpp"
 
+#include <unordered_set>
 #include <fmt/format.h>
 
 #include "collect/ncu/launch_columns.hpp"
@@ -60,6 +61,7 @@ SourceView parse_source_page(const CsvStream& stream) {
   bool new_kernel = false;
   SourceFile* file = nullptr;
   std::size_t data_rows = 0;
+  std::unordered_set<std::string> line_addresses;  // instructions already listed under the current source line
 
   auto kernel_for_block = [&](const std::string& name) -> SourceKernel& {
     bool start = view.kernels.empty() || new_kernel || view.kernels.back().name != name;
@@ -121,10 +123,14 @@ SourceView parse_source_page(const CsvStream& stream) {
       if (!n) throw ParseError(stream.file, item.line, fmt::format("line number \"{}\" is not a number", line_no));
       file->lines.push_back(SourceLine{static_cast<int>(*n), cell(lay.cuda_source),
                                        read_counters(lay, header->fields, f), {}});
+      line_addresses.clear();
       continue;
     }
     const std::string address = cell(lay.address);
     if (address.empty() || address == "...") continue;  // elided instructions
+    // ncu's export can list a source line's instructions twice under it (seen on the H200: every instruction of a
+    // loop line); the second listing adds nothing and would double the line's samples in the SASS CSV.
+    if (file && !file->lines.empty() && !line_addresses.insert(address).second) continue;
     SassInstruction ins{address, strip_indent(cell(lay.sass_source)), read_counters(lay, header->fields, f)};
     if (file && !file->lines.empty()) file->lines.back().sass.push_back(std::move(ins));
     else k.sass.push_back(std::move(ins));
