@@ -1,18 +1,29 @@
 // The real H200 runs committed under examples/h200/ re-render on a CPU exactly as they were written there:
-// the renderers are pure functions of profile.json, so any drift in them shows here against real data.
+// the renderers are pure functions of profile.json (and, for nsys mode's timeline headline, of the trace), so any
+// drift in them shows here against real data.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "session/artifact.hpp"
+#include "analyze/timeline.hpp"
+#include "collect/trace/trace_reader.hpp"
 #include "render/contract_markdown.hpp"
 #include "render/report_markdown.hpp"
+#include "render/timeline_report.hpp"
+#include "session/artifact.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 fs::path examples() { return fs::path(KPROF_SOURCE_DIR) / "examples" / "h200" / "profiles"; }
+
+// nsys mode appends the timeline's headline, computed from the artifact's trace, to the contract and report.
+std::string headline_of(const kprof::ProfileRun& run, const fs::path& dir) {
+  if (run.mode != "nsys" || !fs::exists(dir / "trace.kptrace")) return "";
+  kprof::Trace t = kprof::read_trace((dir / "trace.kptrace").string());
+  return kprof::render::render_timeline_headline(t, kprof::analyze::analyze_timeline(t));
+}
 }  // namespace
 
 TEST(H200Examples, EveryArtifactReRendersItsContractAndReport) {
@@ -24,10 +35,12 @@ TEST(H200Examples, EveryArtifactReRendersItsContractAndReport) {
   for (const auto& dir : dirs) {
     if (!fs::exists(dir.path() / "profile.json")) continue;
     kprof::ProfileRun run = kprof::session::load_artifact(dir.path());
-    EXPECT_EQ(kprof::render::render_contract(run, nullptr), kprof::read_file(dir.path() / "contract.md"))
+    const std::string headline = headline_of(run, dir.path());
+    EXPECT_EQ(kprof::render::render_contract(run, nullptr) + headline, kprof::read_file(dir.path() / "contract.md"))
         << dir.path();
     if (fs::exists(dir.path() / "report.md")) {
-      EXPECT_EQ(kprof::render::render_report(run, nullptr), kprof::read_file(dir.path() / "report.md")) << dir.path();
+      EXPECT_EQ(kprof::render::render_report(run, nullptr) + headline, kprof::read_file(dir.path() / "report.md"))
+          << dir.path();
     }
     ++checked;
   }

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "analyze/analyze_run.hpp"
 #include "session/artifact.hpp"
 #include "session/assemble.hpp"
@@ -35,6 +37,7 @@ RunSpec spec_of(const ProfileRun& recorded, const Replay& r) {
   spec.kernel = recorded.kernel;
   spec.version = recorded.version;
   spec.params = recorded.params;
+  spec.output.out_root.clear();  // no lookup of other artifacts (event mode's automatic roofline source)
   std::string word;
   for (char c : recorded.command + " ") {
     if (c != ' ') {
@@ -137,4 +140,56 @@ TEST(SessionAssemble, MissingOrBrokenRawFilesBecomeWarningsNotCrashes) {
   a = assemble(spec, plan, c);
   EXPECT_NE(a.run.warnings.back().find("counters not read"), std::string::npos) << a.run.warnings.back();
   fs::remove_all(dir);
+}
+
+// Event mode without --counters-from takes FLOPs and bytes per kernel from the latest complete annotation artifact
+// of the same kernel and parameters under the output root, skips hidden (partial) directories, and names it.
+TEST(SessionAssemble, EventModeFindsTheLatestAnnotationArtifactForItsRoofline) {
+  const fs::path corpus = fs::path(KPROF_SOURCE_DIR) / "tests/fixtures/h200-corpus/corpus";
+  const fs::path root = fs::temp_directory_path() / ("kprof-event-lookup-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  // An annotation artifact of diag_corpus, assembled from the corpus capture and written where kprof puts it.
+  RunSpec a;
+  a.mode = Mode::Annotation;
+  a.kernel = "diag_corpus";
+  a.command = {"diag_corpus"};
+  a.counters = CounterSource::Ncu;
+  auto aplan = plan_run(a);
+  Collected ac;
+  ac.dir = corpus / "annotation-ncu";
+  ac.timestamp = "2026-12-01T05:00:00Z";
+  for (CollectorKind k : aplan.collectors)
+    if (k != CollectorKind::Clocks && k != CollectorKind::CompiledCode) ac.passes.push_back(PassRecord{k});
+  ProfileRun annotated = assemble(a, aplan, ac).run;
+  const fs::path dir = artifact_dir(annotated, root.string(), "");
+  write_artifact(dir, annotated, nullptr);
+  // A newer directory that is hidden (a partial write) and one without report.md must both be passed over.
+  fs::create_directories(dir.parent_path() / ".99999999-999999.partial");
+  fs::copy_file(dir / "profile.json", dir.parent_path() / ".99999999-999999.partial" / "profile.json");
+  fs::create_directories(dir.parent_path() / "99999999-999999");
+  fs::copy_file(dir / "profile.json", dir.parent_path() / "99999999-999999" / "profile.json");
+
+  RunSpec e;
+  e.mode = Mode::Event;
+  e.kernel = "diag_corpus";
+  e.command = {"diag_corpus"};
+  e.output.out_root = root.string();
+  auto eplan = plan_run(e);
+  Collected ec;
+  ec.dir = corpus / "ncu";  // its trace.kptrace: the same program's launches
+  for (CollectorKind k : eplan.collectors)
+    if (k == CollectorKind::Tracer) ec.passes.push_back(PassRecord{k});
+  ProfileRun run = assemble(e, eplan, ec).run;
+  ASSERT_FALSE(run.sources.empty());
+  EXPECT_EQ(run.sources.back(), "FLOPs/bytes per kernel: " + dir.string());
+  int declared = 0;
+  for (const auto& st : run.stages)
+    for (const auto& g : st.kernels) declared += g.declared.flops.has_value();
+  EXPECT_GE(declared, 15) << "kernel groups with FLOPs from the annotation artifact";
+
+  // Without an output root (a re-analysis) nothing is looked up.
+  e.output.out_root.clear();
+  ProfileRun bare = assemble(e, eplan, ec).run;
+  for (const auto& src : bare.sources) EXPECT_EQ(src.find("FLOPs/bytes per kernel"), std::string::npos);
+  fs::remove_all(root);
 }

@@ -1,4 +1,5 @@
 // Renderers: Chrome trace JSON structure and the nsys-mode report/CSVs, on the probe fixture and a small trace.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analyze/event_stats.hpp"
@@ -109,4 +110,23 @@ TEST(TimelineReport, LaunchOverheadAndNvtxSections) {
   std::string md = render_timeline_report(t, analyze_timeline(t), compute_event_stats(t));
   EXPECT_NE(md.find("| API call → kernel start | 1.00 | 1.00 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| phase \"A\" | 1 | 0.000 | 0.002 | 1 | 0.002 |"), std::string::npos) << md;
+}
+
+// The headline that nsys mode puts into the contract and report.md: the same figures as timeline.md, one table.
+TEST(TimelineReport, HeadlineForTheContract) {
+  Trace t = read_trace(std::string(KPROF_FIXTURES) + "/h200-probe/cupti_probe_trace.jsonl");
+  auto tl = analyze_timeline(t);
+  std::string h = render_timeline_headline(t, tl, 3);
+  EXPECT_EQ(h.find("\n### Timeline\n"), 0u) << h;
+  EXPECT_NE(h.find(fmt::format("| GPU busy | {:.1f}% of 39.524 ms |", tl.overlap.busy_ns / tl.overlap.span_ns * 100)),
+            std::string::npos) << h;
+  EXPECT_NE(h.find("kernel–kernel 4.0%"), std::string::npos) << h;
+  EXPECT_NE(h.find(fmt::format("| streams | {} |", tl.streams.size())), std::string::npos) << h;
+  EXPECT_NE(h.find("| launch order (by GPU start) | init_f (s7) → "), std::string::npos) << h;
+  EXPECT_NE(h.find("(12 kernels in all)"), std::string::npos) << h;
+  EXPECT_EQ(h.find("launch call → kernel start"), std::string::npos) << "the probe trace has no API records";
+  // A trace with API records shows the launch overhead.
+  Trace s = small_trace();
+  EXPECT_NE(render_timeline_headline(s, analyze_timeline(s)).find("| launch call → kernel start | median 1.00 µs"),
+            std::string::npos);
 }

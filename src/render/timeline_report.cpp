@@ -1,6 +1,8 @@
 #include "render/timeline_report.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <iterator>
 #include <map>
 
@@ -157,6 +159,39 @@ std::string render_timeline_report(const Trace& t, const TimelineSummary& tl, co
   launch_section(out, t, tl);
   gaps_section(out, tl);
   nvtx_section(out, t, st);
+  return fmt::to_string(b);
+}
+
+std::string render_timeline_headline(const Trace& t, const TimelineSummary& tl, std::size_t order_shown) {
+  fmt::memory_buffer b;
+  auto out = std::back_inserter(b);
+  const auto& o = tl.overlap;
+  const double busy_pct = o.span_ns > 0 ? o.busy_ns / o.span_ns * 100.0 : 0.0;
+  fmt::format_to(out, "\n### Timeline\n| Figure | Value |\n|---|---|\n");
+  fmt::format_to(out, "| GPU busy | {:.1f}% of {} ms |\n", busy_pct, ms(o.span_ns));
+  fmt::format_to(out, "| overlap (≥ 2 activities) | {:.1f}% of busy (kernel–kernel {:.1f}%, copy–kernel {:.1f}%) |\n",
+                 o.overlap_pct, o.kernel_kernel_pct, o.copy_kernel_pct);
+  fmt::format_to(out, "| concurrency | max {}, mean {:.2f} |\n", o.max_concurrency, o.mean_concurrency);
+  fmt::format_to(out, "| streams | {} |\n", tl.streams.size());
+  if (t.info.api_traced && tl.launch.matched > 0)
+    fmt::format_to(out, "| launch call → kernel start | median {} µs, p90 {} µs |\n", us(tl.launch.api_to_start_ns.median),
+                   us(tl.launch.api_to_start_ns.p90));
+  if (tl.kernel_gap_ns.count > 0)
+    fmt::format_to(out, "| gaps between kernels on a stream | median {} µs, total {} ms |\n", us(tl.kernel_gap_ns.median),
+                   ms(tl.kernel_gap_ns.mean * static_cast<double>(tl.kernel_gap_ns.count)));
+  if (!tl.launch_order.empty()) {
+    std::string order;
+    const std::size_t n = std::min(order_shown, tl.launch_order.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& k = t.kernels[tl.launch_order[i]];
+      std::string name = t.str(k.function).empty() ? std::string(t.str(k.name)) : std::string(t.str(k.function));
+      if (name.size() > 40) name = name.substr(0, 37) + "...";
+      order += fmt::format("{}{} (s{})", i ? " → " : "", md_cell(name), k.stream);
+    }
+    if (tl.launch_order.size() > n) order += fmt::format(" → … ({} kernels in all)", tl.launch_order.size());
+    fmt::format_to(out, "| launch order (by GPU start) | {} |\n", order);
+  }
+  fmt::format_to(out, "\nEvery figure in `timeline.md`; the timeline in `trace.json` (ui.perfetto.dev).\n");
   return fmt::to_string(b);
 }
 

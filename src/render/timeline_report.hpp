@@ -20,6 +20,10 @@ std::string render_timeline_report(const Trace& trace, const TimelineSummary& ti
 // Sections: Trace, Top kernels by total time, NVTX ranges (the same tables as in the timeline report).
 std::string render_timing_report(const Trace& trace, const EventStats& stats, const TimelineReportOptions& options = {});
 
+// The timeline's headline for the contract and report.md (nsys mode): a "### Timeline" section with GPU busy,
+// overlap, concurrency, streams, launch overhead, gaps and the launch order of the first kernels.
+std::string render_timeline_headline(const Trace& trace, const TimelineSummary& timeline, std::size_t order_shown = 8);
+
 // kernels.csv: index,name,function,start_ns,end_ns,duration_ns,device,stream,correlation,grid_x,grid_y,grid_z,
 //              block_x,block_y,block_z,registers,smem_static,smem_dynamic,graph_id,nvtx_range
 std::string render_kernels_csv(const Trace& trace);

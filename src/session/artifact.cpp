@@ -44,17 +44,18 @@ bool has_sections(const ProfileRun& run) {
 }  // namespace
 
 void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison* vs_baseline,
-                    const std::map<std::string, std::string>& extra_files, const ProfileRun* baseline) {
+                    const std::map<std::string, std::string>& extra_files, const ProfileRun* baseline,
+                    const std::string& contract_extra) {
   fs::create_directories(dir);
   // Extra files (raw inputs, traces) first: if rendering fails later, what was measured is already on disk.
   for (const auto& [name, content] : extra_files) write_file_atomic(dir / name, content);
   write_file_atomic(dir / "params.json", json(run.params).dump(2) + "\n");
   write_file_atomic(dir / "profile.json", json(run).dump(1) + "\n");
-  write_file_atomic(dir / "contract.md", render::render_contract(run, vs_baseline));
+  write_file_atomic(dir / "contract.md", render::render_contract(run, vs_baseline) + contract_extra);
   write_file_atomic(dir / "contract.json", render::render_contract_json(run, vs_baseline));
   auto chart = render::roofline_chart_for(run, baseline);
   if (!chart.points.empty()) write_file_atomic(dir / "roofline.svg", render::render_roofline_svg(chart));
-  write_file_atomic(dir / "report.md", render::render_report(run, vs_baseline));
+  write_file_atomic(dir / "report.md", render::render_report(run, vs_baseline) + contract_extra);
   if (has_sections(run)) write_file_atomic(dir / "report-verbose.md", render::render_report_verbose(run, vs_baseline));
 }
 

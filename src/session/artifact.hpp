@@ -19,8 +19,10 @@ std::string safe_name(const std::string& s);
 // Writes params.json, profile.json, contract.md, contract.json, report.md (report-verbose.md when the run has
 // NCU sections) and any extra files (name → content). Returns the directory.
 // `baseline`, when given, also puts its kernels on the roofline chart, joined to the current ones.
+// `contract_extra` (Markdown: the nsys timeline's headline) is appended to contract.md and report.md.
 void write_artifact(const std::filesystem::path& dir, const ProfileRun& run, const Comparison* vs_baseline,
-                    const std::map<std::string, std::string>& extra_files = {}, const ProfileRun* baseline = nullptr);
+                    const std::map<std::string, std::string>& extra_files = {}, const ProfileRun* baseline = nullptr,
+                    const std::string& contract_extra = {});
 
 // Reads a run back from an artifact directory or a profile.json path.
 ProfileRun load_artifact(const std::filesystem::path& dir_or_file);

@@ -118,6 +118,27 @@ void declare_from_counters(ProfileRun& run, const std::string& counters_from) {
           }
 }
 
+// Event mode without --counters-from: the latest complete annotation (else ncu) artifact of the same kernel and
+// parameters under the output root, or "" when there is none. Hidden (partial) directories are skipped.
+std::string latest_counter_artifact(const ProfileRun& run, const std::string& out_root) {
+  for (const char* mode : {"annotation", "ncu"}) {
+    fs::path d = fs::path(out_root) / mode / safe_name(run.kernel.empty() ? "unnamed" : run.kernel) /
+                 safe_name(run.params.dir_name());
+    std::error_code ec;
+    if (!fs::is_directory(d, ec)) continue;
+    std::string best;
+    for (const auto& e : fs::directory_iterator(d, ec)) {
+      std::string name = e.path().filename().string();
+      if (name.empty() || name[0] == '.' || !fs::exists(e.path() / "profile.json", ec) ||
+          !fs::exists(e.path() / "report.md", ec))
+        continue;
+      best = std::max(best, name);
+    }
+    if (!best.empty()) return (d / best).string();
+  }
+  return "";
+}
+
 }  // namespace
 
 void apply_declared_stages(ProfileRun& run, const std::map<std::string, DeclaredWork>& declared) {
@@ -185,11 +206,18 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
         return std::any_of(small.begin(), small.end(), [&](const std::string& p) { return w.rfind(p, 0) == 0; });
       });
       run.warnings.push_back(fmt::format("{} kernel group(s) under {:g}% of GPU time were not profiled for counters "
-                                         "(their timings stand; --all-launches profiles them)",
+                                         "(their timings stand; --counters-min-share=0 profiles them)",
                                          small.size(), spec.counters_min_share_pct));
     }
   }
-  if (!spec.counters_from.empty()) declare_from_counters(run, spec.counters_from);
+  std::string counters_from = spec.counters_from;
+  if (counters_from.empty() && spec.mode == Mode::Event && spec.declared_stages.empty() &&
+      !spec.output.out_root.empty())
+    counters_from = latest_counter_artifact(run, spec.output.out_root);
+  if (!counters_from.empty()) {
+    declare_from_counters(run, counters_from);
+    run.sources.push_back("FLOPs/bytes per kernel: " + counters_from);
+  }
   apply_declared_stages(run, spec.declared_stages);
   return a;
 }
@@ -216,6 +244,7 @@ std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
   spec.kernel = recorded.kernel;
   spec.version = recorded.version;
   spec.params = recorded.params;
+  spec.output.out_root.clear();  // a re-analysis looks up no other artifact
   // The command as recorded (arguments with spaces were quoted): only its first word matters here (Python or not).
   std::string word;
   for (char c : recorded.command + " ") {

@@ -63,12 +63,16 @@ Published publish_run(ProfileRun& run, const AnalysisContext& ctx, const OutputS
     p.comparison = analyze::compare_runs(*base, run, ctx.thresholds);
   }
   const Comparison* cmp = p.comparison ? &*p.comparison : nullptr;
+  // nsys mode: the timeline's headline figures belong in the contract, not only in timeline.md.
+  std::string headline;
+  if (trace && analysis && analysis->timeline && outputs.timeline)
+    headline = render::render_timeline_headline(*trace, *analysis->timeline);
   if (!dir.empty()) {
-    write_artifact(dir, run, cmp, files, base ? &*base : nullptr);
+    write_artifact(dir, run, cmp, files, base ? &*base : nullptr, headline);
     p.dir = dir;
   }
   if (output.devlog) p.devlog_file = append_devlog(run, output.docs_dir);
-  p.contract_markdown = render::render_contract(run, cmp);
+  p.contract_markdown = render::render_contract(run, cmp) + headline;
   p.contract_json = render::render_contract_json(run, cmp);
   p.warnings = run.warnings;
   return p;
