@@ -102,6 +102,8 @@ void read_ncu_pass(Assembled& a, const fs::path& dir, const PassRecord& pass) {
     a.run.stages = std::move(imported.run.stages);
   }
   a.source = std::move(imported.source);
+  // ncu mode keeps Nsight Compute's own report beside the CSV pages: the report names it (open it in ncu-ui).
+  if (fs::exists(dir / "ncu" / "profile.ncu-rep")) a.run.sources.push_back("ncu/profile.ncu-rep");
 }
 
 // Event mode's roofline: FLOPs and bytes of each kernel from an earlier annotation/ncu artifact.
