@@ -31,7 +31,9 @@ install(TARGETS kprof ${_lib_targets} kprof_c EXPORT kprofTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 foreach(t kprof_inject kprof-kernels kprof-peaks)
   if(TARGET ${t})
-    install(TARGETS ${t} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    # OPTIONAL: an install from a partial build (`--target kprof kprof_c`) leaves the GPU programs out.
+    install(TARGETS ${t} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL
+                         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} OPTIONAL)
   endif()
 endforeach()
 install(FILES data/devices.json data/thresholds.toml data/ncu-annotation-metrics.txt

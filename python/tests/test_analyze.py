@@ -1,5 +1,6 @@
 """kprof.analyze and kprof.compare give exactly what the command line gives, from the same C++ code."""
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -99,3 +100,14 @@ def test_compare_of_an_unwritten_result_is_refused():
     r = kprof.analyze(EXAMPLES / "annotation_probe")
     with pytest.raises(ValueError, match="not written"):
         kprof.compare(r, r)
+
+
+def test_the_library_comes_with_the_package():
+    import os
+    from kprof import _capi
+    if os.environ.get("KPROF_C_LIB"):
+        pytest.skip("KPROF_C_LIB overrides the packaged library (source-tree run)")
+    path = _capi.library_path()
+    assert path.is_file()
+    assert path.parent.parent == Path(kprof.__file__).resolve().parent
+    assert (path.parent.parent / "_data" / "devices.json").is_file()

@@ -68,3 +68,20 @@ def test_event_profile_on_the_gpu(gpu, tmp_path):
     r = kprof.profile(lambda: (x * 2).sum(), mode="event", out_dir=tmp_path / "ev")
     assert (tmp_path / "ev" / "profile.json").is_file()
     assert r.stages
+
+
+def test_ncu_rerun_command_is_one_the_cli_accepts(cli, tmp_path, monkeypatch):
+    # The command kprof.profile(mode="ncu") re-runs the script with, checked by the real CLI in a dry run.
+    script = tmp_path / "step.py"
+    script.write_text("print('hi')\n")
+    monkeypatch.setattr(sys, "argv", [str(script), "--n", "3"])
+    monkeypatch.setattr(kprof.profiling, "kprof_binary", lambda: cli)
+    p = kprof.profiling.Profiler("ncu", tmp_path / "art", kernel="step")
+    cmd = p._ncu_command()
+    sep = cmd.index("--")
+    assert cmd[1:3] == ["run", "--prof-type=ncu"]
+    assert cmd[cmd.index("--nvtx-include") + 1] == "kprof.profile/"
+    assert cmd[sep + 1:] == [sys.executable, str(script), "--n", "3"]
+    dry = subprocess.run(cmd[:sep] + ["--dry-run"] + cmd[sep:], capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr
+    assert "ncu" in dry.stdout + dry.stderr
