@@ -3,10 +3,12 @@
 // as the exported CSV files, the report kept beside the inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "model/json_support.hpp"
+#include "session/assemble.hpp"
 #include "support/shell.hpp"
 #include "util/fs.hpp"
 
@@ -83,4 +85,19 @@ TEST(NcuRepImport, ExplicitNcuOption) {
   auto r = kprof_cli("analyze " + report().string() + " --ncu " + (fake_ncu_dir() / "ncu").string() + " --no-write",
                      "/usr/bin:/bin");
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// ncu mode keeps Nsight Compute's report beside its CSV pages, and the run names it (the report's "Sources" row).
+TEST(NcuRepImport, NcuModeNamesItsReport) {
+  fs::path art = scratch() / "ncu_probe";
+  fs::remove_all(art);
+  fs::copy(std::string(KPROF_SOURCE_DIR) + "/examples/h200/profiles/ncu_probe", art, fs::copy_options::recursive);
+  auto before = kprof::session::reassemble_artifact(art);
+  ASSERT_TRUE(before.has_value());
+  for (const auto& s : before->assembled.run.sources) EXPECT_NE(s, "ncu/profile.ncu-rep");
+  std::ofstream(art / "ncu" / "profile.ncu-rep") << "report";
+  auto after = kprof::session::reassemble_artifact(art);
+  ASSERT_TRUE(after.has_value());
+  const auto& src = after->assembled.run.sources;
+  EXPECT_NE(std::find(src.begin(), src.end(), "ncu/profile.ncu-rep"), src.end());
 }

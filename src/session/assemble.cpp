@@ -237,7 +237,11 @@ std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
   for (CollectorKind k : r.plan.collectors)
     if (k != CollectorKind::Clocks && (k != CollectorKind::Tracer || trace)) c.passes.push_back(PassRecord{k});
   r.assembled = assemble(spec, r.plan, c);
-  r.assembled.run.sources = recorded.sources;
+  // The recorded inputs, then what the files themselves name (ncu mode's report) when not recorded already.
+  std::vector<std::string> sources = recorded.sources;
+  for (const auto& f : r.assembled.run.sources)
+    if (std::find(sources.begin(), sources.end(), f) == sources.end()) sources.push_back(f);
+  r.assembled.run.sources = std::move(sources);
   return r;
 }
 
