@@ -59,9 +59,9 @@ def _torch():
     return torch
 
 
-def bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100, quantiles: Sequence[float] | None = None,
-          return_mode: str = "mean", grad_to_none: Sequence[Any] | None = None) -> Any:
-    """Milliseconds per call of ``fn``, as triton.testing.do_bench: ``warmup`` and ``rep`` are time budgets (ms)
+def bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100, grad_to_none: Sequence[Any] | None = None,
+          quantiles: Sequence[float] | None = None, return_mode: str = "mean") -> Any:
+    """Milliseconds per call of ``fn``, as triton.testing.do_bench (same parameters in the same order): ``warmup`` and ``rep`` are time budgets (ms)
     turned into counts from a 5-call estimate; each repetition clears ``grad_to_none``'s gradients, zeroes a
     256 MB buffer (L2 flush) and is timed alone with a pair of CUDA events."""
     _check(warmup, rep, quantiles, return_mode)

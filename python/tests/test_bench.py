@@ -58,3 +58,13 @@ def test_bench_agrees_with_triton_do_bench(gpu):
     theirs = triton.testing.do_bench(fn, quantiles=[0.5, 0.2, 0.8])
     assert len(ours) == len(theirs) == 3
     assert ours[0] == pytest.approx(theirs[0], rel=0.25)
+
+
+def test_parameters_are_do_benchs_in_its_order():
+    import inspect
+    params = list(inspect.signature(kprof.bench).parameters.items())
+    assert [(n, p.default) for n, p in params[1:]] == [("warmup", 25), ("rep", 100), ("grad_to_none", None),
+                                                         ("quantiles", None), ("return_mode", "mean")]
+    triton = pytest.importorskip("triton", reason="triton not installed: signature not compared with do_bench")
+    theirs = inspect.signature(triton.testing.do_bench).parameters
+    assert [n for n, _ in params] == list(theirs)[:len(params)]
