@@ -1,6 +1,6 @@
 # The layers of src/ as separate static libraries, linked in the allowed direction only:
 #
-#   util ← model ← (collect, plan) ← analyze ← session ← (api, cli)
+#   util ← model ← (collect, plan) ← analyze ← session ← (api ← capi, cli)
 #                ↖ render (reads the model only) ↙
 #
 # KPROF_LAYER_<name> lists the layers <name> may use, itself first. Each library is compiled with the include
@@ -8,7 +8,7 @@
 # `#include "analyze/timeline.hpp"` from render/ finds no such file and the build fails. An upward #include in a
 # header no .cpp of its layer compiles is caught by cmake/check_layers.cmake, run as a test with the same table
 # (tests/layering/ checks that both checks fail when they should).
-set(KPROF_LAYERS util model plan collect analyze render session api cli)
+set(KPROF_LAYERS util model plan collect analyze render session api capi cli)
 set(KPROF_LAYER_util    util)
 set(KPROF_LAYER_model   model util)
 set(KPROF_LAYER_plan    plan model util)
@@ -17,6 +17,7 @@ set(KPROF_LAYER_analyze analyze collect plan model util)
 set(KPROF_LAYER_render  render model util)
 set(KPROF_LAYER_session session render analyze collect plan model util)
 set(KPROF_LAYER_api     api session render analyze collect plan model util)
+set(KPROF_LAYER_capi    capi api session render analyze collect plan model util)
 set(KPROF_LAYER_cli     cli session render analyze collect plan model util)
 
 set(KPROF_LAYER_INCLUDE ${PROJECT_BINARY_DIR}/layer-include)
@@ -47,7 +48,13 @@ function(kprof_layer_library layer)
     endif()
   endforeach()
   add_library(kprof_${layer} STATIC ${ARG_SOURCES})
+  # Position-independent: the layers are also linked into libkprof_c.so, the C API the Python package loads.
+  set_target_properties(kprof_${layer} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   kprof_layer_roots(${layer} roots)
-  target_include_directories(kprof_${layer} PUBLIC ${roots})
+  foreach(root ${roots})
+    target_include_directories(kprof_${layer} PUBLIC $<BUILD_INTERFACE:${root}>)
+  endforeach()
+  # Installed, every layer's headers are under include/kprof/<layer>/ (cmake/KprofInstall.cmake).
+  target_include_directories(kprof_${layer} PUBLIC $<INSTALL_INTERFACE:include/kprof>)
   target_link_libraries(kprof_${layer} PUBLIC ${ARG_DEPENDS} nlohmann_json::nlohmann_json fmt::fmt-header-only)
 endfunction()

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what kprof needs to build and test (Debian packages). CI runs this too.
 # Third-party libraries are header-only or static, so the kprof binary runs where these packages are absent.
+# The Python ones build and test the Python package offline (scripts/test-python.sh).
 set -euo pipefail
 pkgs=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev libcsv-dev
-      libgtest-dev python3)
+      libgtest-dev python3 python3-venv python3-pip python3-setuptools python3-wheel python3-pytest)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -eq 0 ]; then

@@ -184,3 +184,19 @@ TEST(TraceWriter, ArenaKeepsOrderAcrossChunks) {
   EXPECT_EQ(t.kernels.back().start_ns, static_cast<std::int64_t>(10 * (n - 1)));
   EXPECT_EQ(t.str(t.kernels[123].name), "k");
 }
+
+// An in-process profiling window (capi/) writes what was traced, then starts the next window empty.
+TEST(TraceWriter, ClearRecordsStartsAnEmptyWindowAndKeepsStrings) {
+  kprof::TraceBuffer b;
+  auto name = b.intern("fma_loop");
+  b.kernels.push();
+  b.markers.push();
+  b.api_calls.push();
+  ASSERT_EQ(b.record_count(), 3u);
+  b.clear_records();
+  EXPECT_EQ(b.record_count(), 0u);
+  EXPECT_EQ(b.intern("fma_loop"), name);
+  b.kernels.push();
+  EXPECT_EQ(b.kernels.size(), 1u);
+  EXPECT_EQ(b.record_count(), 1u);
+}

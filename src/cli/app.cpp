@@ -82,12 +82,14 @@ int run(int argc, char** argv) {
 
   AnalyzeOptions an;
   auto* analyze = app.add_subcommand("analyze", "Analyse Nsight Compute CSV exports (or an artifact directory)");
-  analyze->add_option("inputs", an.inputs, "ncu --csv files (raw, details, source, session pages) or an artifact dir")
+  analyze->add_option("inputs", an.inputs, "ncu --csv files (raw, details, source, session pages), .ncu-rep reports or an artifact dir")
       ->required();
   analyze->add_option("--kernel", an.kernel, "Kernel/package name (default: the profiled process name)");
   analyze->add_option("--version", an.version, "Version label (default: -)");
   add_output_options(analyze, an.output);
   analyze->add_flag("!--no-write", an.write, "Print only; write no artifact directory");
+  analyze->add_option("--ncu", an.ncu, "Nsight Compute executable, to read .ncu-rep reports (ncu --import --csv)")
+      ->capture_default_str();
   analyze->allow_extras();
   analyze->footer("Problem parameters: --name=value (e.g. --b=32 --s=16 --t=4096 --dtype=bf16).");
   add_common(analyze, an.common);
@@ -96,6 +98,11 @@ int run(int argc, char** argv) {
   auto* compare = app.add_subcommand("compare", "Compare two artifact directories (baseline, current)");
   compare->add_option("baseline", cmp.baseline, "Baseline artifact directory or profile.json")->required();
   compare->add_option("current", cmp.current, "Current artifact directory or profile.json")->required();
+  compare->add_option("--fail-on-regression", cmp.fail_on_regression,
+                      "Exit 9 when a stage is slower by more than this (e.g. 5%) and the rank test says significant");
+  compare->add_option("--junit", cmp.junit, "Write the regression check as JUnit XML to this file");
+  compare->add_flag("--github-annotations", cmp.github_annotations,
+                    "Print the regression check as GitHub Actions ::error/::warning commands");
   add_common(compare, cmp.common);
 
   DevlogOptions dl;

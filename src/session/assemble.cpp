@@ -102,6 +102,8 @@ void read_ncu_pass(Assembled& a, const fs::path& dir, const PassRecord& pass) {
     a.run.stages = std::move(imported.run.stages);
   }
   a.source = std::move(imported.source);
+  // ncu mode keeps Nsight Compute's own report beside the CSV pages: the report names it (open it in ncu-ui).
+  if (fs::exists(dir / "ncu" / "profile.ncu-rep")) a.run.sources.push_back("ncu/profile.ncu-rep");
 }
 
 // Event mode's roofline: FLOPs and bytes of each kernel from an earlier annotation/ncu artifact.
@@ -264,7 +266,11 @@ std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
   for (CollectorKind k : r.plan.collectors)
     if (k != CollectorKind::Clocks && (k != CollectorKind::Tracer || trace)) c.passes.push_back(PassRecord{k});
   r.assembled = assemble(spec, r.plan, c);
-  r.assembled.run.sources = recorded.sources;
+  // The recorded inputs, then what the files themselves name (ncu mode's report) when not recorded already.
+  std::vector<std::string> sources = recorded.sources;
+  for (const auto& f : r.assembled.run.sources)
+    if (std::find(sources.begin(), sources.end(), f) == sources.end()) sources.push_back(f);
+  r.assembled.run.sources = std::move(sources);
   return r;
 }
 

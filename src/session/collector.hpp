@@ -4,6 +4,7 @@
 // statuses, clock readings, the tool's messages) goes into Collected; assemble() turns both into a ProfileRun.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,12 @@ class Collector {
   // After the passes, in reverse order (the clock recorder reads again and restores).
   virtual void end(CollectorContext&, Collected&) {}
 };
+
+// The library's environment for a tracer pass (trace file in ctx.dir, the plan's record kinds) and for a CUPTI
+// counter pass (counters file in ctx.dir, metrics, launch filters): what the passes give the program they start,
+// and what the C API sets in its own process for in-process profiling (capi/).
+std::map<std::string, std::string> tracer_pass_env(const CollectorContext& ctx);
+std::map<std::string, std::string> counter_pass_env(const CollectorContext& ctx);
 
 // The plan's collectors, in run order.
 std::vector<std::unique_ptr<Collector>> make_collectors(const ModePlan& plan);

@@ -137,9 +137,7 @@ class TracerPass : public Collector {
     ctx.log(LogLevel::progress, "traced run of " + command_line(ctx.spec.command));
     ProcessSpec spec = injected_program(ctx.spec, "no CUPTI tracer");
     fs::path trace_file = ctx.dir / tracer_env::kFileName;
-    spec.env_set[tracer_env::kFile] = fs::absolute(trace_file).string();
-    spec.env_set[counters_format::kEnvFile] = "";  // a value exported in the shell would switch to counters
-    for (const auto& [k, v] : ctx.plan.records.env()) spec.env_set[k] = v;
+    for (const auto& [k, v] : tracer_pass_env(ctx)) spec.env_set[k] = v;
     std::error_code ec;
     fs::remove(trace_file, ec);
     PassRecord p{kind()};
@@ -193,6 +191,44 @@ std::string significant_kernels(const CollectorContext& ctx, std::vector<std::st
 
 // --- CUPTI counters ----------------------------------------------------------------------------------------------
 
+}  // namespace
+
+std::map<std::string, std::string> counter_pass_env(const CollectorContext& ctx) {
+  namespace cf = counters_format;
+  std::map<std::string, std::string> env;
+  env[cf::kEnvFile] = fs::absolute(ctx.dir / cf::kFileName).string();
+  std::string list;
+  for (const auto& m : cupti_metrics(annotation_metrics())) list += (list.empty() ? "" : ",") + m;
+  env[cf::kEnvMetrics] = list;
+  // Every knob set, empty meaning the default, so that nothing exported in the shell applies unseen.
+  const auto& f = ctx.spec.filters;
+  std::vector<std::string> left_out;
+  const std::string significant = significant_kernels(ctx, &left_out);
+  env[cf::kEnvKernel] = significant.empty() ? f.kernel_regex : significant;
+  if (!left_out.empty())
+    ctx.log(LogLevel::progress, std::to_string(left_out.size()) + " kernel(s) under " +
+                                    fmt::format("{:g}", ctx.spec.counters_min_share_pct) +
+                                    "% of GPU time get no counters");
+  std::string range = f.nvtx_include;
+  while (!range.empty() && range.back() == '/') range.pop_back();  // ncu's "a/b/" push/pop syntax
+  env[cf::kEnvNvtx] = range;
+  env[cf::kEnvAll] = f.all_launches ? "1" : "0";
+  env[cf::kEnvSkip] = std::to_string(std::max(0, f.launch_skip));
+  env[cf::kEnvCount] = std::to_string(std::max(0, f.launch_count));
+  env[cf::kEnvMax] = "";
+  return env;
+}
+
+std::map<std::string, std::string> tracer_pass_env(const CollectorContext& ctx) {
+  std::map<std::string, std::string> env;
+  env[tracer_env::kFile] = fs::absolute(ctx.dir / tracer_env::kFileName).string();
+  env[counters_format::kEnvFile] = "";  // a value exported in the shell would switch to counters
+  for (const auto& [k, v] : ctx.plan.records.env()) env[k] = v;
+  return env;
+}
+
+namespace {
+
 // Annotation with --counters cupti: the same library in counter mode (range profiler, kernel replay, first launch
 // of each kernel unless --all-launches), filters passed through the environment.
 class CuptiCounterPass : public Collector {
@@ -207,7 +243,6 @@ class CuptiCounterPass : public Collector {
                 "=<" + std::to_string(metrics.size()) + " metrics> " + command_line(ctx.spec.command)};
   }
   void run(CollectorContext& ctx, Collected& c) override {
-    namespace cf = counters_format;
     ctx.log(LogLevel::progress, "counter run (CUPTI range profiler, kernel replay)");
     const auto all = annotation_metrics();
     const auto metrics = cupti_metrics(all);
@@ -217,29 +252,10 @@ class CuptiCounterPass : public Collector {
                            "instrumentation and are not measured (tensor-core FLOPs are); the roofline uses the "
                            "plan's declared FLOPs where there are some, --counters ncu measures them");
     ProcessSpec spec = injected_program(ctx.spec, "no in-process counters (--counters ncu uses Nsight Compute instead)");
-    fs::path file = ctx.dir / cf::kFileName;
+    fs::path file = ctx.dir / counters_format::kFileName;
     std::error_code ec;
     fs::remove(file, ec);
-    spec.env_set[cf::kEnvFile] = fs::absolute(file).string();
-    std::string list;
-    for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
-    spec.env_set[cf::kEnvMetrics] = list;
-    // Every knob set, empty meaning the default, so that nothing exported in the shell applies unseen.
-    const auto& f = ctx.spec.filters;
-    std::vector<std::string> left_out;
-    const std::string significant = significant_kernels(ctx, &left_out);
-    spec.env_set[cf::kEnvKernel] = significant.empty() ? f.kernel_regex : significant;
-    if (!left_out.empty())
-      ctx.log(LogLevel::progress, std::to_string(left_out.size()) + " kernel(s) under " +
-                                      fmt::format("{:g}", ctx.spec.counters_min_share_pct) +
-                                      "% of GPU time get no counters");
-    std::string range = f.nvtx_include;
-    while (!range.empty() && range.back() == '/') range.pop_back();  // ncu's "a/b/" push/pop syntax
-    spec.env_set[cf::kEnvNvtx] = range;
-    spec.env_set[cf::kEnvAll] = f.all_launches ? "1" : "0";
-    spec.env_set[cf::kEnvSkip] = std::to_string(std::max(0, f.launch_skip));
-    spec.env_set[cf::kEnvCount] = std::to_string(std::max(0, f.launch_count));
-    spec.env_set[cf::kEnvMax] = "";
+    for (const auto& [k, v] : counter_pass_env(ctx)) spec.env_set[k] = v;
     p.process = run_process(spec);
     c.passes.push_back(std::move(p));
   }

@@ -202,4 +202,32 @@ void Tracer::write_snapshot(bool interrupted) {
   writing_.store(false);
 }
 
+bool Tracer::write_window(const std::string& path) {
+  bool expected = false;
+  if (!writing_.compare_exchange_strong(expected, true)) return false;
+  CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  bool ok = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fr != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", fr);
+    TraceFileInfo info;
+    info.pid = static_cast<std::uint32_t>(::getpid());
+    info.process_name = process_name_;
+    info.dropped_records = dropped_;
+    info.tracer_start_ns = start_ns_;
+    cuptiGetTimestamp(&info.tracer_end_ns);
+    info.errors = errors_;
+    info.error_count = error_count_;
+    info.flags = flags_;
+    cuptiGetVersion(&info.cupti_api_version);
+    std::string error;
+    ok = buffer_.write_file(path, info, &error);
+    if (!ok) std::fprintf(stderr, "kprof tracer: %s\n", error.c_str());
+    buffer_.clear_records();
+    cuptiGetTimestamp(&start_ns_);
+  }
+  writing_.store(false);
+  return ok;
+}
+
 }  // namespace kprof::cupti

@@ -42,6 +42,9 @@ class Tracer {
   // Flushes CUPTI (forced) and writes everything traced so far. Safe to call repeatedly: each call rewrites the
   // file with the full trace (atomic rename). Re-entrant calls return at once.
   void write_snapshot(bool interrupted);
+  // In-process profiling (the C API, capi/): flushes CUPTI, writes what was traced since the last window to
+  // `path`, then forgets it, so the next window starts empty. False when the file could not be written.
+  bool write_window(const std::string& path);
   const TracerOptions& options() const { return options_; }
 
  private:

@@ -126,3 +126,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   install_signal_handlers();
   return 1;
 }
+
+// In-process profiling (capi/, the Python package): the C API loads this library with dlopen, calls
+// InitializeInjection itself and, at the end of each profiling window, this. Tracer mode writes the window's trace
+// to `path` and starts the next window empty (returns 1); counter mode writes KPROF_COUNTERS_FILE (returns 2);
+// 0 when nothing was started or the file could not be written.
+extern "C" __attribute__((visibility("default"))) int kprof_inject_write_window(const char* path) {
+  if (!g_started.load()) return 0;
+  if (g_counter_mode) {
+    kprof::cupti::write_counters(/*interrupted=*/false);
+    return 2;
+  }
+  return kprof::cupti::Tracer::instance().write_window(path ? path : "") ? 1 : 0;
+}

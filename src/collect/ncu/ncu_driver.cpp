@@ -82,6 +82,31 @@ void classify_ncu_log(const std::string& log, NcuRunResult& r) {
   }
 }
 
+std::vector<std::string> export_report_pages(const std::string& ncu_exe, const std::string& report,
+                                             const std::string& out_dir, std::vector<std::string>& messages) {
+  // Base units so no auto-scaling guesswork.
+  struct Page { const char* name; std::vector<std::string> args; };
+  const std::vector<Page> pages = {
+      {"raw", {"--page", "raw", "--print-units", "base"}},
+      {"details", {"--page", "details", "--print-units", "base"}},
+      {"source", {"--page", "source", "--print-source", "sass,cuda"}},
+      {"session", {"--page", "session"}},
+  };
+  std::vector<std::string> files;
+  for (const auto& p : pages) {
+    ProcessSpec ex;
+    ex.argv = {ncu_exe, "--import", report, "--csv"};
+    ex.argv.insert(ex.argv.end(), p.args.begin(), p.args.end());
+    auto out = (fs::path(out_dir) / (std::string("ncu_") + p.name + ".csv")).string();
+    ex.stdout_file = out;
+    ex.stderr_file = (fs::path(out_dir) / (std::string("ncu_") + p.name + ".err")).string();
+    auto res = run_process(ex);
+    if (res.exit_code == 0 && fs::file_size(out) > 0) files.push_back(out);
+    else messages.push_back(std::string("export of the ") + p.name + " page failed: " + res.describe());
+  }
+  return files;
+}
+
 NcuRunResult run_ncu(const NcuRunOptions& opt) {
   auto ncu_exe = find_executable(opt.ncu);
   if (!ncu_exe)
@@ -109,25 +134,7 @@ NcuRunResult run_ncu(const NcuRunOptions& opt) {
   }
   r.report_file = (fs::path(opt.work_dir) / "profile.ncu-rep").string();
   if (!fs::exists(r.report_file)) return r;
-  // Export the pages the importer reads; base units so no auto-scaling guesswork.
-  struct Page { const char* name; std::vector<std::string> args; };
-  const std::vector<Page> pages = {
-      {"raw", {"--page", "raw", "--print-units", "base"}},
-      {"details", {"--page", "details", "--print-units", "base"}},
-      {"source", {"--page", "source", "--print-source", "sass,cuda"}},
-      {"session", {"--page", "session"}},
-  };
-  for (const auto& p : pages) {
-    ProcessSpec ex;
-    ex.argv = {*ncu_exe, "--import", r.report_file, "--csv"};
-    ex.argv.insert(ex.argv.end(), p.args.begin(), p.args.end());
-    auto out = (fs::path(opt.work_dir) / (std::string("ncu_") + p.name + ".csv")).string();
-    ex.stdout_file = out;
-    ex.stderr_file = (fs::path(opt.work_dir) / (std::string("ncu_") + p.name + ".err")).string();
-    auto res = run_process(ex);
-    if (res.exit_code == 0 && fs::file_size(out) > 0) r.csv_files.push_back(out);
-    else r.messages.push_back(std::string("export of the ") + p.name + " page failed: " + res.describe());
-  }
+  r.csv_files = export_report_pages(*ncu_exe, r.report_file, opt.work_dir, r.messages);
   return r;
 }
 

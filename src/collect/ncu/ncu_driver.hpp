@@ -46,6 +46,13 @@ std::vector<std::string> ncu_collect_args(const NcuRunOptions& opt);
 // caller can still write whatever was measured.
 NcuRunResult run_ncu(const NcuRunOptions& opt);
 
+// Exports the pages the importer reads (raw, details, source, session; base units) from an .ncu-rep report with
+// `<ncu_exe> --import <report> --csv --page <page>` into <out_dir>/ncu_<page>.csv. Returns the files written;
+// a page that fails to export is a line in `messages`. ncu mode runs it on its report; `kprof analyze x.ncu-rep`
+// on the user's.
+std::vector<std::string> export_report_pages(const std::string& ncu_exe, const std::string& report,
+                                             const std::string& out_dir, std::vector<std::string>& messages);
+
 // Reads ncu's console log and classifies known failures (exposed for tests on captured text).
 void classify_ncu_log(const std::string& log, NcuRunResult& result);
 

@@ -28,6 +28,17 @@ std::size_t TraceBuffer::record_count() const {
          graphs.size() + overheads.size();
 }
 
+void TraceBuffer::clear_records() {
+  kernels.clear();
+  memcpys.clear();
+  memsets.clear();
+  syncs.clear();
+  api_calls.clear();
+  markers.clear();
+  graphs.clear();
+  overheads.clear();
+}
+
 namespace {
 constexpr std::uint64_t align8(std::uint64_t v) { return (v + 7) & ~std::uint64_t{7}; }
 constexpr int kSectionCount = 9;

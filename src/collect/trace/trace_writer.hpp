@@ -26,6 +26,8 @@ class RecordArena {
   }
   void push(const T& rec) { push() = rec; }
   std::size_t size() const { return size_; }
+  // Forgets the records, keeping the chunks for reuse (an in-process profiling window starts empty).
+  void clear() { size_ = 0; }
   // Calls f(const T* records, std::size_t n) once per chunk, in order.
   template <typename F>
   void for_each_chunk(F&& f) const {
@@ -70,6 +72,8 @@ class TraceBuffer {
   RecordArena<trace_format::RawOverhead> overheads;
 
   std::size_t record_count() const;
+  // Forgets every record (strings stay interned): the next window of an in-process profile starts empty.
+  void clear_records();
   std::size_t string_bytes() const { return strings_.size(); }
 
   // Writes the whole trace to `path` atomically (path.tmp.<pid> then rename). Uses only open/write/fsync/

@@ -1,0 +1,258 @@
+"""Kernel plans with Python-callable stages: KernelPlan (one stage or several run in order), KernelPipeline
+(stages one after another, each may read what the previous wrote) and ConcurrentKernels (independent stages, one
+CUDA stream each). A stage declares its work (FLOPs, compulsory DRAM bytes, precision) for the roofline and may
+have a tile space, tuned with kprof.bench and remembered in the autotune cache the C++ side uses
+(``.cache/kernel-autotune/<kernel>/<version>/<stage>/<device>/<params>.json``, plan/autotune_cache.hpp).
+
+Each stage runs inside an NVTX range named after it, so kprof groups its kernels under that name and applies the
+declared work to them. ``*_profile_plan`` profile ``bench_runs`` runs of the plan in one mode (kprof.profile).
+A plan of a bundled kprof-kernels package (``describe_plan``) is profiled by the C++ API instead
+(``kprof <package> --prof-type=<mode>``: check, tune, profile)."""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import inspect
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from . import _capi
+from .errors import NoGpuError, UsageError
+from .profiling import Profiler
+from .result import Result
+
+DEFAULT_CACHE = ".cache/kernel-autotune"
+
+
+@dataclass
+class Stage:
+    """One stage: ``fn(**config)`` launches its kernels. ``tile_space`` lists configs (dicts of ints); the first
+    is the default. ``min_bytes`` is the compulsory DRAM traffic per execution."""
+    name: str
+    fn: Callable[..., Any]
+    flops: float | None = None
+    min_bytes: float | None = None
+    precision: str = ""
+    tile_space: list[dict[str, int]] = field(default_factory=list)
+    stream: int = 0
+
+    def declared(self) -> dict[str, Any]:
+        return {"flops": self.flops, "min_bytes": self.min_bytes, "precision": self.precision}
+
+    def source_hash(self) -> str:
+        try:
+            text = inspect.getsource(self.fn)
+        except (OSError, TypeError):
+            text = getattr(self.fn, "__qualname__", repr(self.fn))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _stage(s: Stage | tuple | dict) -> Stage:
+    if isinstance(s, Stage):
+        return s
+    if isinstance(s, dict):
+        return Stage(**s)
+    return Stage(*s)
+
+
+class KernelPlan:
+    """A named plan: ``KernelPlan("gemm", [Stage("stage_gemm", fn, flops=2*m*n*k, min_bytes=...)],
+    params={"m": m, ...}, version="v2")``. ``kind`` is "single", "pipeline" or "concurrent"."""
+
+    kind = "single"
+
+    def __init__(self, name: str, stages: Sequence[Stage | tuple | dict], *, params: dict[str, int] | None = None,
+                 version: str = "-", dtype: str = ""):
+        if not name:
+            raise UsageError("KernelPlan: a name is required", 2, "usage")
+        self.name = name
+        self.stages = [_stage(s) for s in stages]
+        if not self.stages:
+            raise UsageError("KernelPlan: at least one stage is required", 2, "usage")
+        names = [s.name for s in self.stages]
+        if len(set(names)) != len(names):
+            raise UsageError(f"KernelPlan: stage names must differ (got {names})", 2, "usage")
+        if self.kind == "single" and len(self.stages) > 1:
+            self.kind = "pipeline"
+        self.params = dict(params or {})
+        self.version = version
+        self.dtype = dtype
+        self.configs: dict[str, dict[str, int]] = {s.name: dict(s.tile_space[0]) if s.tile_space else {}
+                                                   for s in self.stages}
+
+    # --- running ----------------------------------------------------------------------------------------------
+    def run_stage(self, stage: Stage) -> Any:
+        _capi.nvtx_push(stage.name)
+        try:
+            return stage.fn(**self.configs.get(stage.name, {}))
+        finally:
+            _capi.nvtx_pop()
+
+    def run(self) -> None:
+        """Runs every stage once, in order, each in its NVTX range, with its chosen config."""
+        for s in self.stages:
+            self.run_stage(s)
+
+    def declared_stages(self) -> dict[str, dict[str, Any]]:
+        return {s.name: s.declared() for s in self.stages}
+
+    def describe(self) -> dict[str, Any]:
+        """The plan as the C++ side describes one (plan/plan_types.hpp)."""
+        return {"package": self.name, "version": self.version, "kind": self.kind, "params": self.params,
+                "dtype": self.dtype,
+                "stages": [{"name": s.name, "flops": s.flops or 0, "min_bytes": s.min_bytes or 0,
+                            "precision": s.precision, "stream": s.stream, "tile_space": s.tile_space}
+                           for s in self.stages]}
+
+    # --- autotuning -------------------------------------------------------------------------------------------
+    def cache_key(self, stage: Stage, device: str) -> dict[str, Any]:
+        return {"kernel": self.name, "version": self.version, "stage": stage.name, "device": device,
+                "params": {"values": self.params, "dtype": self.dtype}, "source_hash": stage.source_hash()}
+
+    def cached(self, stage: Stage, device: str, cache_dir: str | os.PathLike = DEFAULT_CACHE) -> dict[str, Any]:
+        """The stage's autotune cache file as the C++ AutotuneCache reads it: path, entries, best, warnings."""
+        return _capi.call("autotune_load", {"root": str(cache_dir), "key": self.cache_key(stage, device)})
+
+    def record(self, stage: Stage, device: str, config: dict[str, int], samples_ms: Sequence[float] | None,
+               status: str = "ok", message: str = "", cache_dir: str | os.PathLike = DEFAULT_CACHE) -> dict[str, Any]:
+        """Adds one tried config to the cache (the C++ AutotuneCache computes best and saves atomically)."""
+        entry: dict[str, Any] = {"config": config, "status": status, "message": message,
+                                 "measured_at": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+        if samples_ms:
+            s = sorted(samples_ms)
+            entry.update(samples_ms=list(samples_ms), min_ms=s[0],
+                         median_ms=s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2)
+        return _capi.call("autotune_record", {"root": str(cache_dir), "key": self.cache_key(stage, device),
+                                              "entry": entry})
+
+    def autotune(self, *, cache_dir: str | os.PathLike = DEFAULT_CACHE, retune: bool = False, rep: float = 20,
+                 warmup: float = 5) -> dict[str, dict[str, int]]:
+        """Times every config of every stage with a tile space (kprof.bench, L2 flushed), skipping configs the
+        cache already has (all of them again with ``retune``), and keeps the fastest. Needs a GPU."""
+        from .benchmark import bench
+        device = device_key()
+        for s in self.stages:
+            if not s.tile_space:
+                continue
+            have = {tuple(sorted(e["config"].items())) for e in self.cached(s, device, cache_dir)["file"]["entries"]}
+            for config in s.tile_space:
+                if not retune and tuple(sorted(config.items())) in have:
+                    continue
+                try:
+                    samples = bench(lambda: s.fn(**config), warmup=warmup, rep=rep, return_mode="all")
+                    self.record(s, device, config, samples, cache_dir=cache_dir)
+                except NoGpuError:
+                    raise
+                except Exception as e:  # a config that fails to launch is recorded as such, like the C++ tuner
+                    self.record(s, device, config, None, status="launch-failed", message=str(e), cache_dir=cache_dir)
+            best = self.cached(s, device, cache_dir)["best"]
+            if best:
+                self.configs[s.name] = dict(best)
+        return dict(self.configs)
+
+
+class KernelPipeline(KernelPlan):
+    """Stages run one after another; each may read what the previous wrote."""
+    kind = "pipeline"
+
+
+class ConcurrentKernels(KernelPlan):
+    """Independent stages, each on its own CUDA stream (``Stage.stream``), meant to overlap. Needs PyTorch."""
+    kind = "concurrent"
+
+    def run(self) -> None:
+        import torch
+        streams: dict[int, Any] = {}
+        for s in self.stages:
+            streams.setdefault(s.stream, torch.cuda.Stream())
+        current = torch.cuda.current_stream()
+        for st in streams.values():
+            st.wait_stream(current)
+        for s in self.stages:
+            with torch.cuda.stream(streams[s.stream]):
+                self.run_stage(s)
+        for st in streams.values():
+            current.wait_stream(st)
+
+
+def device_key() -> str:
+    """The cache's device key, "NVIDIA_H200_sm90" (plan::device_key); NoGpuError without a GPU."""
+    try:
+        import torch
+    except ImportError as e:
+        raise NoGpuError("autotuning needs PyTorch with CUDA (the device and kprof.bench)", 4, "no-gpu") from e
+    if not torch.cuda.is_available():
+        raise NoGpuError("autotuning: no GPU (torch.cuda.is_available() is False)", 4, "no-gpu")
+    name = torch.cuda.get_device_name().replace(" ", "_")
+    major, minor = torch.cuda.get_device_capability()
+    return f"{name}_sm{major}{minor}"
+
+
+# --- profiling a plan ---------------------------------------------------------------------------------------------
+
+class PackagePlan:
+    """A bundled kprof-kernels package's plan (``describe_plan``): profiled by the C++ API."""
+
+    def __init__(self, plan: dict[str, Any]):
+        self.plan = plan
+
+    def __repr__(self) -> str:
+        return f"<kprof.PackagePlan {self.plan.get('package')} {self.plan.get('version')} {self.plan.get('params')}>"
+
+
+def describe_plan(package: str, version: str = "", params: dict[str, int] | None = None,
+                  kernels: str = "") -> PackagePlan:
+    """The plan of ``version`` ("" = latest) of a kprof-kernels package (``kprof-kernels describe``)."""
+    return PackagePlan(_capi.call("describe_plan", {"package": package, "version": version, "params": params or {},
+                                                    "kernels": kernels})["plan"])
+
+
+def _profile_plan(mode: str, plan: KernelPlan | PackagePlan, out_dir: str | os.PathLike, version: str,
+                  bench_runs: int, **options: Any) -> Result:
+    if not isinstance(bench_runs, int) or bench_runs < 1:
+        raise UsageError(f"bench_runs must be a positive integer (got {bench_runs!r})", 2, "usage")
+    if isinstance(plan, PackagePlan):
+        reply = _capi.call("profile_plan", {"mode": mode, "plan": plan.plan, "out_dir": str(out_dir),
+                                            "version": version or "", "bench_runs": bench_runs,
+                                            "settings": options})
+        if reply.get("exit_code"):
+            from .errors import error_for
+            raise error_for(f"the profiled plan run failed (exit {reply['exit_code']}); partial results in "
+                            f"{reply.get('dir')}", int(reply["exit_code"]), "program-failed")
+        from .analysis import analyze
+        return analyze(reply["dir"])
+    if not isinstance(plan, KernelPlan):
+        raise UsageError("expected a KernelPlan, KernelPipeline, ConcurrentKernels or describe_plan()'s result",
+                         2, "usage")
+    label = version or plan.version
+    exact = options.pop("exact_dir", None)
+    if mode == "ncu" and not exact:  # the re-run under ncu writes to a directory named up front
+        stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+        exact = os.path.join(str(out_dir), "ncu", plan.name, stamp)
+    p = Profiler(mode, exact, out_root=out_dir, kernel=plan.name, version=label, params=plan.params,
+                 declared_stages=plan.declared_stages(), **options)
+    with p:
+        for _ in range(bench_runs):
+            plan.run()
+    return p.result
+
+
+def annotation_profile_plan(plan, out_dir="out/profiles", version="", bench_runs=20, **options) -> Result:
+    """Counters per stage kernel (in-process: the CUPTI range profiler) with the plan's declared work."""
+    return _profile_plan("annotation", plan, out_dir, version, bench_runs, **options)
+
+
+def event_profile_plan(plan, out_dir="out/profiles", version="", bench_runs=20, **options) -> Result:
+    """Kernel and stage timings from the CUPTI tracer over ``bench_runs`` runs."""
+    return _profile_plan("event", plan, out_dir, version, bench_runs, **options)
+
+
+def ncu_profile_plan(plan, out_dir="out/profiles", version="", bench_runs=20, **options) -> Result:
+    """Nsight Compute's full set: re-runs the script under ncu (see kprof.profile), or kprof-kernels for a package."""
+    return _profile_plan("ncu", plan, out_dir, version, bench_runs, **options)
+
+
+def nsys_profile_plan(plan, out_dir="out/profiles", version="", bench_runs=20, **options) -> Result:
+    """The timeline: kernels, copies, synchronisation, overlap of the stages."""
+    return _profile_plan("nsys", plan, out_dir, version, bench_runs, **options)

@@ -1,0 +1,87 @@
+"""Builds the kprof package: the C++ core is built by CMake (or picked up, see below) and its libraries, the
+command line and the data files are copied into the package. The package itself is pure Python over ctypes, so
+the wheel is tagged py3-none-<platform>: any CPython 3.10+ on the same platform loads it.
+
+Where the C++ parts come from:
+  KPROF_BUILD_DIR=<dir>  take libkprof_c.so, kprof and libkprof_inject.so from that CMake build directory as they
+                         are (CMake is not run)
+  otherwise              the repository's build/release: `cmake --preset release` when it is not configured yet,
+                         then `cmake --build build/release --target kprof_c kprof [kprof_inject]` (incremental: a
+                         no-op after `scripts/test.sh` or any full build)
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+try:
+    from wheel.bdist_wheel import bdist_wheel
+except ImportError:  # pragma: no cover - wheel is a build requirement
+    bdist_wheel = None
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+def _build_dir() -> Path:
+    given = os.environ.get("KPROF_BUILD_DIR")
+    if given:
+        d = Path(given).resolve()
+        if not (d / "libkprof_c.so").is_file():
+            raise SystemExit(f"kprof: KPROF_BUILD_DIR={d} has no libkprof_c.so (build the kprof_c target there)")
+        return d
+    if not (REPO / "CMakeLists.txt").is_file():
+        raise SystemExit("kprof: not inside the kprof repository and KPROF_BUILD_DIR is unset: nothing to build from")
+    d = REPO / "build" / "release"
+    if not (d / "CMakeCache.txt").is_file():
+        subprocess.run(["cmake", "--preset", "release"], cwd=REPO, check=True)
+    targets = ["kprof_c", "kprof"]
+    listing = subprocess.run(["cmake", "--build", str(d), "--target", "help"], capture_output=True, text=True)
+    if "kprof_inject" in listing.stdout:
+        targets.append("kprof_inject")
+    jobs = os.environ.get("KPROF_BUILD_JOBS", "2")
+    subprocess.run(["cmake", "--build", str(d), "-j", jobs, "--target", *targets], cwd=REPO, check=True)
+    return d
+
+
+class BuildWithCore(build_py):
+    def run(self):
+        super().run()
+        build = _build_dir()
+        pkg = Path(self.build_lib) / "kprof"
+        lib, bin_, data = pkg / "_lib", pkg / "_bin", pkg / "_data"
+        for d in (lib, bin_, data):
+            d.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(build / "libkprof_c.so", lib / "libkprof_c.so")
+        inject = build / "src" / "collect" / "cupti" / "libkprof_inject.so"
+        if inject.is_file():
+            shutil.copy2(inject, lib / "libkprof_inject.so")
+        if (build / "kprof").is_file():
+            shutil.copy2(build / "kprof", bin_ / "kprof")
+        for f in (REPO / "data").iterdir():
+            if f.is_file():
+                shutil.copy2(f, data / f.name)
+
+
+cmdclass = {"build_py": BuildWithCore}
+
+if bdist_wheel is not None:
+    class PlatformWheel(bdist_wheel):
+        """Not tied to a Python version (ctypes, no extension module), but to the platform (a native library)."""
+
+        def finalize_options(self):
+            super().finalize_options()
+            self.root_is_pure = False
+
+        def get_tag(self):
+            _, _, plat = super().get_tag()
+            return "py3", "none", plat
+
+    cmdclass["bdist_wheel"] = PlatformWheel
+
+setup(cmdclass=cmdclass)

@@ -1,0 +1,90 @@
+"""Kernel plans: stage order and configs, declared work, and the autotune cache shared with C++."""
+import json
+
+import pytest
+
+import kprof
+from kprof.plans import Stage
+
+
+def test_stages_run_in_order_with_their_configs():
+    calls = []
+    plan = kprof.KernelPipeline("pipe", [
+        Stage("a", lambda bm=0: calls.append(("a", bm)), flops=1e9, min_bytes=1e6, precision="fp32",
+              tile_space=[{"bm": 64}, {"bm": 128}]),
+        Stage("b", lambda: calls.append(("b", None))),
+    ], params={"n": 4})
+    plan.run()
+    plan.run()
+    assert calls == [("a", 64), ("b", None)] * 2
+    assert plan.kind == "pipeline"
+    assert plan.declared_stages() == {"a": {"flops": 1e9, "min_bytes": 1e6, "precision": "fp32"},
+                                      "b": {"flops": None, "min_bytes": None, "precision": ""}}
+
+
+def test_plan_validation():
+    with pytest.raises(kprof.UsageError, match="differ"):
+        kprof.KernelPlan("x", [Stage("a", print), Stage("a", print)])
+    with pytest.raises(kprof.UsageError, match="at least one"):
+        kprof.KernelPlan("x", [])
+    assert kprof.KernelPlan("x", [Stage("a", print)]).kind == "single"
+    assert kprof.KernelPlan("x", [Stage("a", print), Stage("b", print)]).kind == "pipeline"
+    assert kprof.ConcurrentKernels("x", [Stage("a", print), Stage("b", print, stream=1)]).kind == "concurrent"
+
+
+def test_autotune_cache_is_the_cpp_one(tmp_path):
+    plan = kprof.KernelPlan("gemm_py", [Stage("stage_gemm", lambda bm=64: None, tile_space=[{"bm": 64}, {"bm": 128}])],
+                            params={"m": 256}, version="v1", dtype="bf16")
+    s = plan.stages[0]
+    dev = "NVIDIA_H200_sm90"
+    plan.record(s, dev, {"bm": 64}, [2.0, 2.2, 2.1], cache_dir=tmp_path)
+    reply = plan.record(s, dev, {"bm": 128}, [1.5, 1.7, 1.6], cache_dir=tmp_path)
+    # plan::AutotuneCache::path_for: <root>/<kernel>/<version>/<stage>/<device>/<params>.json
+    assert reply["path"] == str(tmp_path / "gemm_py" / "v1" / "stage_gemm" / dev / "m256_bf16.json")
+    assert reply["best"] == {"bm": 128}  # lowest median, chosen by the C++ cache
+    on_disk = json.loads((tmp_path / "gemm_py" / "v1" / "stage_gemm" / dev / "m256_bf16.json").read_text())
+    assert on_disk["schema"] == "kprof.autotune/1"
+    assert [e["median_ms"] for e in on_disk["entries"]] == [2.1, 1.6]
+    again = plan.cached(s, dev, cache_dir=tmp_path)
+    assert again["best"] == {"bm": 128} and not again["warnings"]
+    # Another source for the stage is another key: the C++ cache refuses the file and says why.
+    plan.stages[0] = Stage("stage_gemm", lambda bm=64: bm, tile_space=s.tile_space)
+    other = plan.cached(plan.stages[0], dev, cache_dir=tmp_path)
+    assert other["file"]["entries"] == [] and other["warnings"]
+
+
+def test_failed_config_is_recorded_and_never_best(tmp_path):
+    plan = kprof.KernelPlan("k", [Stage("s", lambda: None)], version="v1")
+    s = plan.stages[0]
+    plan.record(s, "dev", {"bm": 1}, None, status="launch-failed", message="too many registers", cache_dir=tmp_path)
+    r = plan.record(s, "dev", {"bm": 2}, [3.0], cache_dir=tmp_path)
+    assert r["best"] == {"bm": 2}
+    assert r["file"]["entries"][0]["status"] == "launch-failed"
+
+
+def test_autotune_without_a_gpu_raises_no_gpu_error(tmp_path):
+    try:
+        import torch
+        if torch.cuda.is_available():
+            pytest.skip("a GPU is present")
+    except ImportError:
+        pass
+    plan = kprof.KernelPlan("k", [Stage("s", lambda bm=1: None, tile_space=[{"bm": 1}])])
+    with pytest.raises(kprof.NoGpuError):
+        plan.autotune(cache_dir=tmp_path)
+
+
+def test_profile_plan_checks_bench_runs():
+    plan = kprof.KernelPlan("k", [Stage("s", lambda: None)])
+    with pytest.raises(kprof.UsageError, match="bench_runs"):
+        kprof.event_profile_plan(plan, "out", bench_runs=0)
+
+
+def test_profile_plan_without_a_gpu(tmp_path):
+    from conftest import has_gpu
+    if has_gpu():
+        pytest.skip("a GPU is present")
+    plan = kprof.KernelPlan("k", [Stage("s", lambda: None)])
+    for fn in (kprof.annotation_profile_plan, kprof.event_profile_plan, kprof.nsys_profile_plan):
+        with pytest.raises(kprof.NoGpuError):
+            fn(plan, out_dir=tmp_path, version="v2", bench_runs=3)

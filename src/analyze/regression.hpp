@@ -1,0 +1,23 @@
+// The CI gate of `kprof compare --fail-on-regression=P%`: a stage regresses when its duration grew by more than P%
+// and the comparison's two-sided Mann-Whitney U test (compare.alpha, both sides with >= compare.min_samples
+// launches) says the change is significant. A slowdown the test could not be run on (too few launches: an ncu or
+// annotation artifact) is reported as "untested" and does not fail the check.
+#pragma once
+#include <string>
+
+#include "analyze/thresholds.hpp"
+#include "model/comparison.hpp"
+#include "model/regression.hpp"
+
+namespace kprof::analyze {
+
+// `kprof compare --fail-on-regression`'s exit status when the check fails (docs/cli.md). Kept here rather than in
+// util/errors.hpp so this branch does not touch the shared exit-code table (to be moved there on merge).
+inline constexpr int kExitRegression = 9;
+
+RegressionCheck check_regressions(const Comparison& cmp, double threshold_pct, const Thresholds& t);
+
+// "5%", "5", "2.5 %" → 5, 5, 2.5. Throws Error(kExitUsage) for anything else or a negative value.
+double parse_threshold_pct(const std::string& text);
+
+}  // namespace kprof::analyze

@@ -1,0 +1,39 @@
+// The C API's JSON plumbing: running a request with every exception turned into an error reply, reading request
+// fields into the session layer's specs, and the replies shared by analyze and the in-process window.
+#pragma once
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/params.hpp"
+#include "model/profile.hpp"
+#include "plan/autotune_cache.hpp"
+#include "session/publish.hpp"
+#include "session/run_spec.hpp"
+
+namespace kprof::capi {
+
+// Parses `request` (NULL = {}), runs `fn`, returns {"ok": true, ...fn's fields} or {"ok": false, "error",
+// "exit_code", "kind"} as a malloc'd string. Never throws.
+char* call(const char* request, const std::function<nlohmann::json(const nlohmann::json&)>& fn);
+
+template <typename T>
+T get_or(const nlohmann::json& j, const char* key, T fallback) {
+  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return fallback;
+  return j[key].get<T>();
+}
+
+// {"b": 32, "dtype": "bf16"} or {"values": {...}, "dtype": ...}.
+ProblemParams params_from(const nlohmann::json& j);
+// "out_root", "out_dir", "baseline", "devlog", "docs_dir".
+session::OutputSpec output_spec(const nlohmann::json& r);
+// "devices", "thresholds".
+session::DataFiles data_files(const nlohmann::json& r);
+
+// An analysed run with what publish() made of it: dir, profile, contract (Markdown and JSON), roofline SVG,
+// warnings, comparison.
+nlohmann::json published_reply(const ProfileRun& run, const session::Published& p);
+nlohmann::json cache_reply(const plan::AutotuneCache& cache);
+
+}  // namespace kprof::capi

@@ -1,0 +1,163 @@
+// The C API (kprof_c.h): JSON in, JSON out, every exception turned into {"ok": false, ...}. It fills the session
+// layer's specs like the command line does and calls the same functions; the in-process window is the one thing
+// only it does (profile_window.cpp).
+#include "capi/kprof_c.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "analyze/compare.hpp"
+#include "api/profile_plan.hpp"
+#include "capi/capi_json.hpp"
+#include "capi/gpu_probe.hpp"
+#include "capi/profile_window.hpp"
+#include "plan/autotune_cache.hpp"
+#include "plan/plan_json.hpp"
+#include "render/comparison_markdown.hpp"
+#include "session/analysis_context.hpp"
+#include "session/analyze_inputs.hpp"
+#include "session/artifact.hpp"
+#include "util/errors.hpp"
+
+#if defined(KPROF_CAPI_NVTX)
+#include <nvtx3/nvToolsExt.h>
+#endif
+
+#ifndef KPROF_VERSION
+#define KPROF_VERSION "0.0.0"
+#endif
+
+using kprof::capi::call;
+using kprof::capi::get_or;
+using json = nlohmann::json;
+
+namespace {
+
+kprof::session::AnalyzeSpec analyze_spec(const json& r) {
+  kprof::session::AnalyzeSpec s;
+  if (r.contains("inputs")) {
+    if (r["inputs"].is_string()) s.inputs.push_back(r["inputs"].get<std::string>());
+    else s.inputs = r["inputs"].get<std::vector<std::string>>();
+  }
+  s.kernel = get_or<std::string>(r, "kernel", "");
+  s.version = get_or<std::string>(r, "version", "-");
+  if (r.contains("params")) s.params = kprof::capi::params_from(r["params"]);
+  s.output = kprof::capi::output_spec(r);
+  s.data = kprof::capi::data_files(r);
+  s.write = get_or<bool>(r, "write", true);
+  return s;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* kprof_version(void) { return KPROF_VERSION; }
+
+void kprof_free(char* reply) { std::free(reply); }
+
+char* kprof_analyze(const char* request_json) {
+  return call(request_json, [](const json& r) {
+    auto a = kprof::session::analyze_inputs(analyze_spec(r));
+    return kprof::capi::published_reply(a.run, a.published);
+  });
+}
+
+char* kprof_compare(const char* request_json) {
+  return call(request_json, [](const json& r) {
+    for (const char* k : {"baseline", "current"})
+      if (!r.contains(k)) throw kprof::Error(std::string("compare: \"") + k + "\" is required", kprof::kExitUsage);
+    auto ctx = kprof::session::AnalysisContext::load(kprof::capi::data_files(r));
+    auto base = kprof::session::load_artifact(r["baseline"].get<std::string>());
+    auto cur = kprof::session::load_artifact(r["current"].get<std::string>());
+    auto cmp = kprof::analyze::compare_runs(base, cur, ctx.thresholds);
+    return json{{"comparison", json(cmp)}, {"markdown", kprof::render::render_comparison(cmp)}};
+  });
+}
+
+char* kprof_gpu_status(void) {
+  return call(nullptr, [](const json&) {
+    auto g = kprof::capi::probe_gpu();
+    return json{{"gpus", g.count}, {"name", g.name}, {"reason", g.reason}};
+  });
+}
+
+char* kprof_profile_begin(const char* request_json) {
+  return call(request_json, [](const json& r) { return kprof::capi::begin_window(r); });
+}
+
+char* kprof_profile_end(const char* request_json) {
+  return call(request_json, [](const json& r) { return kprof::capi::end_window(r); });
+}
+
+char* kprof_describe_plan(const char* request_json) {
+  return call(request_json, [](const json& r) {
+    std::map<std::string, std::int64_t> params;
+    if (r.contains("params")) params = r["params"].get<std::map<std::string, std::int64_t>>();
+    auto plan = kprof::api::describe_plan(get_or<std::string>(r, "package", ""), get_or<std::string>(r, "version", ""),
+                                          params, get_or<std::string>(r, "kernels", ""));
+    return json{{"plan", json(plan)}};
+  });
+}
+
+char* kprof_profile_plan(const char* request_json) {
+  return call(request_json, [](const json& r) {
+    if (!r.contains("plan")) throw kprof::Error("profile_plan: \"plan\" is required", kprof::kExitUsage);
+    auto plan = kprof::plan::plan_from_json(r["plan"].dump());
+    kprof::api::ProfilePlanSettings s;
+    json st = r.value("settings", json::object());
+    s.exact_dir = get_or<std::string>(st, "exact_dir", "");
+    s.kernels = get_or<std::string>(st, "kernels", "");
+    s.cache_dir = get_or<std::string>(st, "cache_dir", "");
+    s.retune = get_or<bool>(st, "retune", false);
+    s.baseline = get_or<std::string>(st, "baseline", "");
+    s.ncu = get_or<std::string>(st, "ncu", "ncu");
+    s.counters = get_or<std::string>(st, "counters", "");
+    s.quiet = get_or<bool>(st, "quiet", true);
+    s.no_wait = get_or<bool>(st, "no_wait", false);
+    s.dry_run = get_or<bool>(st, "dry_run", false);
+    auto res = kprof::api::profile_plan(get_or<std::string>(r, "mode", "annotation"), plan,
+                                        get_or<std::string>(r, "out_dir", "out/profiles"),
+                                        get_or<std::string>(r, "version", ""), get_or<int>(r, "bench_runs", 20), s);
+    json out{{"exit_code", res.exit_code}, {"dir", res.artifact_dir.string()}, {"mode", res.mode},
+             {"package", res.package}, {"version", res.version}, {"params", json(res.params)}};
+    if (res.run) out["profile"] = json(*res.run);
+    return out;
+  });
+}
+
+char* kprof_autotune_load(const char* request_json) {
+  return call(request_json, [](const json& r) {
+    kprof::plan::AutotuneCache cache(get_or<std::string>(r, "root", ".cache/kernel-autotune"),
+                                     r.at("key").get<kprof::plan::CacheKey>());
+    cache.load();
+    return kprof::capi::cache_reply(cache);
+  });
+}
+
+char* kprof_autotune_record(const char* request_json) {
+  return call(request_json, [](const json& r) {
+    kprof::plan::AutotuneCache cache(get_or<std::string>(r, "root", ".cache/kernel-autotune"),
+                                     r.at("key").get<kprof::plan::CacheKey>());
+    cache.load();
+    cache.record(r.at("entry").get<kprof::plan::TuneEntry>());
+    return kprof::capi::cache_reply(cache);
+  });
+}
+
+void kprof_nvtx_push(const char* name) {
+#if defined(KPROF_CAPI_NVTX)
+  nvtxRangePushA(name ? name : "");
+#else
+  (void)name;
+#endif
+}
+
+void kprof_nvtx_pop(void) {
+#if defined(KPROF_CAPI_NVTX)
+  nvtxRangePop();
+#endif
+}
+
+}  // extern "C"

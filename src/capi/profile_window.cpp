@@ -1,0 +1,180 @@
+#include "capi/profile_window.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+
+#include "capi/capi_json.hpp"
+#include "capi/gpu_probe.hpp"
+#include "collect/clock/gpu_lock.hpp"
+#include "collect/counters/counters_format.hpp"
+#include "collect/trace/tracer_env.hpp"
+#include "session/analysis_context.hpp"
+#include "session/artifact.hpp"
+#include "session/assemble.hpp"
+#include "session/collector.hpp"
+#include "session/injection.hpp"
+#include "session/profile.hpp"
+#include "session/publish.hpp"
+#include "util/errors.hpp"
+#include "util/fs.hpp"
+
+namespace kprof::capi {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+using InitFn = int (*)();
+using WriteFn = int (*)(const char*);
+
+// What the process has loaded: the library and the collector it started (one per process).
+struct Loaded {
+  void* lib = nullptr;
+  WriteFn write_window = nullptr;
+  std::optional<session::CollectorKind> collector;
+  int counter_windows = 0;
+};
+
+struct Window {
+  session::RunSpec spec;
+  session::ModePlan plan;
+  session::Collected collected;
+  std::optional<GpuLock> lock;
+};
+
+std::mutex g_mu;
+Loaded g_loaded;
+std::optional<Window> g_window;
+
+session::RunSpec window_spec(const json& r) {
+  session::RunSpec spec;
+  spec.mode = session::parse_mode(get_or<std::string>(r, "mode", "event"));
+  if (spec.mode == session::Mode::Ncu)
+    throw Error("ncu mode does not run in-process: Nsight Compute replays kernels from outside the process "
+                "(kprof.profile(mode=\"ncu\") re-runs the script under `kprof run --prof-type=ncu`)",
+                kExitUsage);
+  // A Python program: driver API records too (its kernels are often launched through the driver API).
+  spec.command = {"python", get_or<std::string>(r, "script", "<in-process>")};
+  spec.kernel = get_or<std::string>(r, "kernel", "python");
+  spec.version = get_or<std::string>(r, "version", "-");
+  if (r.contains("params")) spec.params = params_from(r["params"]);
+  spec.output = output_spec(r);
+  spec.data = data_files(r);
+  spec.no_wait = get_or<bool>(r, "no_wait", false);
+  spec.filters.kernel_regex = get_or<std::string>(r, "kernel_regex", "");
+  spec.filters.nvtx_include = get_or<std::string>(r, "nvtx_include", "");
+  spec.filters.all_launches = get_or<bool>(r, "all_launches", false);
+  if (spec.mode == session::Mode::Annotation) {
+    // In-process, annotation is the range profiler with its own timing: no second, traced run of the program.
+    spec.timing = session::TimingSource::Counters;
+    spec.counters = session::CounterSource::Cupti;
+    spec.counters_min_share_pct = 0;  // no tracer pass to take shares from
+  }
+  if (r.contains("declared_stages"))
+    for (const auto& [name, w] : r["declared_stages"].items()) {
+      DeclaredWork d;
+      if (w.contains("flops") && !w["flops"].is_null()) d.flops = w["flops"].get<double>();
+      if (w.contains("min_bytes") && !w["min_bytes"].is_null()) d.min_bytes = w["min_bytes"].get<double>();
+      d.precision = get_or<std::string>(w, "precision", "");
+      spec.declared_stages[name] = d;
+    }
+  return spec;
+}
+
+void load_library(session::CollectorKind kind) {
+  if (g_loaded.collector && *g_loaded.collector != kind)
+    throw Error(std::string("this process already profiles with the ") +
+                    std::string(session::collector_name(*g_loaded.collector)) +
+                    " collector; CUPTI's tracer and range profiler cannot both run in one process: profile in this "
+                    "mode from a new process",
+                kExitUsage);
+  if (g_loaded.lib) return;
+  auto path = session::find_injection_library();
+  if (!path)
+    throw Error("libkprof_inject.so was not found: set KPROF_INJECT_LIB (the Python package sets it to the library "
+                "it was installed with; it needs kprof built with the CUDA toolkit)",
+                kExitNoTool);
+  void* lib = dlopen(path->c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) throw Error(std::string("cannot load ") + path->string() + ": " + dlerror(), kExitNoTool);
+  auto init = reinterpret_cast<InitFn>(dlsym(lib, "InitializeInjection"));
+  auto write = reinterpret_cast<WriteFn>(dlsym(lib, "kprof_inject_write_window"));
+  if (!init || !write)
+    throw Error(path->string() + " has no kprof_inject_write_window: a libkprof_inject.so older than this C API",
+                kExitNoTool);
+  init();  // reads the KPROF_* variables set by begin_window, enables CUPTI in this process
+  g_loaded.lib = lib;
+  g_loaded.write_window = write;
+  g_loaded.collector = kind;
+}
+
+}  // namespace
+
+json begin_window(const json& r) {
+  std::lock_guard<std::mutex> guard(g_mu);
+  if (g_window) throw Error("a profiling window is already open in this process: end it first", kExitUsage);
+  Window w;
+  w.spec = window_spec(r);
+  w.plan = session::plan_run(w.spec);
+  const auto kind = w.plan.has(session::CollectorKind::CuptiCounters) ? session::CollectorKind::CuptiCounters
+                                                                      : session::CollectorKind::Tracer;
+  if (kind == session::CollectorKind::CuptiCounters && g_loaded.counter_windows > 0)
+    throw Error("annotation mode profiles one window per process in-process (the range profiler keeps the first "
+                "launch of each kernel): profile again from a new process",
+                kExitUsage);
+  auto gpu = probe_gpu();
+  if (gpu.count == 0) throw Error("no GPU: " + gpu.reason, kExitNoGpu);
+  auto ctx_check = session::AnalysisContext::load(w.spec.data);  // a bad devices or thresholds file fails now
+  (void)ctx_check;
+  w.collected.timestamp = utc_timestamp();
+  w.collected.gpu_name = gpu.name;
+  w.collected.dir = session::artifact_dir_for(w.spec, w.collected.timestamp);
+  fs::create_directories(w.collected.dir);
+  session::CollectorContext ctx{w.spec, w.plan, w.collected.dir};
+  w.lock.emplace(GpuLock::acquire(visible_gpu(), !w.spec.no_wait, [](const std::string&) {}));
+  if (!g_loaded.lib) {
+    // The library reads its environment once, when it starts; what it writes at exit goes to a scratch file
+    // (each window's file is written by end_window).
+    auto env = kind == session::CollectorKind::Tracer ? session::tracer_pass_env(ctx) : session::counter_pass_env(ctx);
+    if (kind == session::CollectorKind::Tracer)
+      env[tracer_env::kFile] =
+          (fs::temp_directory_path() / ("kprof_inprocess." + std::to_string(::getpid()) + ".kptrace")).string();
+    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+  }
+  std::error_code ec;
+  fs::remove(w.collected.dir / tracer_env::kFileName, ec);
+  load_library(kind);
+  std::string dir = w.collected.dir.string();
+  g_window = std::move(w);
+  return json{{"dir", dir}, {"collector", std::string(session::collector_name(kind))}};
+}
+
+json end_window(const json&) {
+  std::lock_guard<std::mutex> guard(g_mu);
+  if (!g_window) throw Error("no profiling window is open in this process", kExitUsage);
+  Window w = std::move(*g_window);
+  g_window.reset();
+  const auto kind = *g_loaded.collector;
+  const fs::path trace_file = w.collected.dir / tracer_env::kFileName;
+  int rc = g_loaded.write_window(trace_file.c_str());
+  if (rc == 0) throw Error("libkprof_inject.so wrote no results for this window (see its messages above)", kExitFailure);
+  if (kind == session::CollectorKind::CuptiCounters) ++g_loaded.counter_windows;
+  session::PassRecord pass{kind};
+  if (kind == session::CollectorKind::CuptiCounters)
+    pass.warnings.push_back("in-process annotation: counters and timings from the CUPTI range profiler (kernel "
+                            "replay); FP32/FP64/FP16 FLOP counts need Nsight Compute and are not measured");
+  w.collected.passes.push_back(std::move(pass));
+  w.lock.reset();
+  auto assembled = session::assemble(w.spec, w.plan, w.collected);
+  auto ctx = session::AnalysisContext::load(w.spec.data);
+  auto p = session::publish_run(assembled.run, ctx, w.spec.output, w.collected.dir, {},
+                                assembled.trace ? &*assembled.trace : nullptr, w.plan.outputs, &assembled.source);
+  return published_reply(assembled.run, p);
+}
+
+}  // namespace kprof::capi

@@ -1,0 +1,40 @@
+// A CI gate over a comparison (`kprof compare --fail-on-regression`): every duration row checked against a
+// threshold, with what the significance test said.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/json_support.hpp"
+
+namespace kprof {
+
+struct RegressionRow {
+  std::string stage;                 // stage / kernel label, or "(whole run)"
+  std::optional<double> previous_us;
+  std::optional<double> current_us;
+  std::optional<double> change_pct;  // positive: slower
+  std::optional<double> p_value;     // Mann-Whitney U, when both sides had enough launches
+  // "regression"      slower by more than the threshold and the rank test says significant: fails the check
+  // "untested"        slower by more than the threshold, too few launches for the rank test: reported, not failed
+  // "noise"           slower by more than the threshold, but the rank test says it is not significant
+  // "ok"              not slower by more than the threshold (or faster)
+  // "missing"         on one side only
+  std::string status;
+};
+KPROF_JSON(RegressionRow, stage, previous_us, current_us, change_pct, p_value, status)
+
+struct RegressionCheck {
+  std::string baseline_label, current_label;
+  double threshold_pct = 0;
+  double alpha = 0;                  // the rank test's significance level (thresholds.toml compare.alpha)
+  std::vector<RegressionRow> rows;   // the whole run first, then each stage
+  bool failed() const {
+    for (const auto& r : rows)
+      if (r.status == "regression") return true;
+    return false;
+  }
+};
+KPROF_JSON(RegressionCheck, baseline_label, current_label, threshold_pct, alpha, rows)
+
+}  // namespace kprof

@@ -1,0 +1,141 @@
+#include "session/analyze_inputs.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <unistd.h>
+
+#include "collect/ncu/ncu_driver.hpp"
+#include "collect/ncu/ncu_import.hpp"
+#include "render/source_markdown.hpp"
+#include "session/analysis_context.hpp"
+#include "session/artifact.hpp"
+#include "session/assemble.hpp"
+#include "util/errors.hpp"
+#include "util/fs.hpp"
+#include "util/process.hpp"
+
+namespace kprof::session {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Inputs {
+  ProfileRun run;
+  bool imported = false;  // from ncu CSV files (else an artifact read back)
+};
+
+bool is_report(const std::string& f) { return fs::path(f).extension() == ".ncu-rep"; }
+
+// An Nsight Compute report → its CSV pages, exported by `ncu --import` into a scratch directory.
+std::vector<std::string> export_report(const std::string& report, const std::string& ncu) {
+  auto exe = find_executable(ncu);
+  if (!exe)
+    throw Error(report + ": reading an Nsight Compute report needs `" + ncu +
+                    "` (Nsight Compute) on PATH, and it is not there. Fix: install Nsight Compute or pass --ncu PATH; "
+                    "or, where ncu is installed, export the pages and analyse those: ncu --import " + report +
+                    " --csv --page raw --print-units base > raw.csv (and --page details), then kprof analyze raw.csv "
+                    "details.csv",
+                kExitNoTool);
+  static int n = 0;
+  fs::path dir = fs::temp_directory_path() /
+                 ("kprof_ncu_import_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  fs::create_directories(dir);
+  std::vector<std::string> messages;
+  auto files = ncu::export_report_pages(*exe, report, dir.string(), messages);
+  if (files.empty()) {
+    std::string why;
+    for (const auto& m : messages) why += "\n  " + m;
+    throw Error(report + ": `" + *exe + " --import` exported no page" + why, kExitBadInput);
+  }
+  return files;
+}
+
+// An artifact directory re-analysed as it is; anything else is a list of ncu CSV files (or .ncu-rep reports,
+// exported to CSV by ncu first).
+Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string, std::string>& copies,
+                   const std::string& ncu) {
+  if (inputs.empty()) throw Error("analyze: no input (an artifact directory or ncu CSV files)", kExitUsage);
+  if (inputs.size() == 1 && fs::is_directory(inputs[0])) {
+    if (fs::exists(fs::path(inputs[0]) / "profile.json")) {
+      ProfileRun run = load_artifact(inputs[0]);
+      rederive_metrics(run);  // what the current kprof derives from the recorded counters
+      return {std::move(run), false};
+    }
+    std::vector<std::string> csvs;
+    for (const auto& e : fs::directory_iterator(inputs[0]))
+      if (e.path().extension() == ".csv") csvs.push_back(e.path().string());
+    std::sort(csvs.begin(), csvs.end());
+    if (csvs.empty()) throw Error(inputs[0] + ": no profile.json and no .csv files in this directory", kExitBadInput);
+    return load_inputs(csvs, copies, ncu);
+  }
+  for (const auto& f : inputs) {
+    if (!fs::exists(f)) throw Error(f + ": no such file", kExitBadInput);
+    if (fs::is_directory(f)) throw Error(f + ": pass either one artifact directory or CSV files", kExitUsage);
+  }
+  std::vector<std::string> csvs;
+  std::vector<std::string> reports;
+  for (const auto& f : inputs) {
+    if (!is_report(f)) {
+      csvs.push_back(f);
+      continue;
+    }
+    reports.push_back(f);
+    for (auto& page : export_report(f, ncu)) csvs.push_back(std::move(page));
+  }
+  auto imported = ncu::import_ncu(csvs);
+  // The inputs travel with the artifact: the CSV files, and each report beside them under its own name.
+  for (const auto& f : csvs) copies["inputs/" + fs::path(f).filename().string()] = read_file(f);
+  for (const auto& f : reports) {
+    copies["inputs/" + fs::path(f).filename().string()] = read_file(f);
+    imported.run.warnings.push_back("imported from the Nsight Compute report " + f + " (kept as inputs/" +
+                                    fs::path(f).filename().string() + "; open it in ncu-ui for the full detail)");
+  }
+  // A source page among the inputs gives each kernel its annotated source, as `kprof run --prof-type=ncu` does.
+  for (const auto& k : imported.source.kernels) {
+    std::string name = safe_name(k.function.empty() ? k.name : k.function);
+    copies["source/" + name + ".md"] = render::render_annotated_source(k);
+    copies["source/" + name + "_sass.csv"] = render::render_sass_csv(k);
+  }
+  return {std::move(imported.run), true};
+}
+
+}  // namespace
+
+Analyzed analyze_inputs(const AnalyzeSpec& o) {
+  auto ctx = AnalysisContext::load(o.data);
+  // An artifact with its collectors' raw files is rebuilt from them: the current kprof's grouping, metrics and
+  // analysis, and every output of its mode (timeline, CSVs, trace.json, source pages).
+  if (o.inputs.size() == 1 && fs::is_directory(o.inputs[0]))
+    if (auto r = reassemble_artifact(o.inputs[0])) {
+      ProfileRun& run = r->assembled.run;
+      if (!o.kernel.empty()) run.kernel = o.kernel;
+      if (o.version != "-") run.version = o.version;
+      if (!o.params.empty()) run.params = o.params;
+      fs::path dir = o.write ? artifact_dir(run, o.output.out_root, o.output.out_dir) : fs::path();
+      std::map<std::string, std::string> raw;  // the raw files travel with the new artifact
+      if (!dir.empty() && fs::weakly_canonical(dir) != fs::weakly_canonical(o.inputs[0]))
+        for (const auto& e : fs::recursive_directory_iterator(o.inputs[0])) {
+          auto rel = fs::relative(e.path(), o.inputs[0]).generic_string();
+          if (e.is_regular_file() && (rel == "trace.kptrace" || rel == "counters.json" || rel.rfind("ncu/", 0) == 0 ||
+                                      rel.rfind("compiled/", 0) == 0))
+            raw[rel] = read_file(e.path());
+        }
+      auto p = publish_run(run, ctx, o.output, dir, std::move(raw),
+                           r->assembled.trace ? &*r->assembled.trace : nullptr, r->plan.outputs,
+                           &r->assembled.source);
+      return {std::move(run), std::move(p)};
+    }
+  std::map<std::string, std::string> copies;
+  auto [run, imported] = load_inputs(o.inputs, copies, o.ncu);
+  if (!o.kernel.empty()) run.kernel = o.kernel;
+  if (o.version != "-" || run.version.empty()) run.version = o.version;
+  if (!o.params.empty()) run.params = o.params;
+  if (run.timestamp.empty()) run.timestamp = utc_timestamp();
+  if (imported || run.mode.empty()) run.mode = "analyze";  // what `kprof analyze` made of ncu's exports
+  fs::path dir = o.write ? artifact_dir(run, o.output.out_root, o.output.out_dir) : fs::path();
+  auto p = publish_run(run, ctx, o.output, dir, std::move(copies));
+  return {std::move(run), std::move(p)};
+}
+
+}  // namespace kprof::session
