@@ -77,7 +77,7 @@ TEST(Cli, UsageErrorsExitWith2) {
 
 TEST(Cli, MissingNcuIsExit5WithAHint) {
   auto r = run_kprof("run --prof_type=annotation --counters ncu --timing ncu --ncu /no/such/ncu --out " + tmp("noncu").string() +
-                 " -- /bin/true");
+                 " -- /bin/true", "KPROF_ASSUME_GPU=1");
   EXPECT_EQ(r.code, 5) << r.err;
   EXPECT_NE(r.err.find("--prof-type=event"), std::string::npos) << r.err;
 }
@@ -156,7 +156,7 @@ TEST(Cli, EventModeOnARealGpu) {
 TEST(Cli, LockClocksNeedsConsentAndRestoresAfterTheRun) {
   auto dir = tmp("clocks");
   fs::create_directories(dir);
-  std::string env = "NVIDIA_SMI=" KPROF_FIXTURES "/fake-nvidia-smi/nvidia-smi FAKE_SMI_LOG=" + (dir / "smi.log").string() +
+  std::string env = "KPROF_ASSUME_GPU=1 NVIDIA_SMI=" KPROF_FIXTURES "/fake-nvidia-smi/nvidia-smi FAKE_SMI_LOG=" + (dir / "smi.log").string() +
                     " XDG_STATE_HOME=" + (dir / "state").string() + " KPROF_LOCK_DIR=" + dir.string() + " ";
   // Without consent: refused before anything runs.
   auto refused = run_kprof("run --prof_type=event --lock-clocks --out " + (dir / "a").string() + " -- /bin/true");
@@ -231,7 +231,7 @@ TEST(Cli, EventAndNsysSetTheirOwnRecordKindsAndWriteTheirOwnOutputs) {
   }
   fs::permissions(script, fs::perms::owner_all);
   // A shell export that would change the record kinds does not reach the program: every kind is set per mode.
-  const std::string env = "KPROF_INJECT_LIB=/bin/true KPROF_TRACE_COPIES=1 KPROF_TRACE_SYNC=1";
+  const std::string env = "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true KPROF_TRACE_COPIES=1 KPROF_TRACE_SYNC=1";
   auto event = run_kprof("run --prof-type=event -q --kernel streams --out " + (dir / "event").string() + " -- " +
                              script.string(), env);
   auto nsys = run_kprof("run --prof-type=nsys -q --kernel streams --out " + (dir / "nsys").string() + " -- " +

@@ -47,7 +47,7 @@ void read_trace_pass(Assembled& a, const fs::path& dir) {
   a.run.stages = group_into_stages(kernel_launches(t));
 }
 
-void read_counter_pass(Assembled& a, const fs::path& dir) {
+void read_counter_pass(Assembled& a, const fs::path& dir, bool reanalysis) {
   fs::path file = dir / counters_format::kFileName;
   if (!fs::exists(file)) {
     a.run.warnings.push_back("the program wrote no counters (it may not use CUDA, or the collector could not attach)");
@@ -57,6 +57,7 @@ void read_counter_pass(Assembled& a, const fs::path& dir) {
   try {
     session = counters::import_counters(file);
   } catch (const ParseError& e) {  // what the tracer pass measured is still written
+    if (reanalysis) throw;
     a.run.warnings.push_back(std::string("counters not read: ") + e.what());
     return;
   }
@@ -148,7 +149,7 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
     for (const auto& w : pass.warnings) run.warnings.push_back(w);
     switch (pass.kind) {
       case CollectorKind::Tracer: read_trace_pass(a, c.dir); break;
-      case CollectorKind::CuptiCounters: read_counter_pass(a, c.dir); break;
+      case CollectorKind::CuptiCounters: read_counter_pass(a, c.dir, c.reanalysis); break;
       case CollectorKind::NcuMetrics:
       case CollectorKind::NcuFull: read_ncu_pass(a, c.dir, pass); break;
       case CollectorKind::Clocks:
@@ -229,6 +230,7 @@ std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
   r.plan = plan_run(spec);
   Collected c;
   c.dir = dir;
+  c.reanalysis = true;
   c.timestamp = recorded.timestamp;
   c.gpu_name = recorded.device.name;
   c.clocks = recorded.clocks;

@@ -26,7 +26,7 @@ struct Inputs {
 // An artifact directory re-analysed as it is; anything else is a list of ncu CSV files.
 Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string, std::string>& copies) {
   if (inputs.size() == 1 && fs::is_directory(inputs[0])) {
-    if (fs::exists(fs::path(inputs[0]) / "profile.json")) {
+    if (fs::exists(fs::path(inputs[0]) / "profile.json") || fs::exists(fs::path(inputs[0]) / session::kPartialMarker)) {
       ProfileRun run = session::load_artifact(inputs[0]);
       session::rederive_metrics(run);  // what the current kprof derives from the recorded counters
       return {std::move(run), false};
@@ -65,9 +65,11 @@ int cmd_analyze(const AnalyzeOptions& o) {
       if (!o.kernel.empty()) run.kernel = o.kernel;
       if (o.version != "-") run.version = o.version;
       if (!o.params.empty()) run.params = o.params;
-      fs::path dir = o.write ? session::artifact_dir(run, o.output.out_root, o.output.out_dir) : fs::path();
+      // A new artifact, named by the time of this analysis (the recorded time stays in profile.json).
+      fs::path dir = o.write ? session::artifact_dir(run, o.output.out_root, o.output.out_dir, utc_timestamp())
+                             : fs::path();
       std::map<std::string, std::string> raw;  // the raw files travel with the new artifact
-      if (!dir.empty() && fs::weakly_canonical(dir) != fs::weakly_canonical(o.inputs[0]))
+      if (!dir.empty())  // always: the new artifact is staged apart, even when it replaces the input (--replace)
         for (const auto& e : fs::recursive_directory_iterator(o.inputs[0])) {
           auto rel = fs::relative(e.path(), o.inputs[0]).generic_string();
           if (e.is_regular_file() && (rel == "trace.kptrace" || rel == "counters.json" || rel.rfind("ncu/", 0) == 0 ||
@@ -87,7 +89,7 @@ int cmd_analyze(const AnalyzeOptions& o) {
   if (!o.params.empty()) run.params = o.params;
   if (run.timestamp.empty()) run.timestamp = utc_timestamp();
   if (imported || run.mode.empty()) run.mode = "analyze";  // what `kprof analyze` made of ncu's exports
-  fs::path dir = o.write ? session::artifact_dir(run, o.output.out_root, o.output.out_dir) : fs::path();
+  fs::path dir = o.write ? session::artifact_dir(run, o.output.out_root, o.output.out_dir, utc_timestamp()) : fs::path();
   auto p = session::publish_run(run, ctx, o.output, dir, std::move(copies));
   session::print_published(p, o.common.print.json, o.common.print.quiet, std::cout, std::cerr);
   return kExitOk;
