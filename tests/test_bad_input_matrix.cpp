@@ -498,6 +498,18 @@ std::vector<Case> cases() {
                  EXPECT_TRUE(fs::exists(d / "art/inputs/full_raw.csv"));
                  EXPECT_TRUE(!fs::exists(d / "art/report-verbose.md") || get(d / "art/report-verbose.md") != "stale");
                }});
+  c.push_back({"ReanalysisInPlaceKeepsItsInputs",
+               [](const fs::path& d) {
+                 fs::path a = analysed(d, "art");
+                 put(a / "report-verbose.md", "stale");
+                 return kprof_cmd("analyze -q " + q(a) + " --out " + q(a) + " --replace");
+               },
+               0, "",
+               [](const fs::path& d, const auto&) {
+                 EXPECT_TRUE(fs::exists(d / "art/inputs/quick.csv"));  // raw inputs carried over
+                 EXPECT_TRUE(fs::exists(d / "art/report.md"));
+                 EXPECT_FALSE(fs::exists(d / "art/report-verbose.md") && get(d / "art/report-verbose.md") == "stale");
+               }});
   c.push_back({"ReplaceRefusesADirectoryThatIsNoArtifact",
                [](const fs::path& d) {
                  put(d / "home/notes.txt", "precious");

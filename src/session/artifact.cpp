@@ -1,6 +1,7 @@
 #include "session/artifact.hpp"
 
 #include <cctype>
+#include <set>
 #include <vector>
 #include <cerrno>
 #include <cstdio>
@@ -149,6 +150,22 @@ fs::path ArtifactStage::keep_partial(const std::string& why) {
   write_file_atomic(staging_ / kPartialMarker, "kprof: partial artifact: " + why + "\n");
   done_ = true;
   return rename_unique(staging_, final_, ".interrupted");
+}
+
+std::map<std::string, std::string> source_files(const fs::path& dir, bool with_source_pages) {
+  // What write_artifact and the mode outputs (publish.cpp) write: derived, so written again.
+  static const std::set<std::string> derived{"params.json", "profile.json", "contract.md", "contract.json",
+                                             "report.md", "report-verbose.md", "roofline.svg", "timing.md",
+                                             "timeline.md", "kernels.csv", "memcpy.csv", "api.csv",
+                                             "overlap.csv", "trace.json", kPartialMarker};
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::string rel = fs::relative(e.path(), dir).generic_string();
+    if (derived.count(rel) || (!with_source_pages && rel.rfind("source/", 0) == 0)) continue;
+    files[rel] = read_file(e.path());
+  }
+  return files;
 }
 
 void check_complete_artifact(const fs::path& dir) {

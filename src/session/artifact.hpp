@@ -29,6 +29,12 @@ void write_artifact(const std::filesystem::path& dir, const ProfileRun& run, con
 // writing, was interrupted or crashed) is refused with exit 3, and so is an incomplete one (no report.md).
 ProfileRun load_artifact(const std::filesystem::path& dir_or_file);
 
+// The files of an artifact that kprof does not derive (raw collector output, imported inputs, a package's tiling/,
+// timings and logs), relative path → content: what a re-analysis carries into the new artifact, so that
+// replacing an artifact in place (--out DIR --replace) loses nothing but the outputs it writes again.
+// `with_source_pages`: source/ too (a run read back from profile.json: nothing writes those pages again).
+std::map<std::string, std::string> source_files(const std::filesystem::path& dir, bool with_source_pages);
+
 // Throws Error(kExitBadInput) when `dir` is a partial or incomplete artifact, naming what it is.
 void check_complete_artifact(const std::filesystem::path& dir);
 

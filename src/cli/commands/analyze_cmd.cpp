@@ -68,14 +68,9 @@ int cmd_analyze(const AnalyzeOptions& o) {
       // A new artifact, named by the time of this analysis (the recorded time stays in profile.json).
       fs::path dir = o.write ? session::artifact_dir(run, o.output.out_root, o.output.out_dir, utc_timestamp())
                              : fs::path();
-      std::map<std::string, std::string> raw;  // the raw files travel with the new artifact
-      if (!dir.empty())  // always: the new artifact is staged apart, even when it replaces the input (--replace)
-        for (const auto& e : fs::recursive_directory_iterator(o.inputs[0])) {
-          auto rel = fs::relative(e.path(), o.inputs[0]).generic_string();
-          if (e.is_regular_file() && (rel == "trace.kptrace" || rel == "counters.json" || rel.rfind("ncu/", 0) == 0 ||
-                                      rel.rfind("compiled/", 0) == 0))
-            raw[rel] = read_file(e.path());
-        }
+      // The raw files travel with the new artifact (always: it is staged apart, even when it replaces the input).
+      std::map<std::string, std::string> raw;
+      if (!dir.empty()) raw = session::source_files(o.inputs[0], false);
       auto p = session::publish_run(run, ctx, o.output, dir, std::move(raw),
                                     r->assembled.trace ? &*r->assembled.trace : nullptr, r->plan.outputs,
                                     &r->assembled.source);
@@ -84,6 +79,7 @@ int cmd_analyze(const AnalyzeOptions& o) {
     }
   std::map<std::string, std::string> copies;
   auto [run, imported] = load_inputs(o.inputs, copies);
+  if (!imported && o.write) copies = session::source_files(o.inputs[0], true);  // an artifact read back: its inputs/ too
   if (!o.kernel.empty()) run.kernel = o.kernel;
   if (o.version != "-" || run.version.empty()) run.version = o.version;
   if (!o.params.empty()) run.params = o.params;
