@@ -350,7 +350,7 @@ std::vector<Case> cases() {
   // --- counters.json of a --counters cupti artifact ----------------------------------------------------------------
   auto bad_counters = [](const std::string& content) {
     return [=](const fs::path& d) {
-      fs::path a = copy_of(kExamples / "annotation_probe_cupti", d / "art");
+      fs::path a = copy_of(kExamples / "annotation_probe_cupti_counters", d / "art");
       put(a / "counters.json", content);
       return kprof_cmd("analyze " + q(a) + " --out-root " + q(d / "out"));
     };
@@ -361,7 +361,7 @@ std::vector<Case> cases() {
                no_artifact});
   c.push_back({"CountersJsonLaunchesNotAnArray",
                [](const fs::path& d) {
-                 fs::path a = copy_of(kExamples / "annotation_probe_cupti", d / "art");
+                 fs::path a = copy_of(kExamples / "annotation_probe_cupti_counters", d / "art");
                  auto j = nlohmann::json::parse(get(a / "counters.json"));
                  for (auto& [k, v] : j.items())
                    if (v.is_array()) v = "oops";
@@ -688,7 +688,7 @@ INSTANTIATE_TEST_SUITE_P(
                       CacheCase{"OkWithoutMedian", cache_with_entry(R"({"config": {}, "status": "ok"})"),
                                 "without a positive median_ms"},
                       CacheCase{"UnknownStatus", cache_with_entry(R"({"config": {}, "status": "great"})"),
-                                "is unreadable"}),
+                                "with an unknown status"}),
     [](const ::testing::TestParamInfo<CacheCase>& i) { return i.param.name; });
 
 }  // namespace

@@ -125,11 +125,12 @@ TEST(Cli, CompareTwoArtifacts) {
 }
 
 TEST(Cli, DevlogAppendsEntriesWithVsPrevious) {
-  auto a = tmp("dl_a");
+  auto a = tmp("dl_a"), b = tmp("dl_b");
   auto docs = tmp("docs");
   ASSERT_EQ(run_kprof("analyze " + F + "full_raw.csv --kernel probe --version v1 -q --out " + a.string()).code, 0);
+  ASSERT_EQ(run_kprof("analyze " + F + "full_raw.csv --kernel probe --version v2 -q --out " + b.string()).code, 0);
   ASSERT_EQ(run_kprof("devlog " + a.string() + " --docs " + docs.string()).code, 0);
-  ASSERT_EQ(run_kprof("devlog " + a.string() + " --docs " + docs.string()).code, 0);
+  ASSERT_EQ(run_kprof("devlog " + b.string() + " --docs " + docs.string()).code, 0);
   std::string md = kprof::read_file(docs / "probe.md");
   EXPECT_NE(md.find("first entry"), std::string::npos);
   EXPECT_NE(md.find("+0.0%"), std::string::npos) << md;  // second entry: identical figures
@@ -192,7 +193,7 @@ TEST(Cli, CuptiCountersRunPassesFiltersAndSurvivesABadFile) {
   std::string common = "run --prof_type=annotation --counters cupti --timing counters --kernel probe ";
   auto ok = run_kprof(common + "--kernel-regex 'copy|gemm' --nvtx-include stage_gemm/ --launch-skip 2 --out " +
                           (dir / "good").string() + " -- " + script.string(),
-                      "KPROF_INJECT_LIB=/bin/true KPROF_COUNTERS_MAX=7");
+                      "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true KPROF_COUNTERS_MAX=7");
   ASSERT_EQ(ok.code, 0) << ok.err;
   std::string env = kprof::read_file(dir / "env.txt");
   EXPECT_NE(env.find("KPROF_COUNTERS_KERNEL=copy|gemm"), std::string::npos) << env;
@@ -206,7 +207,7 @@ TEST(Cli, CuptiCountersRunPassesFiltersAndSurvivesABadFile) {
   EXPECT_NE(ok.err.find("FP32/FP64/FP16 FLOP counts"), std::string::npos) << ok.err;  // said with the warnings
 
   auto bad = run_kprof(common + "--out " + (dir / "bad").string() + " -- " + script.string() + " bad",
-                       "KPROF_INJECT_LIB=/bin/true");
+                       "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true");
   EXPECT_EQ(bad.code, 0) << bad.err;  // the program succeeded; the unreadable counters are a warning
   EXPECT_NE((bad.out + bad.err).find("counters not read"), std::string::npos) << bad.out << bad.err;
   EXPECT_TRUE(fs::exists(dir / "bad" / "profile.json"));
