@@ -615,6 +615,20 @@ std::vector<Case> cases() {
                  EXPECT_EQ(r.code, 3) << r.err;
                  EXPECT_NE(r.err.find("partial artifact"), std::string::npos) << r.err;
                }});
+  c.push_back({"SigintDuringRunExits130",
+               [](const fs::path&) {
+                 return "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true " +
+                        kprof_cmd("run --prof-type=event --kernel slow --out-root OUT -- /bin/sleep 30") +
+                        " & k=$!; sleep 2; kill -INT $k; wait $k";
+               },
+               130, "interrupted; what was measured is in",
+               [](const fs::path& d, const auto&) {
+                 std::size_t partial = 0;
+                 for (const auto& e : fs::recursive_directory_iterator(d / "out"))
+                   partial += e.path().extension() == ".interrupted";
+                 EXPECT_EQ(partial, 1u);
+                 EXPECT_TRUE(artifacts_under(d / "out").size() == 1u);  // only the marked partial one
+               }});
   return c;
 }
 
