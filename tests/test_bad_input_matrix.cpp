@@ -171,7 +171,9 @@ bool machine_has_gpu() {
   return false;
 }
 
-const std::string kAnalyzeNoWrite = "analyze --no-write ";
+// In a case's shell command: wait (up to 30 s) until the profiled program has written its pid to ./started, so
+// that the signal reaches kprof while the program runs, however loaded the machine is.
+const std::string kWaitForStart = "for i in $(seq 300); do [ -s started ] && break; sleep 0.1; done; ";
 
 std::vector<Case> cases() {
   std::vector<Case> c;
@@ -589,7 +591,7 @@ std::vector<Case> cases() {
                  return "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true " +
                         kprof_cmd("run --prof-type=event --kernel slow --out-root OUT -- /bin/sh -c 'sleep 30 & "
                                   "echo $! > started; wait'") +
-                        " & k=$!; sleep 2; kill -TERM $k; wait $k";
+                        " & k=$!; " + kWaitForStart + "kill -TERM $k; wait $k";
                },
                143, "terminated; what was measured is in",
                [](const fs::path& d, const auto&) {
@@ -618,8 +620,9 @@ std::vector<Case> cases() {
   c.push_back({"SigintDuringRunExits130",
                [](const fs::path&) {
                  return "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true " +
-                        kprof_cmd("run --prof-type=event --kernel slow --out-root OUT -- /bin/sleep 30") +
-                        " & k=$!; sleep 2; kill -INT $k; wait $k";
+                        kprof_cmd("run --prof-type=event --kernel slow --out-root OUT -- /bin/sh -c 'echo $$ > "
+                                  "started; exec sleep 30'") +
+                        " & k=$!; " + kWaitForStart + "kill -INT $k; wait $k";
                },
                130, "interrupted; what was measured is in",
                [](const fs::path& d, const auto&) {
