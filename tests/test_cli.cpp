@@ -77,7 +77,7 @@ TEST(Cli, UsageErrorsExitWith2) {
 
 TEST(Cli, MissingNcuIsExit5WithAHint) {
   auto r = run_kprof("run --prof_type=annotation --counters ncu --timing ncu --ncu /no/such/ncu --out " + tmp("noncu").string() +
-                 " -- /bin/true");
+                 " -- /bin/true", "KPROF_ASSUME_GPU=1");
   EXPECT_EQ(r.code, 5) << r.err;
   EXPECT_NE(r.err.find("--prof-type=event"), std::string::npos) << r.err;
 }
@@ -125,11 +125,12 @@ TEST(Cli, CompareTwoArtifacts) {
 }
 
 TEST(Cli, DevlogAppendsEntriesWithVsPrevious) {
-  auto a = tmp("dl_a");
+  auto a = tmp("dl_a"), b = tmp("dl_b");
   auto docs = tmp("docs");
   ASSERT_EQ(run_kprof("analyze " + F + "full_raw.csv --kernel probe --version v1 -q --out " + a.string()).code, 0);
+  ASSERT_EQ(run_kprof("analyze " + F + "full_raw.csv --kernel probe --version v2 -q --out " + b.string()).code, 0);
   ASSERT_EQ(run_kprof("devlog " + a.string() + " --docs " + docs.string()).code, 0);
-  ASSERT_EQ(run_kprof("devlog " + a.string() + " --docs " + docs.string()).code, 0);
+  ASSERT_EQ(run_kprof("devlog " + b.string() + " --docs " + docs.string()).code, 0);
   std::string md = kprof::read_file(docs / "probe.md");
   EXPECT_NE(md.find("first entry"), std::string::npos);
   EXPECT_NE(md.find("+0.0%"), std::string::npos) << md;  // second entry: identical figures
@@ -156,7 +157,7 @@ TEST(Cli, EventModeOnARealGpu) {
 TEST(Cli, LockClocksNeedsConsentAndRestoresAfterTheRun) {
   auto dir = tmp("clocks");
   fs::create_directories(dir);
-  std::string env = "NVIDIA_SMI=" KPROF_FIXTURES "/fake-nvidia-smi/nvidia-smi FAKE_SMI_LOG=" + (dir / "smi.log").string() +
+  std::string env = "KPROF_ASSUME_GPU=1 NVIDIA_SMI=" KPROF_FIXTURES "/fake-nvidia-smi/nvidia-smi FAKE_SMI_LOG=" + (dir / "smi.log").string() +
                     " XDG_STATE_HOME=" + (dir / "state").string() + " KPROF_LOCK_DIR=" + dir.string() + " ";
   // Without consent: refused before anything runs.
   auto refused = run_kprof("run --prof_type=event --lock-clocks --out " + (dir / "a").string() + " -- /bin/true");
@@ -192,7 +193,7 @@ TEST(Cli, CuptiCountersRunPassesFiltersAndSurvivesABadFile) {
   std::string common = "run --prof_type=annotation --counters cupti --timing counters --kernel probe ";
   auto ok = run_kprof(common + "--kernel-regex 'copy|gemm' --nvtx-include stage_gemm/ --launch-skip 2 --out " +
                           (dir / "good").string() + " -- " + script.string(),
-                      "KPROF_INJECT_LIB=/bin/true KPROF_COUNTERS_MAX=7");
+                      "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true KPROF_COUNTERS_MAX=7");
   ASSERT_EQ(ok.code, 0) << ok.err;
   std::string env = kprof::read_file(dir / "env.txt");
   EXPECT_NE(env.find("KPROF_COUNTERS_KERNEL=copy|gemm"), std::string::npos) << env;
@@ -206,7 +207,7 @@ TEST(Cli, CuptiCountersRunPassesFiltersAndSurvivesABadFile) {
   EXPECT_NE(ok.err.find("FP32/FP64/FP16 FLOP counts"), std::string::npos) << ok.err;  // said with the warnings
 
   auto bad = run_kprof(common + "--out " + (dir / "bad").string() + " -- " + script.string() + " bad",
-                       "KPROF_INJECT_LIB=/bin/true");
+                       "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true");
   EXPECT_EQ(bad.code, 0) << bad.err;  // the program succeeded; the unreadable counters are a warning
   EXPECT_NE((bad.out + bad.err).find("counters not read"), std::string::npos) << bad.out << bad.err;
   EXPECT_TRUE(fs::exists(dir / "bad" / "profile.json"));
@@ -231,7 +232,7 @@ TEST(Cli, EventAndNsysSetTheirOwnRecordKindsAndWriteTheirOwnOutputs) {
   }
   fs::permissions(script, fs::perms::owner_all);
   // A shell export that would change the record kinds does not reach the program: every kind is set per mode.
-  const std::string env = "KPROF_INJECT_LIB=/bin/true KPROF_TRACE_COPIES=1 KPROF_TRACE_SYNC=1";
+  const std::string env = "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true KPROF_TRACE_COPIES=1 KPROF_TRACE_SYNC=1";
   auto event = run_kprof("run --prof-type=event -q --kernel streams --out " + (dir / "event").string() + " -- " +
                              script.string(), env);
   auto nsys = run_kprof("run --prof-type=nsys -q --kernel streams --out " + (dir / "nsys").string() + " -- " +

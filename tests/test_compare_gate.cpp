@@ -56,6 +56,7 @@ fs::path slowed_copy(const std::string& artifact, double factor, const std::stri
   fs::path dir = test::scratch_dir("compare_gate") / name;
   fs::remove_all(dir);
   write_file_atomic(dir / "profile.json", json(run).dump());
+  write_file_atomic(dir / "report.md", "# slowed copy for the regression gate test\n");  // a complete artifact
   return dir;
 }
 
@@ -130,13 +131,13 @@ TEST(RegressionReport, GithubAnnotationsEscapeWorkflowCommands) {
   EXPECT_NE(gh.find("\n::warning title=kprof slowdown (untested)%3A copy::"), std::string::npos) << gh;
 }
 
-TEST(CompareGate, SignificantlySlowerArtifactExitsNine) {
+TEST(CompareGate, SignificantlySlowerArtifactExitsTen) {
   auto slow = slowed_copy("event_elementwise_1", 1.2, "slow");
   auto junit = test::scratch_dir("compare_gate") / "junit.xml";
   fs::remove(junit);
   auto r = kprof_cli("compare " + kExamples + "event_elementwise_1 " + slow.string() +
                      " --fail-on-regression=5% --junit " + junit.string() + " --github-annotations");
-  EXPECT_EQ(r.code, 9) << r.out << r.err;
+  EXPECT_EQ(r.code, 10) << r.out << r.err;
   EXPECT_NE(r.out.find("FAILED:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("::error title=kprof regression"), std::string::npos) << r.out;
   ASSERT_TRUE(fs::exists(junit));
@@ -154,7 +155,7 @@ TEST(CompareGate, SameOrSlightlySlowerArtifactPasses) {
   // The same 3% fails a 1% gate: the shift is significant over hundreds of launches.
   EXPECT_EQ(kprof_cli("compare " + kExamples + "event_elementwise_1 " + slight.string() + " --fail-on-regression=1%")
                 .code,
-            9);
+            10);
 }
 
 TEST(CompareGate, ReportOptionsNeedTheGateAndAValidThreshold) {

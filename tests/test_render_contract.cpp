@@ -74,14 +74,14 @@ TEST(RenderContract, EscapesPipesInNames) {
   run.stages[0].kernels[0].label = "reduce<float, op|max>";
   std::string md = render_contract(run, nullptr);
   std::string row = line_starting(md, "| attn");
-  EXPECT_EQ(row.rfind("| attn\\|fwd · reduce<float, op\\|max> | 536.7 |", 0), 0u) << row;
+  EXPECT_EQ(row.rfind("| attn\\|fwd · reduce\\<float, op\\|max> | 536.7 |", 0), 0u) << row;  // no HTML either
   // Every table row keeps 7 columns: 8 unescaped pipes.
   std::size_t pipes = 0;
   for (std::size_t i = 0; i < row.size(); ++i)
     if (row[i] == '|' && (i == 0 || row[i - 1] != '\\')) ++pipes;
   EXPECT_EQ(pipes, 8u);
-  // The opportunity suffix names the kernel too; it is not a table cell, so it stays as written.
-  EXPECT_NE(md.find("(reduce<float, op|max>)"), std::string::npos);
+  // The opportunity suffix names the kernel too: escaped as a name in prose (no HTML, no code span).
+  EXPECT_NE(md.find("(reduce\\<float, op\\|max\\>)"), std::string::npos) << md;
 }
 
 TEST(RenderContract, EmptyParamsGetANoneRow) {

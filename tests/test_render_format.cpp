@@ -11,6 +11,24 @@ TEST(RenderFormat, EscapeCell) {
   EXPECT_EQ(escape_cell("plain"), "plain");
 }
 
+// Text from a profile never becomes markup (issue 12): HTML is escaped outside code spans, code spans stay verbatim.
+TEST(RenderFormat, EscapeCellKeepsNoHtmlAndKeepsCodeSpans) {
+  EXPECT_EQ(escape_cell("<script>x</script>"), "\\<script>x\\</script>");
+  EXPECT_EQ(escape_cell("`a<b>|c`"), "`a<b>\\|c`");   // inside a span: verbatim, pipes still escaped (GFM)
+  EXPECT_EQ(escape_cell("open ` tick"), "open \\` tick");  // an unclosed backtick opens nothing
+}
+
+TEST(RenderFormat, NamesInHeadingsAndCodeSpans) {
+  EXPECT_EQ(md_text("k<float>`x`\n# h*"), "k\\<float\\>\\`x\\` # h\\*");
+  EXPECT_EQ(md_text("fma_loop [66x1x1]"), "fma_loop [66x1x1]");
+  EXPECT_EQ(md_text("[click](http://x)"), "[click\\](http://x)");
+  EXPECT_EQ(md_code("f(float *)"), "`f(float *)`");
+  EXPECT_EQ(md_code("a``b`c"), "```a``b`c```");
+  EXPECT_EQ(md_code("`edge"), "`` `edge ``");
+  EXPECT_EQ(md_code("two\nlines"), "`two lines`");
+  EXPECT_EQ(md_line("see `--counters cupti` for <b>"), "see `--counters cupti` for \\<b>");
+}
+
 TEST(RenderFormat, TablePadsShortRows) {
   EXPECT_EQ(markdown_table({"A", "B"}, {{"1"}, {"x|y", "2"}}), "| A | B |\n|---|---|\n| 1 |  |\n| x\\|y | 2 |\n");
 }

@@ -122,7 +122,7 @@ TEST(TimelineReport, HeadlineForTheContract) {
             std::string::npos) << h;
   EXPECT_NE(h.find("kernel–kernel 4.0%"), std::string::npos) << h;
   EXPECT_NE(h.find(fmt::format("| streams | {} |", tl.streams.size())), std::string::npos) << h;
-  EXPECT_NE(h.find("| launch order (by GPU start) | init_f (s7) → "), std::string::npos) << h;
+  EXPECT_NE(h.find("| launch order (by GPU start) | `init_f` (s7) → "), std::string::npos) << h;
   EXPECT_NE(h.find("(12 kernels in all)"), std::string::npos) << h;
   EXPECT_EQ(h.find("launch call → kernel start"), std::string::npos) << "the probe trace has no API records";
   // A trace with API records shows the launch overhead.

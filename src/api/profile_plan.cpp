@@ -29,7 +29,7 @@ session::PackageSpec package_spec(session::Mode mode, const plan::KernelPlan& pl
   spec.retune = s.retune;
   session::RunSpec& run = spec.run;
   run.mode = mode;
-  run.output = {out_dir.string(), s.exact_dir, s.baseline, s.devlog, s.docs_dir};
+  run.output = {out_dir.string(), s.exact_dir, s.baseline, s.devlog, s.docs_dir, s.replace};
   run.data = {s.devices_file, s.thresholds_file};
   run.ncu = s.ncu;
   if (!s.counters.empty()) run.counters = session::parse_counter_source(s.counters, "settings.counters");
@@ -66,6 +66,7 @@ ProfilePlanResult profile_in(session::Mode m, const plan::KernelPlan& plan, cons
   auto published = session::publish(*done.profiled, spec.run.output);
   session::print_published(published, s.json, s.quiet, std::cout, std::cerr);
   if (auto o = done.profiled->outcome(); !o.empty()) std::cerr << o << "\n";
+  if (!published.dir.empty()) r.artifact_dir = published.dir;  // where the staged artifact went
   if (fs::exists(r.artifact_dir / "profile.json")) r.run = session::load_artifact(r.artifact_dir);
   return r;
 }

@@ -26,6 +26,7 @@ namespace kprof::api {
 // What `kprof <package>` takes besides the plan, version and runs; the defaults are the command line's.
 struct ProfilePlanSettings {
   std::string exact_dir;           // write the artifact here instead of <out_dir>/<mode>/<package>/<params>/<time>/
+  bool replace = false;            // an artifact already at exact_dir is replaced (else refused, exit 2)
   std::string kernels;             // kprof-kernels binary ("" = $KPROF_KERNELS, next to the program, PATH)
   std::string cache_dir;           // autotune cache root ("" = .cache/kernel-autotune)
   bool retune = false;             // search every tile config again

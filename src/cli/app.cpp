@@ -4,7 +4,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands/commands.hpp"
@@ -27,7 +31,8 @@ void add_common(CLI::App* sub, CommonOptions& c) { add_common(sub, c.data, c.pri
 void add_output_options(CLI::App* sub, session::OutputSpec& o) {
   sub->add_option("--baseline", o.baseline, "Artifact directory (or profile.json) to compare with");
   sub->add_option("--out-root", o.out_root, "Root of the artifact tree")->capture_default_str();
-  sub->add_option("--out", o.out_dir, "Exact artifact directory to write");
+  sub->add_option("--out", o.out_dir, "Exact artifact directory to write (an existing artifact: only with --replace)");
+  sub->add_flag("--replace", o.replace, "Replace the artifact --out names (no file of the old one stays)");
   sub->add_flag("--devlog", o.devlog, "Append a devlog entry to <docs>/<kernel>.md");
   sub->add_option("--docs", o.docs_dir, "Devlog folder")->capture_default_str();
 }
@@ -53,17 +58,34 @@ void take_params(const std::vector<std::string>& extras, ProblemParams& params) 
   }
 }
 
+// Standard output that could not be written (a full disk, a closed pipe, /dev/full) fails the command.
+int checked_stdout(int rc) {
+  errno = 0;
+  std::cout.flush();
+  int err = errno;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+    if (!err) err = errno;
+    std::cerr << "kprof: error: cannot write standard output: " << (err ? std::strerror(err) : "write error") << "\n";
+    return rc == kExitOk ? static_cast<int>(kExitCannotWrite) : rc;
+  }
+  return rc;
+}
+
 // Runs a parsed command and maps what it throws to the documented exit codes (docs/cli.md).
 template <class F>
 int with_exit_codes(CLI::App& app, F&& body) {
   try {
-    return body();
+    return checked_stdout(body());
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   } catch (const Error& e) {
     std::cerr << "kprof: error: " << e.what() << "\n";
     return e.exit_code();
+  } catch (const std::filesystem::filesystem_error& e) {
+    // The file system refused (a path under a file, no space, no permission): not a bug in kprof.
+    std::cerr << "kprof: error: " << e.what() << "\n";
+    return kExitCannotWrite;
   } catch (const std::exception& e) {
     std::cerr << "kprof: internal error: " << e.what() << "\n";
     return kExitFailure;
@@ -78,7 +100,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer("Kernel packages: kprof <package> [<version>] [--param=value ...] --prof-type=<mode> (kprof list).\n"
              "Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 no GPU, 5 tool missing,\n"
-             "6 no counter permission, 7 profiled program failed, 8 GPU busy, 130 interrupted (docs/cli.md).");
+             "6 no counter permission, 7 profiled program failed, 8 GPU busy, 9 cannot write output,\n"
+             "130 interrupted (SIGINT), 143 terminated (SIGTERM) (docs/cli.md).");
 
   AnalyzeOptions an;
   auto* analyze = app.add_subcommand("analyze", "Analyse Nsight Compute CSV exports (or an artifact directory)");

@@ -1,5 +1,7 @@
 #include "plan/autotune_cache.hpp"
 
+#include <cmath>
+
 #include <cctype>
 
 #include "util/fs.hpp"
@@ -60,6 +62,13 @@ void AutotuneCache::load() {
   }
   if (got.schema != CacheFile{}.schema) return reset("has schema '" + got.schema + "'");
   if (auto diff = key_difference(want, got.key); !diff.empty()) return reset("was measured for another " + diff);
+  for (std::size_t i = 0; i < got.entries.size(); ++i) {  // a bad time would win the tuning
+    if (got.entries[i].status == TryStatus::unknown)
+      return reset("has entry " + std::to_string(i) + " with an unknown status");
+    const auto& m = got.entries[i].median_ms;
+    if (got.entries[i].status == TryStatus::ok && (!m || !std::isfinite(*m) || *m <= 0))
+      return reset("has entry " + std::to_string(i) + " (status ok) without a positive median_ms");
+  }
   file_ = std::move(got);
   file_.best = best_config(file_.entries);  // never trust a stored best over the entries
 }

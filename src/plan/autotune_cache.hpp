@@ -16,8 +16,9 @@
 
 namespace kprof::plan {
 
-enum class TryStatus { ok, compile_failed, launch_failed, exceeds_resources, wrong_result };
-NLOHMANN_JSON_SERIALIZE_ENUM(TryStatus, {{TryStatus::ok, "ok"}, {TryStatus::compile_failed, "compile-failed"},
+// `unknown`: a status this kprof does not know, read from a file (the cache refuses such a file).
+enum class TryStatus { ok, compile_failed, launch_failed, exceeds_resources, wrong_result, unknown };
+NLOHMANN_JSON_SERIALIZE_ENUM(TryStatus, {{TryStatus::unknown, nullptr}, {TryStatus::ok, "ok"}, {TryStatus::compile_failed, "compile-failed"},
                                          {TryStatus::launch_failed, "launch-failed"},
                                          {TryStatus::exceeds_resources, "exceeds-resources"},
                                          {TryStatus::wrong_result, "wrong-result"}})

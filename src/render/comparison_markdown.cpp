@@ -22,12 +22,12 @@ std::string or_unnamed(const std::string& s) { return s.empty() ? std::string("(
 }  // namespace
 
 std::string render_comparison(const Comparison& cmp) {
-  std::string out = fmt::format("# Comparison: {} → {}\n\n", or_unnamed(cmp.baseline_label),
-                                or_unnamed(cmp.current_label));
-  out += fmt::format("Baseline: {}  \nCurrent: {}\n", or_unnamed(cmp.baseline_label), or_unnamed(cmp.current_label));
+  const std::string base = md_text(or_unnamed(cmp.baseline_label)), cur = md_text(or_unnamed(cmp.current_label));
+  std::string out = fmt::format("# Comparison: {} → {}\n\n", base, cur);
+  out += fmt::format("Baseline: {}  \nCurrent: {}\n", base, cur);
   if (!cmp.notes.empty()) {
     out += "\n## Notes\n";
-    for (const auto& n : cmp.notes) out += "- " + n + "\n";
+    for (const auto& n : cmp.notes) out += "- " + md_line(n) + "\n";
   }
   out += "\n## Whole run\n";
   out += cmp.summary.empty() ? std::string("No comparable figures.\n") : rows_table(cmp.summary);

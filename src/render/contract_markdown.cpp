@@ -21,7 +21,7 @@ std::string duration_cell(const ContractStageRow& r) {
 
 std::string render_contract(const ProfileRun& run, const Comparison* vs_baseline) {
   ContractView v = build_contract_view(run, vs_baseline);
-  std::string out = fmt::format("## Profile: {} {}\n\n", or_dash(v.kernel), v.version);
+  std::string out = fmt::format("## Profile: {} {}\n\n", md_text(or_dash(v.kernel)), md_text(v.version));
 
   out += "### Configuration\n";
   std::vector<std::vector<std::string>> config;
@@ -42,7 +42,7 @@ std::string render_contract(const ProfileRun& run, const Comparison* vs_baseline
   if (v.top.empty()) out += "None identified.\n";
   for (std::size_t i = 0; i < v.top.size(); ++i) {
     const auto& o = v.top[i];
-    std::string name = o.kernel_label.empty() ? o.name : fmt::format("{} ({})", o.name, o.kernel_label);
+    std::string name = o.kernel_label.empty() ? o.name : fmt::format("{} ({})", o.name, md_text(o.kernel_label));
     if (o.kernel_label.empty() || o.run_gain_pct <= 0)  // one kernel, or a run analysed without run shares
       out += fmt::format("{}. {} — est. {} gain — trigger: {}\n", i + 1, name, fmt_gain(o.est_gain_pct), o.trigger);
     else
@@ -51,7 +51,7 @@ std::string render_contract(const ProfileRun& run, const Comparison* vs_baseline
   }
   if (!v.warnings.empty()) {
     out += "\n### Warnings\n";
-    for (const auto& w : v.warnings) out += "- " + w + "\n";
+    for (const auto& w : v.warnings) out += "- " + md_line(w) + "\n";
   }
 
   if (v.has_baseline) {

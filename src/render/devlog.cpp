@@ -137,7 +137,7 @@ std::string devlog_header(const std::string& kernel) {
       "# Devlog: {}\n\n"
       "One entry per profiling run, newest last, written by kprof. \"vs Previous\" compares with the entry above:\n"
       "relative change for duration and throughputs, percentage points (pp) for occupancy and TC util.\n\n",
-      kernel.empty() ? std::string("kernel") : kernel);
+      kernel.empty() ? std::string("kernel") : md_text(kernel));
 }
 
 DevlogEntry devlog_values(const ProfileRun& run) {
@@ -165,9 +165,10 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
   };
   std::string device = run.device.name.empty() && run.device_spec ? run.device_spec->name : run.device.name;
 
-  std::string out = fmt::format("## {}{}{}{}{}\n\n", run.version, kSep, run.timestamp.empty() ? kDash : run.timestamp,
+  std::string out = fmt::format("## {}{}{}{}{}\n\n", md_text(run.version), kSep, run.timestamp.empty() ? kDash : run.timestamp,
                                 kSep, run.mode.empty() ? kDash : run.mode);
-  out += fmt::format("**Performance** ({}, {})\n", device.empty() ? "unknown device" : device, run.params.dir_name());
+  out += fmt::format("**Performance** ({}, {})\n", device.empty() ? "unknown device" : md_text(device),
+                     run.params.dir_name());
   out += markdown_table({"Metric", "Value", "vs Previous"},
                         {{"Duration", with_unit(cur.duration_us, " us"), vs(&DevlogEntry::duration_us, false)},
                          {"Achieved TFLOP/s", fmt_number(cur.tflops), vs(&DevlogEntry::tflops, false)},

@@ -66,14 +66,14 @@ std::string render_contract_json(const ProfileRun& run, const Comparison* vs_bas
   j["schema"] = "kprof.contract/1";
   j["warnings"] = run.warnings;
   if (vs_baseline) j["comparison"] = *vs_baseline;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";  // invalid UTF-8 → U+FFFD
 }
 
 std::string render_json(const ProfileRun& run, const Comparison* vs_baseline) {
   json j = run;
   j["contract"] = contract_json(build_contract_view(run, vs_baseline));
   if (vs_baseline) j["comparison"] = *vs_baseline;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";  // invalid UTF-8 → U+FFFD
 }
 
 }  // namespace kprof::render

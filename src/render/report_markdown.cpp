@@ -40,7 +40,7 @@ std::string clocks_text(const ProfileRun& run) {
 std::string header(const ProfileRun& run) {
   std::string device = device_line(run);
   if (!run.device.matched_spec.empty()) device += " — spec " + run.device.matched_spec;
-  std::string out = fmt::format("# kprof report: {} {}\n\n", or_dash(run.kernel), run.version);
+  std::string out = fmt::format("# kprof report: {} {}\n\n", md_text(or_dash(run.kernel)), md_text(run.version));
   out += markdown_table({"Field", "Value"},
                         {{"Kernel", or_dash(run.kernel)},
                          {"Version", or_dash(run.version)},
@@ -48,7 +48,7 @@ std::string header(const ProfileRun& run) {
                          {"Device", device},
                          {"Params", params_text(run.params)},
                          {"Timestamp", or_dash(run.timestamp)},
-                         {"Command", run.command.empty() ? std::string(kDash) : "`" + run.command + "`"},
+                         {"Command", run.command.empty() ? std::string(kDash) : md_code(run.command)},
                          {"Clock control", or_dash(run.clock_control)},
                          {"Clocks", clocks_text(run)},
                          {"Sources", run.sources.empty() ? std::string(kDash)
@@ -56,7 +56,7 @@ std::string header(const ProfileRun& run) {
   out += "\n**Warnings**:";
   if (run.warnings.empty()) return out + " none\n";
   out += "\n";
-  for (const auto& w : run.warnings) out += "- " + w + "\n";
+  for (const auto& w : run.warnings) out += "- " + md_line(w) + "\n";
   return out;
 }
 
@@ -238,14 +238,14 @@ std::string verbose_sections(const KernelGroup& g) {
             // Verbose shows values as measured: shortest exact form, not rounded.
             rows.push_back({m.name, m.value ? fmt::format("{}", *m.value) : (m.text.empty() ? kDash : m.text),
                             or_dash(m.unit)});
-        out += "\n#### " + or_dash(sec) + "\n" + markdown_table({"Metric", "Value", "Unit"}, rows);
+        out += "\n#### " + md_text(or_dash(sec)) + "\n" + markdown_table({"Metric", "Value", "Unit"}, rows);
       }
     }
     if (!l.rules.empty()) {
       out += fmt::format("\n### All NCU rules (launch {})\n", l.id);
       for (const auto& r : ranked_rules(l.rules))
-        out += fmt::format("- **{} {}** ({}, est. speedup {}): {}\n", r.type, r.name, r.section, speedup_text(r),
-                           r.description.empty() ? kDash : r.description);
+        out += fmt::format("- **{} {}** ({}, est. speedup {}): {}\n", md_text(r.type), md_text(r.name),
+                           md_text(r.section), speedup_text(r), r.description.empty() ? kDash : md_line(r.description));
     }
   }
   return out;
@@ -260,8 +260,8 @@ std::string unavailable_section(const ProfileRun& run) {
       if (g.metrics.unavailable.empty()) continue;
       std::string key = fmt::format("{}", fmt::join(g.metrics.unavailable, ", "));
       auto it = std::find_if(sets.begin(), sets.end(), [&](const auto& e) { return e.first == key; });
-      if (it == sets.end()) sets.push_back({key, {stage_display(s, g)}});
-      else it->second.push_back(stage_display(s, g));
+      if (it == sets.end()) sets.push_back({key, {md_text(stage_display(s, g))}});
+      else it->second.push_back(md_text(stage_display(s, g)));
     }
   if (sets.empty()) return out + "None.\n";
   for (const auto& [missing, kernels] : sets)
@@ -278,8 +278,8 @@ std::string render(const ProfileRun& run, const Comparison* vs_baseline, bool ve
     out += "\n### Roofline\n\n![Roofline: achieved TFLOP/s against arithmetic intensity](roofline.svg)\n";
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels) {
-      out += "\n## Kernel: " + stage_display(s, g) + "\n";
-      if (!g.signature.empty()) out += "`" + g.signature + "`\n";
+      out += "\n## Kernel: " + md_text(stage_display(s, g)) + "\n";
+      if (!g.signature.empty()) out += md_code(g.signature) + "\n";
       out += "\n" + launch_section(g) + duration_section(g) + analysis_sections(g) + rules_section(g);
       if (verbose) out += verbose_sections(g);
     }

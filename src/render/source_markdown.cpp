@@ -27,7 +27,7 @@ std::string csv_cell(const std::string& s) {
 }  // namespace
 
 std::string render_annotated_source(const SourceKernel& k, std::size_t top) {
-  std::string out = fmt::format("# Annotated source: {}\n\n`{}`\n\n", k.function, k.name);
+  std::string out = fmt::format("# Annotated source: {}\n\n{}\n\n", md_text(k.function), md_code(k.name));
   struct Hot { const SourceFile* file; const SourceLine* line; double samples; };
   std::vector<Hot> hot;
   double total = 0;
@@ -61,7 +61,7 @@ std::string render_annotated_source(const SourceKernel& k, std::size_t top) {
                      count(total), std::min(top, hot.size()));
   for (std::size_t i = 0; i < hot.size() && i < top; ++i) {
     const auto& h = hot[i];
-    out += fmt::format("## {}:{} — {} samples ({}%)\n\n```cuda\n{}\n```\n\n", h.file->path, h.line->line,
+    out += fmt::format("## {}:{} — {} samples ({}%)\n\n```cuda\n{}\n```\n\n", md_text(h.file->path), h.line->line,
                        count(h.samples), total > 0 ? fmt_pct(100.0 * h.samples / total) : kDash, h.line->source);
     if (h.line->sass.empty()) continue;
     std::vector<std::vector<std::string>> rows;

@@ -6,6 +6,8 @@
 #include <iterator>
 #include <map>
 
+#include "render/markdown_table.hpp"
+
 namespace kprof::render {
 
 namespace {
@@ -19,14 +21,6 @@ std::string csv_field(std::string_view s) {
   }
   return out + "\"";
 }
-std::string md_cell(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else out += c;
-  }
-  return out;
-}
 std::string ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 std::string us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 
@@ -35,7 +29,7 @@ using Out = std::back_insert_iterator<fmt::memory_buffer>;
 
 void trace_section(Out out, const Trace& t, bool timeline) {
   fmt::format_to(out, "## Trace\n\n");
-  fmt::format_to(out, "- Source: `{}` ({})\n", t.info.source, t.info.format);
+  fmt::format_to(out, "- Source: {} ({})\n", md_code(t.info.source), t.info.format);
   if (timeline)
     fmt::format_to(out, "- Records: {} kernels, {} memcpys, {} memsets, {} API calls, {} NVTX ranges\n",
                    t.kernels.size(), t.memcpys.size(), t.memsets.size(), t.api_calls.size(), t.nvtx.size());
@@ -79,7 +73,7 @@ void kernels_section(Out out, const EventStats& st, std::size_t top, const char*
                       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (std::size_t i = 0; i < st.kernels.size() && i < top; ++i) {
     const auto& k = st.kernels[i];
-    fmt::format_to(out, "| `{}` | {} | {} | {:.1f} | {} | {} | {} | {} | {:.3f} |\n", md_cell(k.function),
+    fmt::format_to(out, "| {} | {} | {} | {:.1f} | {} | {} | {} | {} | {:.3f} |\n", escape_cell(md_code(k.function)),
                    k.duration_ns.count, ms(k.total_ns), kernel_total > 0 ? 100 * k.total_ns / kernel_total : 0,
                    us(k.duration_ns.median), us(k.duration_ns.min), us(k.duration_ns.p10), us(k.duration_ns.p90),
                    k.duration_ns.cv());
@@ -140,7 +134,7 @@ void nvtx_section(Out out, const Trace& t, const EventStats& st) {
   fmt::format_to(out, "| range | count | host span median (ms) | GPU span median (ms) | kernels | kernel time (ms) |\n"
                       "| --- | --- | --- | --- | --- | --- |\n");
   for (const auto& r : st.ranges)
-    fmt::format_to(out, "| {} | {} | {} | {} | {} | {} |\n", md_cell(r.path), r.host_span_ns.count,
+    fmt::format_to(out, "| {} | {} | {} | {} | {} | {} |\n", escape_cell(r.path), r.host_span_ns.count,
                    ms(r.host_span_ns.median), r.gpu_span_ns.count ? ms(r.gpu_span_ns.median) : "-", r.kernels,
                    ms(r.kernel_time_ns));
 }
@@ -186,7 +180,7 @@ std::string render_timeline_headline(const Trace& t, const TimelineSummary& tl, 
       const auto& k = t.kernels[tl.launch_order[i]];
       std::string name = t.str(k.function).empty() ? std::string(t.str(k.name)) : std::string(t.str(k.function));
       if (name.size() > 40) name = name.substr(0, 37) + "...";
-      order += fmt::format("{}{} (s{})", i ? " → " : "", md_cell(name), k.stream);
+      order += fmt::format("{}{} (s{})", i ? " → " : "", escape_cell(md_code(name)), k.stream);
     }
     if (tl.launch_order.size() > n) order += fmt::format(" → … ({} kernels in all)", tl.launch_order.size());
     fmt::format_to(out, "| launch order (by GPU start) | {} |\n", order);

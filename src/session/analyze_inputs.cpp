@@ -57,7 +57,7 @@ Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string,
                    const std::string& ncu) {
   if (inputs.empty()) throw Error("analyze: no input (an artifact directory or ncu CSV files)", kExitUsage);
   if (inputs.size() == 1 && fs::is_directory(inputs[0])) {
-    if (fs::exists(fs::path(inputs[0]) / "profile.json")) {
+    if (fs::exists(fs::path(inputs[0]) / "profile.json") || fs::exists(fs::path(inputs[0]) / kPartialMarker)) {
       ProfileRun run = load_artifact(inputs[0]);
       rederive_metrics(run);  // what the current kprof derives from the recorded counters
       return {std::move(run), false};
@@ -112,15 +112,11 @@ Analyzed analyze_inputs(const AnalyzeSpec& o) {
       if (!o.kernel.empty()) run.kernel = o.kernel;
       if (o.version != "-") run.version = o.version;
       if (!o.params.empty()) run.params = o.params;
-      fs::path dir = o.write ? artifact_dir(run, o.output.out_root, o.output.out_dir) : fs::path();
-      std::map<std::string, std::string> raw;  // the raw files travel with the new artifact
-      if (!dir.empty() && fs::weakly_canonical(dir) != fs::weakly_canonical(o.inputs[0]))
-        for (const auto& e : fs::recursive_directory_iterator(o.inputs[0])) {
-          auto rel = fs::relative(e.path(), o.inputs[0]).generic_string();
-          if (e.is_regular_file() && (rel == "trace.kptrace" || rel == "counters.json" || rel.rfind("ncu/", 0) == 0 ||
-                                      rel.rfind("compiled/", 0) == 0))
-            raw[rel] = read_file(e.path());
-        }
+      // A new artifact, named by the time of this analysis (the recorded time stays in profile.json).
+      fs::path dir = o.write ? artifact_dir(run, o.output.out_root, o.output.out_dir, utc_timestamp()) : fs::path();
+      // The raw files travel with the new artifact (always: it is staged apart, even when it replaces the input).
+      std::map<std::string, std::string> raw;
+      if (!dir.empty()) raw = source_files(o.inputs[0], false);
       auto p = publish_run(run, ctx, o.output, dir, std::move(raw),
                            r->assembled.trace ? &*r->assembled.trace : nullptr, r->plan.outputs,
                            &r->assembled.source);
@@ -128,12 +124,13 @@ Analyzed analyze_inputs(const AnalyzeSpec& o) {
     }
   std::map<std::string, std::string> copies;
   auto [run, imported] = load_inputs(o.inputs, copies, o.ncu);
+  if (!imported && o.write) copies = source_files(o.inputs[0], true);  // an artifact read back: its inputs/ too
   if (!o.kernel.empty()) run.kernel = o.kernel;
   if (o.version != "-" || run.version.empty()) run.version = o.version;
   if (!o.params.empty()) run.params = o.params;
   if (run.timestamp.empty()) run.timestamp = utc_timestamp();
   if (imported || run.mode.empty()) run.mode = "analyze";  // what `kprof analyze` made of ncu's exports
-  fs::path dir = o.write ? artifact_dir(run, o.output.out_root, o.output.out_dir) : fs::path();
+  fs::path dir = o.write ? artifact_dir(run, o.output.out_root, o.output.out_dir, utc_timestamp()) : fs::path();
   auto p = publish_run(run, ctx, o.output, dir, std::move(copies));
   return {std::move(run), std::move(p)};
 }

@@ -1,6 +1,13 @@
 #include "session/artifact.hpp"
 
 #include <cctype>
+#include <set>
+#include <vector>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "render/contract_markdown.hpp"
 #include "render/json_output.hpp"
@@ -20,9 +27,10 @@ std::string safe_name(const std::string& s) {
   return out.empty() ? "unnamed" : out;
 }
 
-fs::path artifact_dir(const ProfileRun& run, const std::string& root, const std::string& exact) {
+fs::path artifact_dir(const ProfileRun& run, const std::string& root, const std::string& exact,
+                      const std::string& timestamp) {
   if (!exact.empty()) return exact;
-  std::string stamp = run.timestamp;  // ISO → 20261130-123456
+  std::string stamp = timestamp.empty() ? run.timestamp : timestamp;  // ISO → 20261130-123456
   std::string compact;
   for (char c : stamp)
     if (std::isdigit(static_cast<unsigned char>(c))) compact += c;
@@ -43,14 +51,148 @@ bool has_sections(const ProfileRun& run) {
 }
 }  // namespace
 
+namespace {
+
+// rename(2) that never replaces: false when `to` is taken (EEXIST/ENOTEMPTY), CannotWrite on any other failure.
+bool rename_noreplace(const fs::path& from, const fs::path& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
+  int err = errno;
+  if (err == EEXIST || err == ENOTEMPTY) return false;
+  if (err == EINVAL || err == ENOSYS) {  // a file system without RENAME_NOREPLACE: check, then rename
+    std::error_code ec;
+    if (fs::exists(to, ec)) return false;
+    if (::rename(from.c_str(), to.c_str()) == 0) return true;
+    err = errno;
+  }
+  throw CannotWrite(to, std::strerror(err));
+}
+
+// Renames `from` to `base`, else `base`-2, -3, ... (`suffix` after the number): the first name not taken.
+fs::path rename_unique(const fs::path& from, const fs::path& base, const std::string& suffix) {
+  for (int n = 1; n < 10000; ++n) {
+    fs::path cand = base;
+    if (n > 1) cand += "-" + std::to_string(n);
+    cand += suffix;
+    if (rename_noreplace(from, cand)) return cand;
+  }
+  throw CannotWrite(base, "10000 artifacts with this name already exist");
+}
+
+void rename_or_throw(const fs::path& from, const fs::path& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) throw CannotWrite(to, std::strerror(errno));
+}
+
+fs::path without_trailing_slash(fs::path p) {
+  p = p.lexically_normal();
+  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();
+  return p;
+}
+
+}  // namespace
+
+ArtifactStage::ArtifactStage(fs::path final_dir, bool exact, bool replace)
+    : final_(without_trailing_slash(std::move(final_dir))), exact_(exact), replace_(replace) {
+  std::error_code ec;
+  if (exact_ && fs::exists(final_, ec)) {
+    if (!fs::is_directory(final_, ec)) throw CannotWrite(final_, "it exists and is not a directory");
+    if (!fs::is_empty(final_, ec)) {
+      if (!fs::exists(final_ / "profile.json", ec) && !fs::exists(final_ / kPartialMarker, ec))
+        throw Error("--out " + final_.string() + ": the directory exists and is not a kprof artifact (no "
+                    "profile.json); choose an empty or new directory", kExitUsage);
+      if (!replace_)
+        throw Error("--out " + final_.string() + ": an artifact is already there; add --replace to replace it",
+                    kExitUsage);
+    }
+  }
+  fs::path parent = final_.has_parent_path() ? final_.parent_path() : fs::path(".");
+  ensure_dir(parent);
+  static int serial = 0;  // two stages of one process (the C++ API) never share a name
+  staging_ = parent / ("." + final_.filename().string() + ".partial-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(++serial));
+  fs::remove_all(staging_, ec);
+  ensure_dir(staging_);
+  write_file_atomic(staging_ / kPartialMarker, "kprof: partial artifact (pid " + std::to_string(::getpid()) +
+                                                   ", started " + utc_timestamp() + "), to become " +
+                                                   final_.string() + " when complete\n");
+}
+
+ArtifactStage::~ArtifactStage() {
+  if (done_) return;
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+}
+
+fs::path ArtifactStage::commit() {
+  std::error_code ec;
+  fs::remove(staging_ / kPartialMarker, ec);
+  done_ = true;
+  try {
+    if (!exact_) return final_ = rename_unique(staging_, final_, "");
+    if (fs::exists(final_, ec) && fs::is_empty(final_, ec)) fs::remove(final_, ec);
+    if (!fs::exists(final_, ec)) {
+      rename_or_throw(staging_, final_);
+      return final_;
+    }
+    // --replace: the old artifact is swapped out whole, then removed; nothing of it stays beside the new files.
+    fs::path old = final_.parent_path() / ("." + final_.filename().string() + ".old-" + std::to_string(::getpid()));
+    fs::remove_all(old, ec);
+    rename_or_throw(final_, old);
+    rename_or_throw(staging_, final_);
+    fs::remove_all(old, ec);
+    return final_;
+  } catch (...) {
+    fs::remove_all(staging_, ec);
+    throw;
+  }
+}
+
+fs::path ArtifactStage::keep_partial(const std::string& why) {
+  write_file_atomic(staging_ / kPartialMarker, "kprof: partial artifact: " + why + "\n");
+  done_ = true;
+  return rename_unique(staging_, final_, ".interrupted");
+}
+
+std::map<std::string, std::string> source_files(const fs::path& dir, bool with_source_pages) {
+  // What write_artifact writes from profile.json every time: derived, so written again. The mode outputs (timeline,
+  // CSVs, trace.json, timing.md, source pages) are carried too: a re-analysis writes them again over these when it
+  // has their raw input (the trace, ncu's source page), and keeps the old ones when it has not (an artifact whose
+  // trace was packed away), rather than losing them.
+  (void)with_source_pages;
+  static const std::set<std::string> derived{"params.json",       "profile.json", "contract.md", "contract.json",
+                                             "report.md",         "report-verbose.md", "roofline.svg",
+                                             kPartialMarker};
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::string rel = fs::relative(e.path(), dir).generic_string();
+    if (derived.count(rel)) continue;
+    files[rel] = read_file(e.path());
+  }
+  return files;
+}
+
+void check_complete_artifact(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir / kPartialMarker, ec)) {
+    std::string why = read_file(dir / kPartialMarker);
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    throw Error(dir.string() + ": a partial artifact, not read (" + why + ")", kExitBadInput);
+  }
+  if (fs::exists(dir / "profile.json", ec) && !fs::exists(dir / "report.md", ec))
+    throw Error(dir.string() + ": an incomplete artifact (profile.json but no report.md: the run that wrote it "
+                               "stopped before the end), not read",
+                kExitBadInput);
+}
+
 void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison* vs_baseline,
                     const std::map<std::string, std::string>& extra_files, const ProfileRun* baseline,
                     const std::string& contract_extra) {
-  fs::create_directories(dir);
+  ensure_dir(dir);
   // Extra files (raw inputs, traces) first: if rendering fails later, what was measured is already on disk.
   for (const auto& [name, content] : extra_files) write_file_atomic(dir / name, content);
-  write_file_atomic(dir / "params.json", json(run.params).dump(2) + "\n");
-  write_file_atomic(dir / "profile.json", json(run).dump(1) + "\n");
+  // Names were made valid UTF-8 before (publish.cpp); `replace` keeps any other invalid byte from throwing.
+  write_file_atomic(dir / "params.json", json(run.params).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  write_file_atomic(dir / "profile.json", json(run).dump(1, ' ', false, json::error_handler_t::replace) + "\n");
   write_file_atomic(dir / "contract.md", render::render_contract(run, vs_baseline) + contract_extra);
   write_file_atomic(dir / "contract.json", render::render_contract_json(run, vs_baseline));
   auto chart = render::roofline_chart_for(run, baseline);
@@ -59,8 +201,65 @@ void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison
   if (has_sections(run)) write_file_atomic(dir / "report-verbose.md", render::render_report_verbose(run, vs_baseline));
 }
 
+namespace {
+// The path of the value that does not read ("stages[0].kernels[0].launches[3].duration_ns"): nlohmann's type errors
+// do not name it. Members and elements are dropped one at a time (they all have defaults) and the walk goes into the
+// one whose absence lets the document read. Bounded: a huge profile gets "" rather than a long wait.
+std::string bad_field(json doc) {
+  int budget = 3000;
+  auto reads = [&](const json& j) {
+    --budget;
+    try {
+      (void)j.get<ProfileRun>();
+      return true;
+    } catch (const json::exception&) {
+      return false;
+    }
+  };
+  std::string path;
+  json* node = &doc;
+  for (bool descended = true; descended && budget > 0;) {
+    descended = false;
+    if (node->is_object()) {
+      std::vector<std::string> keys;
+      for (const auto& item : node->items()) keys.push_back(item.key());
+      for (const auto& k : keys) {
+        if (budget <= 0) break;
+        json saved = std::move((*node)[k]);
+        node->erase(k);
+        bool ok = reads(doc);
+        (*node)[k] = std::move(saved);
+        if (ok) {
+          path += (path.empty() ? "" : ".") + k;
+          node = &(*node)[k];
+          descended = true;
+          break;
+        }
+      }
+    } else if (node->is_array()) {
+      for (std::size_t i = 0; i < node->size() && budget > 0; ++i) {
+        json saved = (*node)[i];
+        node->erase(i);
+        bool ok = reads(doc);
+        node->insert(node->begin() + static_cast<std::ptrdiff_t>(i), std::move(saved));
+        if (ok) {
+          path += "[" + std::to_string(i) + "]";
+          node = &(*node)[i];
+          descended = true;
+          break;
+        }
+      }
+    }
+  }
+  return path;
+}
+}  // namespace
+
 ProfileRun load_artifact(const fs::path& dir_or_file) {
-  fs::path p = fs::is_directory(dir_or_file) ? dir_or_file / "profile.json" : dir_or_file;
+  const bool is_dir = fs::is_directory(dir_or_file);
+  fs::path p = is_dir ? dir_or_file / "profile.json" : dir_or_file;
+  fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (is_dir || fs::exists(dir / kPartialMarker)) check_complete_artifact(dir);
   if (!fs::exists(p)) throw Error(p.string() + ": not a kprof artifact (no profile.json)", kExitBadInput);
   std::string text = read_file(p);
   try {
@@ -68,8 +267,14 @@ ProfileRun load_artifact(const fs::path& dir_or_file) {
     auto schema = j.value("schema", std::string());
     if (schema.rfind("kprof.profile/", 0) != 0)
       throw ParseError(p.string(), 0, "not a kprof profile (schema '" + schema + "')");
-    return j.get<ProfileRun>();
-  } catch (const json::exception& e) {
+    try {
+      return j.get<ProfileRun>();
+    } catch (const json::exception& e) {
+      std::string field = bad_field(j);
+      throw ParseError(p.string(), 0, "malformed profile.json" + (field.empty() ? "" : " at field " + field) + ": " +
+                                          e.what());
+    }
+  } catch (const json::exception& e) {  // not JSON: nlohmann's message gives line and column
     throw ParseError(p.string(), 0, std::string("malformed profile.json: ") + e.what());
   }
 }

@@ -47,7 +47,7 @@ void read_trace_pass(Assembled& a, const fs::path& dir) {
   a.run.stages = group_into_stages(kernel_launches(t));
 }
 
-void read_counter_pass(Assembled& a, const fs::path& dir) {
+void read_counter_pass(Assembled& a, const fs::path& dir, bool reanalysis) {
   fs::path file = dir / counters_format::kFileName;
   if (!fs::exists(file)) {
     a.run.warnings.push_back("the program wrote no counters (it may not use CUDA, or the collector could not attach)");
@@ -57,6 +57,7 @@ void read_counter_pass(Assembled& a, const fs::path& dir) {
   try {
     session = counters::import_counters(file);
   } catch (const ParseError& e) {  // what the tracer pass measured is still written
+    if (reanalysis) throw;
     a.run.warnings.push_back(std::string("counters not read: ") + e.what());
     return;
   }
@@ -121,7 +122,7 @@ void declare_from_counters(ProfileRun& run, const std::string& counters_from) {
 }
 
 // Event mode without --counters-from: the latest complete annotation (else ncu) artifact of the same kernel and
-// parameters under the output root, or "" when there is none. Hidden (partial) directories are skipped.
+// parameters under the output root, or "" when there is none. Partial and interrupted artifacts are skipped.
 std::string latest_counter_artifact(const ProfileRun& run, const std::string& out_root) {
   for (const char* mode : {"annotation", "ncu"}) {
     fs::path d = fs::path(out_root) / mode / safe_name(run.kernel.empty() ? "unnamed" : run.kernel) /
@@ -132,7 +133,7 @@ std::string latest_counter_artifact(const ProfileRun& run, const std::string& ou
     for (const auto& e : fs::directory_iterator(d, ec)) {
       std::string name = e.path().filename().string();
       if (name.empty() || name[0] == '.' || !fs::exists(e.path() / "profile.json", ec) ||
-          !fs::exists(e.path() / "report.md", ec))
+          !fs::exists(e.path() / "report.md", ec) || fs::exists(e.path() / kPartialMarker, ec))
         continue;
       best = std::max(best, name);
     }
@@ -171,7 +172,7 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
     for (const auto& w : pass.warnings) run.warnings.push_back(w);
     switch (pass.kind) {
       case CollectorKind::Tracer: read_trace_pass(a, c.dir); break;
-      case CollectorKind::CuptiCounters: read_counter_pass(a, c.dir); break;
+      case CollectorKind::CuptiCounters: read_counter_pass(a, c.dir, c.reanalysis); break;
       case CollectorKind::NcuMetrics:
       case CollectorKind::NcuFull: read_ncu_pass(a, c.dir, pass); break;
       case CollectorKind::Clocks:
@@ -260,6 +261,7 @@ std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
   r.plan = plan_run(spec);
   Collected c;
   c.dir = dir;
+  c.reanalysis = true;
   c.timestamp = recorded.timestamp;
   c.gpu_name = recorded.device.name;
   c.clocks = recorded.clocks;

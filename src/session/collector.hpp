@@ -34,6 +34,8 @@ struct Collected {
   std::vector<PassRecord> passes;             // in run order
   std::vector<std::string> warnings_after;    // after the last pass (clock readings)
   std::optional<ClockRecord> clocks;          // before and after the passes
+  bool reanalysis = false;                    // raw files read back (kprof analyze DIR): one that cannot be read
+                                              // is an error (exit 3), not a warning as in a live run
   bool interrupted() const;
   // The profiled program's own run: the first pass that ran it (its exit status is the run's).
   const ProcessResult* program() const;

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "collect/gpu_presence.hpp"
 #include "plan/plan_json.hpp"
+#include "session/artifact.hpp"
 #include "session/kernels_binary.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
+#include "util/interrupt.hpp"
 #include "util/process.hpp"
 
 namespace kprof::session {
@@ -50,12 +53,19 @@ PackageResult profile_package(const PackageSpec& spec) {
   for (const auto& st : result.plan.stages) run.declared_stages[st.name] = DeclaredWork{st.flops, st.min_bytes, st.precision};
   // The artifact directory is fixed here so that kprof-kernels can write tiling/, compiled/ and timings.json
   // into it; profile() then adds its own files next to them.
+  // They go to the staging directory (artifact.hpp), renamed into place when the artifact is complete.
+  const bool exact = !run.output.out_dir.empty();
   run.output.out_dir = artifact_dir_for(run, utc_timestamp()).string();
   result.artifact_dir = run.output.out_dir;
+  std::shared_ptr<ArtifactStage> stage;
+  if (!run.dry_run) {
+    require_gpu("kprof " + pkg.name);
+    stage = std::make_shared<ArtifactStage>(result.artifact_dir, exact, run.output.replace);
+  }
 
   std::vector<std::string> common{pkg.name, ver.name};
   for (auto& a : param_args(result.params)) common.push_back(a);
-  common.insert(common.end(), {"--out", run.output.out_dir});
+  common.insert(common.end(), {"--out", stage ? stage->dir().string() : run.output.out_dir});
   if (!spec.cache_dir.empty()) common.insert(common.end(), {"--cache-dir", spec.cache_dir});
   result.check_and_tune = {bin, "run"};
   result.check_and_tune.insert(result.check_and_tune.end(), common.begin(), common.end());
@@ -73,9 +83,10 @@ PackageResult profile_package(const PackageSpec& spec) {
     ProcessSpec check;
     check.argv = result.check_and_tune;
     log(LogLevel::progress, "checking and tuning " + pkg.name + " " + ver.name);
+    InterruptScope interrupts;
     auto r = run_process(check);
-    if (r.interrupted) {
-      result.exit_code = kExitInterrupted;
+    if (r.interrupted) {  // nothing was profiled yet: the staging directory goes
+      result.exit_code = interrupt_exit_code() ? interrupt_exit_code() : static_cast<int>(kExitInterrupted);
       return result;
     }
     if (r.signaled || r.exit_code != 0)
@@ -83,7 +94,7 @@ PackageResult profile_package(const PackageSpec& spec) {
                               r.describe(), r.exit_code == kKernelsWrongResultExit ? " (wrong result)" : ""),
                   r.exit_code == kKernelsUsageExit ? kExitUsage : kExitProgramFailed);
   }
-  result.profiled = profile(run);
+  result.profiled = profile(run, stage);
   result.exit_code = result.profiled->exit_code;
   return result;
 }

@@ -4,11 +4,13 @@
 
 #include "collect/clock/clock_commands.hpp"
 #include "collect/clock/gpu_lock.hpp"
+#include "collect/gpu_presence.hpp"
 #include "session/artifact.hpp"
 #include "session/assemble.hpp"
 #include "session/collector.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
+#include "util/interrupt.hpp"
 #include "util/process.hpp"
 
 namespace kprof::session {
@@ -48,7 +50,9 @@ std::vector<std::string> dry_run_lines(const CollectorContext& ctx,
 }  // namespace
 
 std::string ProfileResult::outcome() const {
-  if (exit_code == kExitInterrupted) return "kprof: interrupted; what was measured is in " + dir.string();
+  if (exit_code == kExitInterrupted || exit_code == kExitTerminated)
+    return std::string("kprof: ") + (exit_code == kExitTerminated ? "terminated" : "interrupted") +
+           "; what was measured is in " + dir.string() + " (a partial artifact)";
   if (exit_code == kExitProgramFailed)
     return "kprof: the profiled program " + program_status + "; partial results are in " + dir.string();
   return "";
@@ -63,7 +67,7 @@ fs::path artifact_dir_for(const RunSpec& spec, const std::string& timestamp) {
   return artifact_dir(shape, spec.output.out_root, spec.output.out_dir);
 }
 
-ProfileResult profile(const RunSpec& spec) {
+ProfileResult profile(const RunSpec& spec, std::shared_ptr<ArtifactStage> stage) {
   ProfileResult r;
   r.plan = plan_run(spec);
   validate(spec, r.plan);
@@ -83,8 +87,12 @@ ProfileResult profile(const RunSpec& spec) {
     throw Error("--lock-clocks changes the GPU's clocks: add --yes (or set KPROF_ALLOW_CLOCK_CHANGE=1) to confirm; "
                 "`kprof clock lock` shows the commands it would run",
                 kExitUsage);
+  require_gpu("kprof run");
   r.context = AnalysisContext::load(spec.data);  // a bad devices or thresholds file fails before the program runs
-  fs::create_directories(r.dir);
+  r.interrupts = std::make_shared<InterruptScope>();
+  r.stage = stage ? std::move(stage)
+                  : std::make_shared<ArtifactStage>(r.dir, !spec.output.out_dir.empty(), spec.output.replace);
+  collected.dir = ctx.dir = r.stage->dir();  // the collectors write into the staging directory
   ctx.gpu = visible_gpu();
   auto lock = GpuLock::acquire(ctx.gpu, !spec.no_wait, [&](const std::string& m) { ctx.log(LogLevel::notice, m); });
   for (auto& c : collectors) c->begin(ctx, collected);
@@ -97,8 +105,8 @@ ProfileResult profile(const RunSpec& spec) {
   r.trace = std::move(a.trace);
   r.source = std::move(a.source);
   const ProcessResult* program = collected.program();
-  if (collected.interrupted()) {
-    r.exit_code = kExitInterrupted;
+  if (collected.interrupted() || interrupt_signal()) {
+    r.exit_code = interrupt_exit_code() ? interrupt_exit_code() : static_cast<int>(kExitInterrupted);
   } else if (program && (program->signaled || program->exit_code != 0)) {
     r.exit_code = kExitProgramFailed;
     r.program_status = program->describe();

@@ -4,6 +4,7 @@
 // never exits; what it cannot do is thrown as kprof::Error with the documented exit code. publish() writes it.
 #pragma once
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,18 +16,26 @@
 #include "session/mode_table.hpp"
 #include "session/run_spec.hpp"
 
+namespace kprof {
+class InterruptScope;
+}
+
 namespace kprof::session {
+
+class ArtifactStage;
 
 struct ProfileResult {
   ModePlan plan;
-  std::filesystem::path dir;          // the artifact directory (raw files are already in it)
+  std::filesystem::path dir;          // the artifact directory: where publish() puts it (then where it went)
+  std::shared_ptr<ArtifactStage> stage;         // the staging directory the raw files are in (artifact.hpp)
+  std::shared_ptr<InterruptScope> interrupts;   // SIGINT/SIGTERM recorded until the result is published
   bool dry_run = false;
   std::vector<std::string> dry_run_lines;  // a dry run: the mode, each collector and command, the outputs
   ProfileRun run;                     // assembled; analysed by publish()
   std::optional<Trace> trace;
   SourceView source;
   AnalysisContext context;            // devices and thresholds, loaded before the program ran
-  int exit_code = 0;                  // kExitOk, kExitProgramFailed (partial results), kExitInterrupted
+  int exit_code = 0;                  // kExitOk, kExitProgramFailed (partial results), kExitInterrupted/Terminated
   std::string program_status;         // how the profiled program ended ("exited with code 1"), when it failed
   // The line a front end prints for a failed or interrupted run ("" when it ended well).
   std::string outcome() const;
@@ -35,7 +44,9 @@ struct ProfileResult {
 // Throws Error(kExitUsage) for a bad spec (no command, a program that is not there, an unusable counter filter,
 // --lock-clocks without consent), kExitNoTool for a missing tool, kExitBusy when the GPU is taken (no_wait), and
 // what the readers throw for malformed raw output.
-ProfileResult profile(const RunSpec& spec);
+// A machine without a GPU fails first, before anything starts (kExitNoGpu, collect/gpu_presence.hpp). `stage`:
+// the staging directory to write into when the caller made it (a package run's kprof-kernels writes there first).
+ProfileResult profile(const RunSpec& spec, std::shared_ptr<ArtifactStage> stage = nullptr);
 
 // The artifact directory `spec` will write: spec.output.out_dir, else
 // <out_root>/<mode>/<kernel>/<params>/<timestamp>/ for the given ISO timestamp.

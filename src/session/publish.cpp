@@ -12,12 +12,37 @@
 #include "render/timeline_report.hpp"
 #include "session/artifact.hpp"
 #include "util/fs.hpp"
+#include "util/interrupt.hpp"
+#include "util/utf8.hpp"
 
 namespace kprof::session {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+// Text that came from the profiled program (kernel and range names, ncu's strings) made valid UTF-8 before it
+// reaches JSON or a report (util/utf8.hpp).
+void make_text_valid(ProfileRun& run, Trace* trace) {
+  auto fix = [](std::string& s) { make_valid_utf8(s); };
+  fix(run.kernel), fix(run.version), fix(run.command), fix(run.device.name);
+  for (auto& w : run.warnings) fix(w);
+  for (auto& s : run.sources) fix(s);
+  for (auto& st : run.stages) {
+    fix(st.name);
+    for (auto& g : st.kernels) {
+      fix(g.kernel), fix(g.signature), fix(g.label);
+      for (auto& l : g.launches) {
+        fix(l.name), fix(l.function), fix(l.mangled), fix(l.nvtx_range);
+        for (auto& n : l.nvtx_stack) fix(n);
+        for (auto& m : l.sections) fix(m.name), fix(m.text);
+        for (auto& r : l.rules) fix(r.name), fix(r.description);
+      }
+    }
+  }
+  if (trace)
+    for (auto& s : trace->strings) fix(s);
+}
 
 // The files a mode writes from its trace and ncu's source page.
 void add_mode_outputs(std::map<std::string, std::string>& files, const ModeOutputs& outputs, const Trace* trace,
@@ -43,17 +68,25 @@ void add_mode_outputs(std::map<std::string, std::string>& files, const ModeOutpu
 
 }  // namespace
 
-fs::path append_devlog(const ProfileRun& run, const std::string& docs_dir) {
+fs::path append_devlog(const ProfileRun& run, const std::string& docs_dir, bool* appended) {
   fs::path file = fs::path(docs_dir) / (safe_name(run.kernel) + ".md");
   std::string existing = fs::exists(file) ? read_file(file) : render::devlog_header(run.kernel);
   auto previous = render::parse_last_devlog_entry(existing);
-  write_file_atomic(file, existing + render::render_devlog_entry(run, previous));
+  std::string entry = render::render_devlog_entry(run, previous);
+  std::string heading = entry.substr(0, entry.find('\n') + 1);
+  const bool duplicate = ("\n" + existing).find("\n" + heading) != std::string::npos;
+  if (!duplicate) write_file_atomic(file, existing + entry);
+  if (appended) *appended = !duplicate;
   return file;
 }
 
-Published publish_run(ProfileRun& run, const AnalysisContext& ctx, const OutputSpec& output, const fs::path& dir,
-                      std::map<std::string, std::string> files, const Trace* trace, const ModeOutputs& outputs,
-                      const SourceView* source) {
+namespace {
+
+// The one body of publish_run and publish: `stage` is where the artifact is written (null: none is).
+Published publish_into(ProfileRun& run, const AnalysisContext& ctx, const OutputSpec& output, ArtifactStage* stage,
+                       std::map<std::string, std::string> files, Trace* trace, const ModeOutputs& outputs,
+                       const SourceView* source) {
+  make_text_valid(run, trace);
   auto analysis = analyze::analyze_run(run, ctx.devices, ctx.thresholds, trace, outputs.timeline);
   add_mode_outputs(files, outputs, trace, analysis, source);
   Published p;
@@ -67,24 +100,55 @@ Published publish_run(ProfileRun& run, const AnalysisContext& ctx, const OutputS
   std::string headline;
   if (trace && analysis && analysis->timeline && outputs.timeline)
     headline = render::render_timeline_headline(*trace, *analysis->timeline);
-  if (!dir.empty()) {
-    write_artifact(dir, run, cmp, files, base ? &*base : nullptr, headline);
-    p.dir = dir;
-  }
-  if (output.devlog) p.devlog_file = append_devlog(run, output.docs_dir);
+  if (stage) write_artifact(stage->dir(), run, cmp, files, base ? &*base : nullptr, headline);
   p.contract_markdown = render::render_contract(run, cmp) + headline;
   p.contract_json = render::render_contract_json(run, cmp);
   p.warnings = run.warnings;
   return p;
 }
 
+// After the artifact is in place: the devlog entry (never for a partial one).
+void add_devlog(Published& p, const ProfileRun& run, const OutputSpec& output) {
+  if (output.devlog) p.devlog_file = append_devlog(run, output.docs_dir, &p.devlog_appended);
+}
+
+}  // namespace
+
+Published publish_run(ProfileRun& run, const AnalysisContext& ctx, const OutputSpec& output, const fs::path& dir,
+                      std::map<std::string, std::string> files, Trace* trace, const ModeOutputs& outputs,
+                      const SourceView* source) {
+  InterruptScope interrupts;
+  std::optional<ArtifactStage> stage;
+  if (!dir.empty()) stage.emplace(dir, !output.out_dir.empty(), output.replace);
+  Published p = publish_into(run, ctx, output, stage ? &*stage : nullptr, std::move(files), trace, outputs, source);
+  if (interrupt_signal())  // nothing was measured here: the staged directory goes (its destructor)
+    throw Error("interrupted; no artifact written", interrupt_exit_code());
+  if (stage) p.dir = stage->commit();
+  add_devlog(p, run, output);
+  return p;
+}
+
 Published publish(ProfileResult& r, const OutputSpec& output) {
-  return publish_run(r.run, r.context, output, r.dir, {}, r.trace ? &*r.trace : nullptr, r.plan.outputs, &r.source);
+  Published p = publish_into(r.run, r.context, output, r.stage.get(), {}, r.trace ? &*r.trace : nullptr,
+                             r.plan.outputs, &r.source);
+  if (interrupt_signal() && !r.exit_code) r.exit_code = interrupt_exit_code();
+  if (!r.stage) return p;
+  if (r.exit_code == kExitInterrupted || r.exit_code == kExitTerminated) {
+    r.dir = p.dir = r.stage->keep_partial(std::string("interrupted by ") +
+                                          (r.exit_code == kExitTerminated ? "SIGTERM" : "SIGINT") +
+                                          "; what was measured before is kept, the report says so");
+    return p;
+  }
+  r.dir = p.dir = r.stage->commit();
+  add_devlog(p, r.run, output);
+  return p;
 }
 
 void print_published(const Published& p, bool json, bool quiet, std::ostream& out, std::ostream& err) {
   if (quiet) return;
-  if (!p.devlog_file.empty()) err << "kprof: devlog entry appended to " << p.devlog_file.string() << "\n";
+  if (!p.devlog_file.empty())
+    err << (p.devlog_appended ? "kprof: devlog entry appended to " : "kprof: devlog already has this entry: ")
+        << p.devlog_file.string() << "\n";
   for (const auto& w : p.warnings) err << "kprof: warning: " << w << "\n";
   if (!p.dir.empty()) err << "kprof: artifacts written to " << p.dir.string() << "\n";
   out << (json ? p.contract_json : p.contract_markdown);

@@ -21,6 +21,7 @@ namespace kprof::session {
 struct Published {
   std::filesystem::path dir;          // the artifact directory; empty when none was written
   std::filesystem::path devlog_file;  // the devlog the entry went to; empty without --devlog
+  bool devlog_appended = false;       // false: the devlog already had this artifact's entry
   std::optional<Comparison> comparison;
   std::string contract_markdown;      // the output contract, as Markdown and as JSON
   std::string contract_json;
@@ -28,17 +29,22 @@ struct Published {
 };
 
 // Analyses `run` (and `trace`, with its timeline when `outputs` asks for one), compares it with
-// output.baseline, writes the artifact into `dir` (none when empty) with `files` (name → content) and the trace
-// outputs `outputs` asks for, and appends the devlog entry when output.devlog.
+// output.baseline, writes the artifact into `dir` (none when empty; staged and renamed into place, artifact.hpp:
+// Published::dir says where it went) with `files` (name → content) and the trace outputs `outputs` asks for,
+// and appends the devlog entry when output.devlog. Names in `run` and `trace` are made valid UTF-8 first. SIGINT/SIGTERM while it writes: nothing is left, and the
+// Error thrown carries 130/143.
 Published publish_run(ProfileRun& run, const AnalysisContext& ctx, const OutputSpec& output,
                       const std::filesystem::path& dir, std::map<std::string, std::string> files = {},
-                      const Trace* trace = nullptr, const ModeOutputs& outputs = {}, const SourceView* source = nullptr);
+                      Trace* trace = nullptr, const ModeOutputs& outputs = {}, const SourceView* source = nullptr);
 
-// profile()'s result, with its mode's outputs, into its artifact directory.
+// profile()'s result, with its mode's outputs, into its staged artifact directory, which is then renamed into
+// place (result.dir is updated); an interrupted run's becomes a marked partial <dir>.interrupted.
 Published publish(ProfileResult& result, const OutputSpec& output);
 
 // Appends one entry (with "vs Previous" from the file's last entry) to <docs_dir>/<kernel>.md; returns the file.
-std::filesystem::path append_devlog(const ProfileRun& run, const std::string& docs_dir);
+// An entry with the same heading (version, timestamp, mode: the same artifact) is not appended twice
+// (`appended` says whether it was).
+std::filesystem::path append_devlog(const ProfileRun& run, const std::string& docs_dir, bool* appended = nullptr);
 
 // What a front end prints after publishing, as the command line always has: the devlog file, the warnings and
 // the artifact directory on `err`, the contract (Markdown, or JSON) on `out`; nothing when quiet.

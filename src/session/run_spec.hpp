@@ -28,6 +28,7 @@ struct OutputSpec {
   std::string baseline;                   // artifact directory or profile.json to compare with
   bool devlog = false;                    // append a devlog entry to <docs_dir>/<kernel>.md
   std::string docs_dir = "docs/kernels";
+  bool replace = false;                   // --out into an existing artifact replaces it (else refused, exit 2)
 };
 
 // The user's data files (--devices, --thresholds); empty = the shipped ones.

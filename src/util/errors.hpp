@@ -16,7 +16,9 @@ enum ExitCode : int {
   kExitNoPermission = 6,   // ERR_NVGPUCTRPERM and friends
   kExitProgramFailed = 7,  // the profiled program crashed or exited non-zero
   kExitBusy = 8,           // another kprof profiling run holds the GPU lock (--no-wait)
-  kExitInterrupted = 130,  // Ctrl-C
+  kExitCannotWrite = 9,    // an output cannot be written (disk full, read-only, a path is a file): errno text
+  kExitInterrupted = 130,  // SIGINT (Ctrl-C)
+  kExitTerminated = 143,   // SIGTERM
 };
 
 class Error : public std::runtime_error {

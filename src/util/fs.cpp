@@ -1,46 +1,87 @@
 #include "util/fs.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/errors.hpp"
 
 namespace kprof {
 
-std::string read_file(const std::filesystem::path& p) {
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& p) {
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) throw Error("cannot read " + p.string() + ": is a directory", kExitBadInput);
   std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error("cannot read " + p.string() + ": no such file or not readable", kExitBadInput);
+  if (!in) throw Error("cannot read " + p.string() + ": " + std::strerror(errno), kExitBadInput);
   std::ostringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) throw Error("cannot read " + p.string() + ": read error", kExitBadInput);
   return ss.str();
 }
 
-void write_file_atomic(const std::filesystem::path& p, const std::string& content) {
-  namespace fs = std::filesystem;
-  if (p.has_parent_path()) fs::create_directories(p.parent_path());
-  fs::path tmp = p;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp.string());
-    out << content;
-    out.flush();
-    if (!out) throw Error("write failed for " + tmp.string());
-  }
+CannotWrite::CannotWrite(const fs::path& p, const std::string& why)
+    : Error("cannot write " + p.string() + ": " + why, kExitCannotWrite) {}
+
+void ensure_dir(const fs::path& dir) {
+  if (dir.empty()) return;
   std::error_code ec;
-  fs::rename(tmp, p, ec);
+  fs::create_directories(dir, ec);
   if (ec) {
-    fs::remove(tmp);
-    throw Error("cannot move " + tmp.string() + " to " + p.string() + ": " + ec.message());
+    // create_directories reports "File exists" for a file in the way; name the culprit instead.
+    for (fs::path p = dir; !p.empty() && p != p.parent_path(); p = p.parent_path())
+      if (fs::exists(p) && !fs::is_directory(p)) throw CannotWrite(dir, p.string() + " is a file, not a directory");
+    throw CannotWrite(dir, ec.message());
   }
 }
 
-void append_file_atomic(const std::filesystem::path& p, const std::string& content) {
+namespace {
+// write(2) until done; false with errno set on failure (ENOSPC, EIO, ...).
+bool write_all(int fd, const char* data, std::size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, data, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+}  // namespace
+
+void write_file_atomic(const fs::path& p, const std::string& content) {
+  if (p.has_parent_path()) ensure_dir(p.parent_path());
+  fs::path tmp = p;
+  tmp += ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw CannotWrite(p, std::strerror(errno));
+  bool ok = write_all(fd, content.data(), content.size());
+  int err = errno;
+  if (::close(fd) != 0 && ok) ok = false, err = errno;
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    throw CannotWrite(p, std::strerror(err));
+  }
+  if (::rename(tmp.c_str(), p.c_str()) != 0) {
+    err = errno;
+    ::unlink(tmp.c_str());
+    throw CannotWrite(p, std::strerror(err));
+  }
+}
+
+void append_file_atomic(const fs::path& p, const std::string& content) {
   std::string existing;
-  if (std::filesystem::exists(p)) existing = read_file(p);
+  if (fs::exists(p)) existing = read_file(p);
   write_file_atomic(p, existing + content);
 }
 
@@ -58,9 +99,9 @@ std::string format_now(const char* fmt) {
 std::string utc_timestamp() { return format_now("%Y-%m-%dT%H:%M:%SZ"); }
 std::string utc_timestamp_dir() { return format_now("%Y%m%d-%H%M%S"); }
 
-std::optional<std::filesystem::path> executable_dir() {
+std::optional<fs::path> executable_dir() {
   std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  auto p = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return std::nullopt;
   return p.parent_path();
 }

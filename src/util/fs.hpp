@@ -5,10 +5,21 @@
 #include <optional>
 #include <string>
 
+#include "util/errors.hpp"
+
 namespace kprof {
 
+// An output that cannot be written (exit 9): names the path and says why (errno text, or which part is a file).
+class CannotWrite : public Error {
+ public:
+  CannotWrite(const std::filesystem::path& p, const std::string& why);
+};
+
 std::string read_file(const std::filesystem::path& p);  // throws Error (exit 3) when unreadable
-void write_file_atomic(const std::filesystem::path& p, const std::string& content);  // creates parent dirs
+// Creates `dir` and its parents; throws CannotWrite. Every write below goes through it.
+void ensure_dir(const std::filesystem::path& dir);
+// Creates parent dirs; throws CannotWrite (the temporary file is removed on every failure path).
+void write_file_atomic(const std::filesystem::path& p, const std::string& content);
 void append_file_atomic(const std::filesystem::path& p, const std::string& content);  // read + write whole
 std::string utc_timestamp();        // "2026-11-30T12:34:56Z"
 std::string utc_timestamp_dir();    // "20261130-123456" (filesystem-safe, sorts by time)

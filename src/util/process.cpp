@@ -11,18 +11,18 @@
 #include <unistd.h>
 
 #include "util/errors.hpp"
+#include "util/fs.hpp"
+#include "util/interrupt.hpp"
 
 extern char** environ;
 
 namespace kprof {
 
 namespace {
-volatile std::sig_atomic_t g_interrupted = 0;
-void on_signal(int) { g_interrupted = 1; }
 
 int open_out(const std::string& path) {
   if (std::filesystem::path(path).has_parent_path())
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    ensure_dir(std::filesystem::path(path).parent_path());
   return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 }  // namespace
@@ -76,24 +76,20 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
   int out_fd = -1, err_fd = -1;
   if (!spec.stdout_file.empty() && (out_fd = open_out(spec.stdout_file)) < 0)
-    throw Error("cannot write " + spec.stdout_file + ": " + std::strerror(errno));
+    throw CannotWrite(spec.stdout_file, std::strerror(errno));
   if (spec.stderr_file == "=stdout") err_fd = out_fd;
   else if (!spec.stderr_file.empty() && (err_fd = open_out(spec.stderr_file)) < 0)
-    throw Error("cannot write " + spec.stderr_file + ": " + std::strerror(errno));
+    throw CannotWrite(spec.stderr_file, std::strerror(errno));
 
-  // While the child runs, SIGINT/SIGTERM only mark kprof as interrupted: the child (same process group) gets
-  // Ctrl-C itself, exits, and kprof then writes what it has.
-  g_interrupted = 0;
-  struct sigaction sa{}, old_int{}, old_term{};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-
+  // The child runs in its own process group. SIGINT/SIGTERM to kprof are recorded (util/interrupt.hpp) and passed
+  // on to that whole group (ncu and the program it started alike); a group still alive 10 s later is killed.
+  InterruptScope scope;
+  const int signal_before = interrupt_signal();
   auto t0 = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid < 0) throw Error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
+    ::setpgid(0, 0);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     if (out_fd >= 0) ::dup2(out_fd, 1);
@@ -102,28 +98,35 @@ ProcessResult run_process(const ProcessSpec& spec) {
     std::fprintf(stderr, "kprof: exec %s failed: %s\n", exe->c_str(), std::strerror(errno));
     _exit(127);
   }
+  ::setpgid(pid, pid);  // also here: no window in which a signal would miss the group
   ProcessResult r;
   int status = 0;
-  bool forwarded_term = false;
+  bool forwarded = false;
+  std::chrono::steady_clock::time_point forwarded_at;
   while (true) {
-    pid_t w = ::waitpid(pid, &status, 0);
+    if (!forwarded && interrupt_signal() && interrupt_signal() != signal_before) {
+      ::kill(-pid, interrupt_signal());
+      forwarded = true;
+      forwarded_at = std::chrono::steady_clock::now();
+    }
+    pid_t w = ::waitpid(pid, &status, forwarded ? WNOHANG : 0);
     if (w == pid) break;
-    if (w < 0 && errno == EINTR) {
-      // SIGTERM sent to kprof alone would not reach the child: pass it on once.
-      if (g_interrupted && !forwarded_term) { ::kill(pid, SIGTERM); forwarded_term = true; }
+    if (w == 0) {  // forwarded, still running
+      if (std::chrono::steady_clock::now() - forwarded_at > std::chrono::seconds(10)) ::kill(-pid, SIGKILL);
+      ::usleep(20000);
       continue;
     }
+    if (w < 0 && errno == EINTR) continue;
     break;
   }
+  if (forwarded) ::kill(-pid, SIGKILL);  // what the program left running in its group (ESRCH when nothing)
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
   if (out_fd >= 0) ::close(out_fd);
   if (err_fd >= 0 && err_fd != out_fd) ::close(err_fd);
-  r.interrupted = g_interrupted != 0;
+  r.interrupted = forwarded;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) { r.signaled = true; r.signal = WTERMSIG(status); }
-  if (r.signaled && r.signal == SIGINT) r.interrupted = true;
+  if (r.signaled && (r.signal == SIGINT || r.signal == SIGTERM) && interrupt_signal()) r.interrupted = true;
   return r;
 }
 

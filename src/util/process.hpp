@@ -1,6 +1,6 @@
 // Running a child program (the profiled command, ncu, nvidia-smi) with its output captured to files.
-// Ctrl-C reaches the child (same process group); kprof waits for it and reports that it was interrupted,
-// so whatever was measured before can still be written.
+// The child runs in its own process group: SIGINT/SIGTERM to kprof are passed on to that group (util/interrupt.hpp),
+// kprof waits for it and reports that it was interrupted, so whatever was measured before can still be written.
 #pragma once
 #include <map>
 #include <optional>

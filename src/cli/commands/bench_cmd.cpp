@@ -17,6 +17,7 @@
 #include "analyze/bench_table.hpp"
 #include "analyze/data_files.hpp"
 #include "cli/commands/commands.hpp"
+#include "collect/gpu_presence.hpp"
 #include "collect/clock/gpu_lock.hpp"
 #include "plan/bench_sweep.hpp"
 #include "plan/plan_json.hpp"
@@ -115,7 +116,7 @@ BenchRun run_job(const Job& job, bool verbose, bool& interrupted, std::optional<
   r.plan_kind = plan::plan_kind_name(job.plan.kind);
   r.stages = stages_of(job.plan);
   r.artifacts = job.dir.string();
-  fs::create_directories(job.dir);
+  ensure_dir(job.dir);
   // A stale timings.json from an earlier sweep into the same directory must not pass for this run's.
   std::error_code ec;
   fs::remove(job.dir / "timings.json", ec);
@@ -255,6 +256,7 @@ int cmd_bench(const BenchOptions& o) {
     return kExitOk;
   }
 
+  require_gpu("kprof bench");
   // One kprof timing or profiling run per GPU at a time (the lock kprof run and kprof <package> take).
   auto lock = GpuLock::acquire(visible_gpu(), !o.no_wait,
                                [&](const std::string& m) { std::cerr << "kprof: " << m << "\n"; });

@@ -39,7 +39,7 @@ int cmd_analyze(const AnalyzeOptions&);
 struct CompareOptions {
   CommonOptions common;
   std::string baseline, current;
-  std::string fail_on_regression;  // "5%": exit 9 when a stage is significantly slower than this (docs/ci.md)
+  std::string fail_on_regression;  // "5%": exit 10 when a stage is significantly slower than this (docs/ci.md)
   std::string junit;               // write the regression check as JUnit XML here
   bool github_annotations = false; // print ::error / ::warning workflow commands for GitHub Actions
 };

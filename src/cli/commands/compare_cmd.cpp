@@ -1,5 +1,5 @@
 // kprof compare: two artifacts side by side, every change judged against noise; with --fail-on-regression, a CI
-// gate (exit 9) with JUnit and GitHub Actions outputs (docs/ci.md).
+// gate (exit 10) with JUnit and GitHub Actions outputs (docs/ci.md).
 #include <iostream>
 
 #include "analyze/compare.hpp"

@@ -10,8 +10,11 @@ namespace kprof::cli {
 
 int cmd_devlog(const DevlogOptions& o) {
   ProfileRun run = session::load_artifact(o.artifact);
-  auto file = session::append_devlog(run, o.docs_dir);
-  if (!o.common.print.quiet) std::cerr << "kprof: devlog entry appended to " << file.string() << "\n";
+  bool appended = false;
+  auto file = session::append_devlog(run, o.docs_dir, &appended);
+  if (!o.common.print.quiet)
+    std::cerr << (appended ? "kprof: devlog entry appended to " : "kprof: devlog already has this artifact's entry: ")
+              << file.string() << "\n";
   return kExitOk;
 }
 

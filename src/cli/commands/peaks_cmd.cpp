@@ -5,6 +5,7 @@
 
 #include "analyze/data_files.hpp"
 #include "cli/commands/commands.hpp"
+#include "collect/gpu_presence.hpp"
 #include "collect/peaks/peaks_import.hpp"
 #include "render/device_page.hpp"
 #include "session/analysis_context.hpp"
@@ -21,6 +22,7 @@ int cmd_peaks(const PeaksOptions& o) {
     throw Error("kprof peaks needs exactly one of --measure or --import FILE", kExitUsage);
   std::string json_file = o.import_file;
   if (o.measure) {
+    require_gpu("kprof peaks --measure");
     fs::path self = executable_dir().value_or(fs::current_path());
     fs::path bench = self / "kprof-peaks";
     if (!fs::exists(bench)) bench = self / "src/collect/peaks/kprof-peaks";

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/errors.hpp"
+#include "util/interrupt.hpp"
 
 namespace kprof {
 
@@ -64,6 +65,11 @@ GpuLock GpuLock::acquire(int gpu, bool wait, const std::function<void(const std:
     if (on_wait_message)
       on_wait_message("GPU " + std::to_string(gpu) + " is in use by another kprof run (" + who + "); waiting...");
     while (::flock(fd, LOCK_EX) != 0) {
+      if (errno == EINTR && interrupt_signal()) {
+        ::close(fd);
+        throw Error("interrupted while waiting for GPU " + std::to_string(gpu) + " (nothing was run)",
+                    interrupt_exit_code());
+      }
       if (errno != EINTR) {
         int e = errno;
         ::close(fd);

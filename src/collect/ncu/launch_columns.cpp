@@ -1,5 +1,7 @@
 #include "collect/ncu/launch_columns.hpp"
 
+#include <limits>
+
 #include "collect/kernel_name.hpp"
 
 #include <fmt/format.h>
@@ -96,6 +98,9 @@ KernelLaunch read_launch(const LaunchColumns& cols, const std::vector<std::strin
   auto id = parse_number(cell(cols.id));
   if (!id || *id < 0 || *id != static_cast<long long>(*id))
     throw ParseError(file, line, fmt::format("launch ID \"{}\" is not a non-negative integer", cell(cols.id)));
+  if (*id > std::numeric_limits<int>::max())  // KernelLaunch::id is an int: a wrapped cast went negative
+    throw ParseError(file, line, fmt::format("launch ID \"{}\" is out of range (above {})", cell(cols.id),
+                                             std::numeric_limits<int>::max()));
   k.id = static_cast<int>(*id);
   k.name = cell(cols.kernel);
   k.function = function_base_name(k.name);
