@@ -185,7 +185,7 @@ class Splitter {
     item_.kind = ItemKind::record;
     item_.line = line;
     item_.text.clear();
-    item_.fields = std::move(fields);
+    item_.fields.swap(fields);  // the caller's vector gets the previous record's storage back
     sink_(item_);
   }
 
