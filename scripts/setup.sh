@@ -3,7 +3,8 @@
 # Third-party libraries are header-only or static, so the kprof binary runs where these packages are absent.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev libcsv-dev
-      libgtest-dev python3)
+      libgtest-dev python3
+      clang libclang-rt-14-dev)  # the fuzz preset: libFuzzer, ASan/UBSan (scripts/fuzz.sh, CI)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -eq 0 ]; then
