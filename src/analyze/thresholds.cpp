@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include "analyze/data_files.hpp"
+#include "util/toml_text.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
@@ -64,6 +65,7 @@ std::string text_of(const toml::node& n, const std::string& what, const std::str
 void Thresholds::apply(const std::string& toml_text, const std::string& origin) {
   toml::table doc;
   try {
+    check_toml_text(toml_text, origin);  // toml++ 3.3.0 has undefined behaviour on some non-ASCII text
     doc = toml::parse(toml_text, origin);
   } catch (const toml::parse_error& e) {
     throw ParseError(origin, static_cast<long>(e.source().begin.line), std::string(e.description()));

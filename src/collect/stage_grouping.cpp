@@ -22,7 +22,7 @@ std::optional<double> duration_of(const KernelLaunch& l) {
   return ncu::derive_canonical(l).duration_ns;
 }
 
-void finish_group(KernelGroup& g) {
+void finish_group(KernelGroup& g, std::vector<std::size_t>& origin, const CompleteLaunch& complete) {
   std::vector<double> d;
   std::vector<std::optional<double>> per_launch;
   for (const auto& l : g.launches) {
@@ -39,16 +39,22 @@ void finish_group(KernelGroup& g) {
         g.representative = static_cast<int>(i);
       }
   }
-  g.metrics = ncu::derive_canonical(g.launches[g.representative]);
   // Every duration stays (compare tests on them); the launch records themselves are trimmed to the first few
   // plus the representative, so a trace of 20k launches of one kernel does not become 20k JSON objects.
   g.samples_ns = std::move(d);
   if (g.launches.size() > kKeptLaunches) {
-    KernelLaunch rep = g.launches[g.representative];
+    KernelLaunch rep = std::move(g.launches[g.representative]);
+    std::size_t rep_origin = origin[g.representative];
+    if (static_cast<std::size_t>(g.representative) < kKeptLaunches - 1) g.launches[g.representative] = rep;
     g.launches.resize(kKeptLaunches - 1);
     g.launches.push_back(std::move(rep));
+    origin.resize(kKeptLaunches - 1);
+    origin.push_back(rep_origin);
     g.representative = static_cast<int>(kKeptLaunches - 1);
   }
+  if (complete)
+    for (std::size_t i = 0; i < g.launches.size(); ++i) complete(origin[i], g.launches[i]);
+  g.metrics = ncu::derive_canonical(g.launches[g.representative]);
 }
 
 // Union of every launch's [start, end) on the GPU, sorted and merged: when the GPU ran some kernel.
@@ -94,6 +100,10 @@ std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches) 
 }
 
 std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches) {
+  return group_into_stages(std::move(launches), CompleteLaunch{});
+}
+
+std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const CompleteLaunch& complete) {
   bool any_range = false;
   for (const auto& l : launches) any_range = any_range || !l.nvtx_range.empty();
   const auto busy = busy_intervals(launches);
@@ -101,13 +111,16 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches) {
   std::vector<Stage> stages;
   std::map<std::string, std::size_t> stage_index;
   std::vector<std::map<GroupKey, std::size_t>> group_index;
-  for (auto& l : launches) {
+  std::vector<std::vector<std::vector<std::size_t>>> origin;  // stage → group → index in `launches` per launch
+  for (std::size_t li = 0; li < launches.size(); ++li) {
+    KernelLaunch& l = launches[li];
     std::string fn = l.function.empty() ? l.name : l.function;
     std::string stage_name = any_range && !l.nvtx_range.empty() ? l.nvtx_range : fn;
     auto [sit, new_stage] = stage_index.try_emplace(stage_name, stages.size());
     if (new_stage) {
       stages.push_back(Stage{stage_name, {}, {}});
       group_index.emplace_back();
+      origin.emplace_back();
     }
     Stage& st = stages[sit->second];
     // A kernel is its mangled name when the collector knows it (two instantiations of one template are two
@@ -121,11 +134,14 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches) {
       g.label = fn;
       g.launch = l.launch;
       st.kernels.push_back(std::move(g));
+      origin[sit->second].emplace_back();
     }
     st.kernels[git->second].launches.push_back(std::move(l));
+    origin[sit->second][git->second].push_back(li);
   }
 
-  for (auto& st : stages) {
+  for (std::size_t si = 0; si < stages.size(); ++si) {
+    Stage& st = stages[si];
     std::map<std::string, int> shapes_per_function;
     for (const auto& g : st.kernels) ++shapes_per_function[g.kernel];
     for (auto& g : st.kernels)
@@ -136,9 +152,9 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches) {
     for (const auto& g : st.kernels) ++same_label[g.label];
     for (auto& g : st.kernels)
       if (same_label[g.label] > 1) g.label += fmt::format(" #{}", ++seen[g.label]);
-    for (auto& g : st.kernels) {
-      set_span(g, busy);
-      finish_group(g);
+    for (std::size_t gi = 0; gi < st.kernels.size(); ++gi) {
+      set_span(st.kernels[gi], busy);
+      finish_group(st.kernels[gi], origin[si][gi], complete);
     }
   }
   return stages;

@@ -1,5 +1,7 @@
 // Launches → stages → kernel groups, the shape every renderer reads.
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "model/profile.hpp"
@@ -15,5 +17,10 @@ namespace kprof {
 std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches);
 // Same, moving the launches into the groups (no copy of their metric maps).
 std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches);
+// Same, for launches whose metrics are not all loaded yet: `complete(i, launch)` is called, before the group's
+// metrics are derived, for each launch a group keeps (the first few and the representative), with i its index in
+// `launches`. Durations must already be in KernelLaunch::duration_ns or the loaded metrics.
+using CompleteLaunch = std::function<void(std::size_t index, KernelLaunch& launch)>;
+std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const CompleteLaunch& complete);
 
 }  // namespace kprof

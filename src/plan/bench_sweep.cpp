@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "plan/plan_json.hpp"
+#include "util/toml_text.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
@@ -43,6 +44,7 @@ ProblemParams point_from(const toml::node& n, const std::string& package, const 
 Sweep parse_sweep(const std::string& toml_text, const std::string& origin) {
   toml::table doc;
   try {
+    check_toml_text(toml_text, origin);  // toml++ 3.3.0 has undefined behaviour on some non-ASCII text
     doc = toml::parse(toml_text, origin);
   } catch (const toml::parse_error& e) {
     throw ParseError(origin, static_cast<long>(e.source().begin.line), std::string(e.description()));

@@ -7,6 +7,7 @@
 #include "collect/counters/counters_format.hpp"
 #include "collect/kernel_name.hpp"
 #include "collect/ncu/units.hpp"
+#include "collect/ncu/value_checks.hpp"
 #include "collect/trace/demangle.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -80,6 +81,7 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
       s.warnings.push_back("counters: not available on " + s.chip + " through CUPTI: " + list);
     }
     int id = 0;
+    ncu::ValueWarnings bad_values;
     for (const auto& k : doc.at(key::kernels)) {
       KernelLaunch l;
       l.id = id++;
@@ -103,11 +105,20 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
       l.launch.shared_mem_dynamic_bytes = dyn;
       l.metrics["launch__shared_mem_per_block_dynamic"] = number(double(dyn), "byte");
       if (k.contains(key::registers)) {
-        l.launch.registers_per_thread = k.at(key::registers).get<int>();
+        const auto& regs = k.at(key::registers);
+        if (!regs.is_number_integer() || regs.get<std::int64_t>() < 0 || regs.get<std::int64_t>() > 65536)
+          throw ParseError(where, 0, fmt::format("kernel {}: \"{}\" is not a register count: {}", l.mangled,
+                                                 key::registers, regs.dump()));
+        l.launch.registers_per_thread = regs.get<int>();
         l.launch.shared_mem_static_bytes = k.value(key::shared_mem_static, std::int64_t{0});
         l.metrics["launch__registers_per_thread"] = number(l.launch.registers_per_thread, "register/thread");
         l.metrics["launch__shared_mem_per_block_static"] = number(double(l.launch.shared_mem_static_bytes), "byte");
-        l.metrics["sm__maximum_warps_per_active_cycle_pct"] = number(k.value(key::theoretical_occupancy_pct, 0.0), "%");
+        MetricValue occ = number(k.value(key::theoretical_occupancy_pct, 0.0), "%");
+        if (auto problem = ncu::check_value("sm__maximum_warps_per_active_cycle_pct", occ);
+            problem != ncu::ValueProblem::none)
+          bad_values.note(problem, where, 0, l.function + ": " + key::theoretical_occupancy_pct, fmt::format("{}", occ.value));
+        else
+          l.metrics["sm__maximum_warps_per_active_cycle_pct"] = occ;
         l.metrics["launch__waves_per_multiprocessor"] = number(k.value(key::waves_per_sm, 0.0), "");
       }
       int collected = 0;
@@ -116,7 +127,12 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
           if (!v.is_number()) continue;  // a NaN written as null by an older collector: not a value
           auto it = units.find(name);
           auto scale = ncu::unit_scale(ncu_unit(it == units.end() ? "" : it->second));
-          l.metrics[name] = number(v.get<double>() * scale.factor, scale.base_unit);
+          MetricValue mv = number(v.get<double>() * scale.factor, scale.base_unit);
+          if (auto problem = ncu::check_value(name, mv); problem != ncu::ValueProblem::none) {
+            bad_values.note(problem, where, 0, l.function + ": " + name, v.dump());
+            continue;
+          }
+          l.metrics[name] = std::move(mv);
           ++collected;
         }
       if (auto d = l.metrics.find("gpu__time_duration.sum"); d != l.metrics.end()) l.duration_ns = d->second.value;
@@ -129,6 +145,7 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
       // A launch without counters is no counter source: the join would otherwise label it as profiled.
       if (collected > 0) s.launches.push_back(std::move(l));
     }
+    for (auto& w : bad_values.messages()) s.warnings.push_back("counters: " + w);
   } catch (const json::exception& e) {
     throw ParseError(where, 0, e.what());
   }

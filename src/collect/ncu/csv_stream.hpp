@@ -1,6 +1,7 @@
 // Splits what `ncu --csv` prints into CSV records and the other lines mixed into the same stream
 // (profiler messages, the profiled program's own stdout, section titles of the session page).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,13 @@ struct CsvStream {
 // binary data, or a malformed record (unterminated quote, stray characters after a closing quote).
 CsvStream split_csv_stream(const std::string& content, const std::string& file);
 CsvStream read_csv_stream(const std::string& path);  // reads the file (kprof::Error when unreadable)
+
+// The same items, handed to `sink` one at a time as they are read, so that a page of any size is parsed holding one
+// record (the file is read in blocks, never whole). `sink` may move from the item. Lines recovered as in
+// CsvStream::recovered_lines are appended to `recovered` when given. Same errors as split_csv_stream.
+using CsvSink = std::function<void(StreamItem&)>;
+void stream_csv_file(const std::string& path, const CsvSink& sink, std::vector<long>* recovered = nullptr);
+void stream_csv_text(const std::string& content, const std::string& file, const CsvSink& sink,
+                     std::vector<long>* recovered = nullptr);
 
 }  // namespace kprof::ncu

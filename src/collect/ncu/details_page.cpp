@@ -2,6 +2,7 @@
 
 #include "collect/ncu/page_support.hpp"
 #include "collect/ncu/units.hpp"
+#include "collect/ncu/value_checks.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::ncu {
@@ -42,6 +43,7 @@ LaunchPage parse_details_page(const CsvStream& stream) {
   const StreamItem* header = nullptr;
   Columns c;
   std::size_t rows = 0;
+  ValueWarnings bad_values;
   for (const auto& item : stream.items) {
     if (item.kind != ItemKind::record) continue;
     if (!header) {
@@ -75,10 +77,18 @@ LaunchPage parse_details_page(const CsvStream& stream) {
     const std::string& name = cell(c.metric);
     if (name.empty()) continue;
     const std::string& value = cell(c.value);
+    ValueProblem problem = ValueProblem::none;
+    MetricValue mv;
+    if (name.rfind("derived_temp", 0) == 0 && is_skipped_cell(name, value)) continue;
+    if (!is_missing(value)) mv = make_checked_metric_value(name, value, unit_scale(cell(c.unit)), problem);
+    if (problem != ValueProblem::none) {
+      bad_values.note(problem, stream.file, item.line, name, value);
+      continue;
+    }
     if (name.find("__") != std::string::npos) {
-      if (!is_missing(value)) k.metrics.insert_or_assign(name, make_metric_value(value, cell(c.unit)));
+      if (!is_missing(value)) k.metrics.insert_or_assign(name, std::move(mv));
     } else {
-      MetricValue mv = make_metric_value(value, cell(c.unit));
+      if (is_missing(value)) mv = make_metric_value(value, cell(c.unit));
       SectionMetric s;
       s.section = cell(c.section);
       s.name = name;
@@ -91,6 +101,7 @@ LaunchPage parse_details_page(const CsvStream& stream) {
   if (!header) throw ParseError(stream.file, 0, "no CSV table found");
   if (rows == 0) throw ParseError(stream.file, header->line, "header row without data rows");
   for (auto& k : page.launches) fill_launch_fields_from_metrics(k);
+  page.warnings = bad_values.messages();
   return page;
 }
 

@@ -6,10 +6,31 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <limits>
+
 #include "collect/ncu/units.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::ncu {
+
+namespace {
+
+// An integer cell that fits T; nullopt for anything else (a cast of an out-of-range double is undefined).
+template <class T>
+std::optional<T> integer_value(std::optional<double> v) {
+  if (!v || *v != std::floor(*v) || *v < static_cast<double>(std::numeric_limits<T>::min()) ||
+      *v >= static_cast<double>(std::numeric_limits<T>::max()))
+    return std::nullopt;
+  return static_cast<T>(*v);
+}
+
+template <class T>
+std::optional<T> integer_cell(const std::string& text) {
+  return integer_value<T>(parse_number(text));
+}
+
+}  // namespace
 
 LaunchColumns LaunchColumns::locate(const std::vector<std::string>& header) {
   LaunchColumns c;
@@ -51,7 +72,7 @@ std::optional<std::array<int, 3>> parse_dim3(const std::string& text) {
     std::size_t comma = t.find(',', start);
     std::string part = t.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto v = parse_number(part);
-    if (!v || *v < 0 || *v != static_cast<int>(*v)) return std::nullopt;
+    if (!v || *v < 0 || *v > std::numeric_limits<int>::max() || *v != std::floor(*v)) return std::nullopt;
     d[k] = static_cast<int>(*v);
     if (comma == std::string::npos) return d;  // "(66)" and "(66, 1)" fill the rest with 1
     start = comma + 1;
@@ -96,17 +117,19 @@ KernelLaunch read_launch(const LaunchColumns& cols, const std::vector<std::strin
   auto cell = [&](int i) -> std::string { return i >= 0 && i < static_cast<int>(row.size()) ? row[i] : ""; };
   KernelLaunch k;
   auto id = parse_number(cell(cols.id));
-  if (!id || *id < 0 || *id != static_cast<long long>(*id))
-    throw ParseError(file, line, fmt::format("launch ID \"{}\" is not a non-negative integer", cell(cols.id)));
+  if (!id || *id < 0 || *id != std::floor(*id))
+    throw ParseError(file, line, fmt::format("field \"ID\": launch ID \"{}\" is not a non-negative integer", cell(cols.id)));
   if (*id > std::numeric_limits<int>::max())  // KernelLaunch::id is an int: a wrapped cast went negative
-    throw ParseError(file, line, fmt::format("launch ID \"{}\" is out of range (above {})", cell(cols.id),
+    throw ParseError(file, line, fmt::format("field \"ID\": launch ID \"{}\" is out of range (above {})", cell(cols.id),
                                              std::numeric_limits<int>::max()));
   k.id = static_cast<int>(*id);
   k.name = cell(cols.kernel);
+  if (k.name.find_first_not_of(" \t") == std::string::npos)
+    throw ParseError(file, line, "field \"Kernel Name\" is empty");
   k.function = function_base_name(k.name);
-  if (auto v = parse_number(cell(cols.context))) k.context = static_cast<std::int64_t>(*v);
-  if (auto v = parse_number(cell(cols.stream))) k.stream = static_cast<std::int64_t>(*v);
-  if (auto v = parse_number(cell(cols.device))) k.device = static_cast<int>(*v);
+  if (auto v = integer_cell<std::int64_t>(cell(cols.context))) k.context = *v;
+  if (auto v = integer_cell<std::int64_t>(cell(cols.stream))) k.stream = *v;
+  if (auto v = integer_cell<int>(cell(cols.device))) k.device = *v;
   if (auto d = parse_dim3(cell(cols.block))) k.launch.block = *d;
   if (auto d = parse_dim3(cell(cols.grid))) k.launch.grid = *d;
   k.nvtx_stack = parse_nvtx_ranges(cell(cols.nvtx_push_pop));
@@ -114,7 +137,7 @@ KernelLaunch read_launch(const LaunchColumns& cols, const std::vector<std::strin
   if (!k.nvtx_stack.empty()) k.nvtx_range = k.nvtx_stack.back();
   if (ctx) {
     ctx->process_name = cell(cols.process);
-    if (auto v = parse_number(cell(cols.pid))) ctx->pid = static_cast<long>(*v);
+    if (auto v = integer_cell<long>(cell(cols.pid))) ctx->pid = *v;
     ctx->compute_capability = cell(cols.cc);
   }
   return k;
@@ -140,15 +163,16 @@ std::optional<double> section_value(const KernelLaunch& k, const char* section, 
 void fill_launch_fields_from_metrics(KernelLaunch& k) {
   if (auto v = numeric(k, "gpu__time_duration.sum")) k.duration_ns = *v;
   else if (auto s = section_value(k, "GPU Speed Of Light Throughput", "Duration")) k.duration_ns = *s;
-  if (auto v = numeric(k, "launch__registers_per_thread")) k.launch.registers_per_thread = static_cast<int>(*v);
-  if (auto v = numeric(k, "launch__shared_mem_per_block_static"))
-    k.launch.shared_mem_static_bytes = static_cast<std::int64_t>(*v);
-  if (auto v = numeric(k, "launch__shared_mem_per_block_dynamic"))
-    k.launch.shared_mem_dynamic_bytes = static_cast<std::int64_t>(*v);
+  if (auto v = integer_value<int>(numeric(k, "launch__registers_per_thread"))) k.launch.registers_per_thread = *v;
+  if (auto v = integer_value<std::int64_t>(numeric(k, "launch__shared_mem_per_block_static")))
+    k.launch.shared_mem_static_bytes = *v;
+  if (auto v = integer_value<std::int64_t>(numeric(k, "launch__shared_mem_per_block_dynamic")))
+    k.launch.shared_mem_dynamic_bytes = *v;
   auto fill_dims = [&](std::array<int, 3>& d, const char* x, const char* y, const char* z) {
     if (d[0] != 0) return;
-    auto vx = numeric(k, x), vy = numeric(k, y), vz = numeric(k, z);
-    if (vx) d = {static_cast<int>(*vx), vy ? static_cast<int>(*vy) : 1, vz ? static_cast<int>(*vz) : 1};
+    auto vx = integer_value<int>(numeric(k, x)), vy = integer_value<int>(numeric(k, y)),
+         vz = integer_value<int>(numeric(k, z));
+    if (vx) d = {*vx, vy ? *vy : 1, vz ? *vz : 1};
   };
   fill_dims(k.launch.grid, "launch__grid_dim_x", "launch__grid_dim_y", "launch__grid_dim_z");
   fill_dims(k.launch.block, "launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z");

@@ -54,6 +54,7 @@ struct LaunchPage {
   std::vector<LaunchContext> contexts;  // parallel to launches
   std::vector<std::string> profiler_messages;  // ==PROF== / ==WARNING== / ==ERROR== lines, as printed
   std::vector<std::string> program_output;     // other non-CSV lines
+  std::vector<std::string> warnings;           // implausible values left out (collect/ncu/value_checks.hpp)
 };
 
 // Copies launch facts that ncu also reports as metrics (duration, registers, shared memory, grid/block when the

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "collect/ncu/csv_stream.hpp"
@@ -29,12 +30,6 @@ const char* to_string(PageKind k) {
 }
 
 namespace {
-
-const StreamItem* first_record(const CsvStream& s) {
-  for (const auto& it : s.items)
-    if (it.kind == ItemKind::record) return &it;
-  return nullptr;
-}
 
 PageKind detect(const std::vector<std::string>& f) {
   auto has = [&](const char* name) { return std::find(f.begin(), f.end(), name) != f.end(); };
@@ -86,6 +81,7 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
   run.sources = paths;
 
   std::vector<KernelLaunch> launches;
+  std::vector<CompactMetrics> compact;  // parallel to launches: raw-page metrics not yet in KernelLaunch::metrics
   std::map<std::pair<long, int>, std::size_t> by_pid_id;  // (process id, launch id) → index
   std::set<long> pids;
   std::string process_name, cc_column;
@@ -93,22 +89,49 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
   std::optional<SessionInfo> session;
 
   for (const auto& path : paths) {
-    CsvStream stream = read_csv_stream(path);
-    for (const auto& it : stream.items) {
-      if (it.kind != ItemKind::profiler) continue;
-      if (it.text.rfind("==ERROR==", 0) == 0) profiler_errors.push_back(it.text);
-      if (it.text.rfind("==PROF==", 0) != 0) run.warnings.push_back(fmt::format("{}: {}", basename(path), it.text));
-    }
-    const StreamItem* first = first_record(stream);
-    if (!first) {
-      if (!stream.profiler_errors().empty()) continue;  // reported below, with the profiler's own words
+    // The file is read item by item: a raw page goes straight into a RawPageReader that keeps launch metrics
+    // compact (a page of any size in bounded memory); other pages are small and parsed once read.
+    CsvStream stream;
+    stream.file = path;
+    std::optional<RawPageReader> raw;
+    bool have_record = false;
+    PageKind kind = PageKind::unknown;
+    long first_line = 0;
+    std::vector<std::string> file_profiler_errors;
+    stream_csv_file(
+        path,
+        [&](StreamItem& it) {
+          if (it.kind == ItemKind::profiler) {
+            if (it.text.rfind("==ERROR==", 0) == 0) file_profiler_errors.push_back(it.text);
+            if (it.text.rfind("==PROF==", 0) != 0) run.warnings.push_back(fmt::format("{}: {}", basename(path), it.text));
+          }
+          if (it.kind == ItemKind::record && !have_record) {
+            have_record = true;
+            kind = detect(it.fields);
+            first_line = it.line;
+            if (kind == PageKind::raw) {
+              raw.emplace(path, /*compact=*/true);
+              for (auto& earlier : stream.items) raw->add(earlier);
+              stream.items.clear();
+            }
+          }
+          if (raw) raw->add(it);
+          else stream.items.push_back(std::move(it));
+        },
+        &stream.recovered_lines);
+    for (auto& e : file_profiler_errors) profiler_errors.push_back(std::move(e));
+    if (!have_record) {
+      if (!file_profiler_errors.empty()) continue;  // reported below, with the profiler's own words
       throw ParseError(path, 0, "no Nsight Compute CSV table in this file (was ncu run with --csv?)");
     }
-    PageKind kind = detect(first->fields);
     switch (kind) {
       case PageKind::raw:
       case PageKind::details: {
-        LaunchPage page = kind == PageKind::raw ? parse_raw_page(stream) : parse_details_page(stream);
+        LaunchPage page = kind == PageKind::raw ? raw->finish() : parse_details_page(stream);
+        std::vector<CompactMetrics> page_compact;
+        if (kind == PageKind::raw) page_compact = raw->take_compact();
+        page_compact.resize(page.launches.size());
+        for (auto& w : page.warnings) run.warnings.push_back(std::move(w));
         for (std::size_t i = 0; i < page.launches.size(); ++i) {
           const LaunchContext& ctx = page.contexts[i];
           if (process_name.empty()) process_name = basename(ctx.process_name);
@@ -119,12 +142,18 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
           if (found == by_pid_id.end()) {
             by_pid_id.emplace(key, launches.size());
             launches.push_back(std::move(page.launches[i]));
+            compact.push_back(std::move(page_compact[i]));
           } else if (launches[found->second].name != page.launches[i].name) {
             throw ParseError(path, 0, fmt::format("launch ID {} is \"{}\" here but \"{}\" in an earlier file: these "
                                                   "pages come from different runs",
                                                   key.second, page.launches[i].name, launches[found->second].name));
           } else {
-            merge_launch(launches[found->second], std::move(page.launches[i]));
+            // A launch seen on two pages: both sides complete before merging, so the earlier page's values win.
+            KernelLaunch& into = launches[found->second];
+            compact[found->second].expand_into(into.metrics);
+            compact[found->second] = CompactMetrics{};
+            page_compact[i].expand_into(page.launches[i].metrics);
+            merge_launch(into, std::move(page.launches[i]));
           }
         }
         break;
@@ -136,7 +165,7 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
       }
       case PageKind::session: session = parse_session_page(stream); break;
       case PageKind::unknown:
-        throw ParseError(path, first->line,
+        throw ParseError(path, first_line,
                          "not an Nsight Compute CSV page: its first row has none of the expected columns "
                          "(\"ID\" + \"Kernel Name\" for raw/details pages, \"File Path\"/\"Kernel Name\" for the "
                          "source page, \"Launch Attribute\"/\"Session Attribute\" for the session page)");
@@ -159,9 +188,22 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
                                        pids.size()));
 
   for (auto& k : launches) fill_launch_fields_from_metrics(k);
-  std::stable_sort(launches.begin(), launches.end(), [](const KernelLaunch& a, const KernelLaunch& b) {
-    return a.id < b.id;
-  });
+  {
+    std::vector<std::size_t> order(launches.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return launches[a].id < launches[b].id; });
+    std::vector<KernelLaunch> sorted;
+    std::vector<CompactMetrics> sorted_compact;
+    sorted.reserve(launches.size());
+    sorted_compact.reserve(launches.size());
+    for (std::size_t i : order) {
+      sorted.push_back(std::move(launches[i]));
+      sorted_compact.push_back(std::move(compact[i]));
+    }
+    launches = std::move(sorted);
+    compact = std::move(sorted_compact);
+  }
 
   DeviceInfo& dev = run.device;
   if (session) {
@@ -181,14 +223,17 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
   if (dev.sm_count == 0) {
     auto n = metric_of(launches, "device__attribute_multiprocessor_count");
     if (!n) n = metric_of(launches, "launch__sm_count");
-    if (n) dev.sm_count = static_cast<int>(*n);
+    if (n && *n >= 0 && *n < 1e6) dev.sm_count = static_cast<int>(*n);
   }
   // CUDA reports these device attributes in kHz.
   if (auto khz = metric_of(launches, "device__attribute_clock_rate")) dev.sm_clock_mhz = *khz / 1e3;
   if (auto khz = metric_of(launches, "device__attribute_memory_clock_rate")) dev.memory_clock_mhz = *khz / 1e3;
 
   run.kernel = process_name;
-  run.stages = group_into_stages(std::move(launches));
+  // Only the launches the groups keep get their full metrics.
+  run.stages = group_into_stages(std::move(launches), [&](std::size_t i, KernelLaunch& l) {
+    compact[i].expand_into(l.metrics);
+  });
   return result;
 }
 

@@ -6,11 +6,13 @@
 
 namespace kprof::ncu::detail {
 
-void check_width(const StreamItem& row, std::size_t header_size, long header_line, const std::string& file) {
-  if (row.fields.size() > header_size)
+void check_width(const StreamItem& row, std::size_t header_size, long header_line, const std::string& file,
+                 bool exact) {
+  if (row.fields.size() > header_size || (exact && row.fields.size() != header_size))
     throw ParseError(file, row.line,
-                     fmt::format("row has {} fields but the header (line {}) has {}: a field was split or shifted",
-                                 row.fields.size(), header_line, header_size));
+                     fmt::format("row has {} field{} but the header (line {}) has {}: a field was {}", row.fields.size(),
+                                 row.fields.size() == 1 ? "" : "s", header_line, header_size,
+                                 row.fields.size() > header_size ? "split or shifted" : "lost or the row was cut"));
 }
 
 void collect_messages(const CsvStream& stream, LaunchPage& page) {

@@ -8,8 +8,10 @@
 
 namespace kprof::ncu::detail {
 
-// Throws ParseError when `row` is wider than `header` (ncu never prints that; a field was split or shifted).
-void check_width(const StreamItem& row, std::size_t header_size, long header_line, const std::string& file);
+// Throws ParseError when `row` is wider than `header`, or (exact) narrower (ncu never prints that: a field was split,
+// shifted or lost).
+void check_width(const StreamItem& row, std::size_t header_size, long header_line, const std::string& file,
+                 bool exact = false);
 
 // Copies the non-CSV lines of the stream into the page.
 void collect_messages(const CsvStream& stream, LaunchPage& page);

@@ -2,72 +2,201 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "collect/ncu/page_support.hpp"
-#include "collect/ncu/units.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::ncu {
 
 namespace {
 
-struct Table {
-  const StreamItem* header = nullptr;
-  LaunchColumns cols;
-  std::vector<int> metric_columns;   // indices of metric columns
-  std::vector<UnitScale> scales;     // per column
-  bool expect_units = true;          // the row after a header may be the units row
-  std::size_t rows = 0;
-};
-
-void start_table(Table& t, const StreamItem& header, const std::string& file) {
-  t = Table{};
-  t.header = &header;
-  t.cols = LaunchColumns::locate(header.fields);
-  if (!t.cols.has_launch_identity())
-    throw ParseError(file, header.line, "raw page header lacks the \"ID\" and \"Kernel Name\" columns");
-  for (int i = 0; i < static_cast<int>(header.fields.size()); ++i)
-    if (!t.cols.is_launch_column(i) && !header.fields[i].empty()) t.metric_columns.push_back(i);
-  t.scales.assign(header.fields.size(), UnitScale{});
+// Metrics the import reads from every launch before grouping (fill_launch_fields_from_metrics, the device
+// attributes in ncu_import): kept in KernelLaunch::metrics even in compact mode.
+bool needed_before_grouping(const std::string& name) {
+  static const char* const names[] = {
+      "gpu__time_duration.sum", "launch__registers_per_thread", "launch__shared_mem_per_block_static",
+      "launch__shared_mem_per_block_dynamic", "launch__grid_dim_x", "launch__grid_dim_y", "launch__grid_dim_z",
+      "launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z", "launch__sm_count",
+      "device__attribute_display_name", "device__attribute_compute_capability_major",
+      "device__attribute_compute_capability_minor", "device__attribute_multiprocessor_count",
+      "device__attribute_clock_rate", "device__attribute_memory_clock_rate"};
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
 }
+
+constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
 
 }  // namespace
 
-LaunchPage parse_raw_page(const CsvStream& stream) {
+void CompactMetrics::expand_into(MetricMap& into) const {
+  if (!table) return;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::isnan(values[i])) continue;
+    MetricValue mv;
+    mv.value = values[i];
+    mv.unit = table->units[i];
+    into.try_emplace(table->names[i], std::move(mv));
+  }
+  for (const auto& [col, mv] : others) into.try_emplace(table->names[col], mv);
+}
+
+struct RawPageReader::State {
+  std::string file;
+  bool compact = false;
   LaunchPage page;
-  page.file = stream.file;
-  detail::collect_messages(stream, page);
-  detail::LaunchIndex index(page);
-  Table t;
-  for (const auto& item : stream.items) {
-    if (item.kind != ItemKind::record) continue;
-    if (!t.header) { start_table(t, item, stream.file); continue; }
-    if (item.fields == t.header->fields) {  // header repeated (another process / table)
-      if (t.rows == 0) throw ParseError(stream.file, t.header->line, "header row without data rows");
-      start_table(t, item, stream.file);
-      continue;
+  detail::LaunchIndex index{page};
+  ValueWarnings bad_values;
+  std::vector<CompactMetrics> compact_rows;
+
+  // The current table.
+  bool have_header = false;
+  std::vector<std::string> header;
+  long header_line = 0;
+  LaunchColumns cols;
+  std::vector<int> metric_columns;  // indices of metric columns in the row
+  std::vector<UnitScale> scales;    // per metric column
+  std::vector<char> eager;          // per metric column: needed_before_grouping
+  std::shared_ptr<RawTable> table;
+  bool expect_units = true;  // the row after a header may be the units row
+  std::size_t rows = 0;
+
+  void start_table(StreamItem& h) {
+    if (have_header && rows == 0) throw ParseError(file, header_line, "header row without data rows");
+    cols = LaunchColumns::locate(h.fields);
+    if (!cols.has_launch_identity())
+      throw ParseError(file, h.line, "raw page header lacks the \"ID\" and \"Kernel Name\" columns");
+    header = std::move(h.fields);
+    header_line = h.line;
+    have_header = true;
+    metric_columns.clear();
+    for (int i = 0; i < static_cast<int>(header.size()); ++i)
+      if (!cols.is_launch_column(i) && !header[i].empty()) metric_columns.push_back(i);
+    scales.assign(metric_columns.size(), UnitScale{});
+    eager.clear();
+    for (int i : metric_columns) eager.push_back(needed_before_grouping(header[i]));
+    expect_units = true;
+    rows = 0;
+    make_table();
+  }
+
+  void make_table() {
+    auto t = std::make_shared<RawTable>();
+    for (std::size_t m = 0; m < metric_columns.size(); ++m) {
+      t->names.push_back(header[metric_columns[m]]);
+      t->units.push_back(scales[m].base_unit);
     }
-    detail::check_width(item, t.header->fields.size(), t.header->line, stream.file);
-    const std::string id_cell = t.cols.id < static_cast<int>(item.fields.size()) ? item.fields[t.cols.id] : "";
-    if (t.expect_units && id_cell.empty()) {  // units row: "", "", ..., "%", "byte", ...
-      for (std::size_t i = 0; i < item.fields.size(); ++i) t.scales[i] = unit_scale(item.fields[i]);
-      t.expect_units = false;
-      continue;
+    table = std::move(t);
+  }
+
+  void add_row(const StreamItem& row) {
+    detail::check_width(row, header.size(), header_line, file, /*exact=*/true);
+    const std::string& id_cell = row.fields[cols.id];
+    if (expect_units && id_cell.empty()) {  // units row: "", "", ..., "%", "byte", ...
+      for (std::size_t m = 0; m < metric_columns.size(); ++m) scales[m] = unit_scale(row.fields[metric_columns[m]]);
+      expect_units = false;
+      make_table();
+      return;
     }
-    t.expect_units = false;
-    KernelLaunch& k = index.get_or_add(t.cols, item, stream.file);
-    for (int i : t.metric_columns) {
-      if (i >= static_cast<int>(item.fields.size())) break;
-      const std::string& cell = item.fields[i];
-      if (is_missing(cell)) continue;
-      // The header is sorted in ncu's raw page, so inserting at the end is O(1) amortised.
-      k.metrics.emplace_hint(k.metrics.end(), t.header->fields[i], make_metric_value(cell, t.scales[i]));
+    expect_units = false;
+    const std::size_t before = page.launches.size();
+    KernelLaunch& k = index.get_or_add(cols, row, file);
+    const std::size_t slot = static_cast<std::size_t>(&k - page.launches.data());
+    const bool fresh = page.launches.size() > before;
+    CompactMetrics* cm = nullptr;
+    if (compact) {
+      if (fresh) {
+        compact_rows.emplace_back();
+        cm = &compact_rows.back();
+        cm->table = table;
+        cm->values.assign(metric_columns.size(), kAbsent);
+      } else if (!compact_rows[slot].empty()) {
+        // The same launch again (a second table): what came first wins, as with a MetricMap.
+        compact_rows[slot].expand_into(k.metrics);
+        compact_rows[slot] = CompactMetrics{};
+      }
+    }
+    for (std::size_t m = 0; m < metric_columns.size(); ++m) {
+      const std::string& cell = row.fields[metric_columns[m]];
+      const std::string& name = header[metric_columns[m]];
+      if (is_skipped_cell(name, cell)) continue;
+      if (cm && cell.find(';') == std::string::npos) {
+        // The common cell, a plain number: no MetricValue built unless the value needs a closer look.
+        ParsedCell pc = parse_cell(cell);
+        if (pc.kind == CellKind::number) {
+          const double v = pc.value * scales[m].factor;
+          if (v < 0 || v > 100) {
+            MetricValue probe{v, scales[m].base_unit, "", true};
+            if (ValueProblem p = check_value(name, probe); p != ValueProblem::none) {
+              bad_values.note(p, file, row.line, name, cell);
+              continue;
+            }
+          }
+          cm->values[m] = v;
+          if (eager[m]) k.metrics.try_emplace(name, MetricValue{v, scales[m].base_unit, "", true});
+          continue;
+        }
+      }
+      ValueProblem problem;
+      MetricValue mv = make_checked_metric_value(name, cell, scales[m], problem);
+      if (problem != ValueProblem::none) {
+        bad_values.note(problem, file, row.line, name, cell);
+        continue;
+      }
+      if (cm) {
+        const bool plain = mv.numeric && mv.text.empty();
+        if (plain) cm->values[m] = mv.value;
+        if (eager[m]) k.metrics.try_emplace(name, mv);
+        if (!plain) cm->others.emplace_back(static_cast<std::uint32_t>(m), std::move(mv));
+      } else {
+        // The header is sorted in ncu's raw page, so inserting at the end is O(1) amortised.
+        k.metrics.emplace_hint(k.metrics.end(), name, std::move(mv));
+      }
     }
     fill_launch_fields_from_metrics(k);
-    ++t.rows;
+    ++rows;
   }
-  if (!t.header) throw ParseError(stream.file, 0, "no CSV table found");
-  if (t.rows == 0) throw ParseError(stream.file, t.header->line, "header row without data rows");
-  return page;
+};
+
+RawPageReader::RawPageReader(std::string file, bool compact) : s_(std::make_unique<State>()) {
+  s_->file = std::move(file);
+  s_->compact = compact;
+  s_->page.file = s_->file;
+}
+
+RawPageReader::~RawPageReader() = default;
+
+void RawPageReader::add(StreamItem& item) {
+  State& s = *s_;
+  if (item.kind == ItemKind::profiler) { s.page.profiler_messages.push_back(item.text); return; }
+  if (item.kind == ItemKind::text) { s.page.program_output.push_back(item.text); return; }
+  if (!s.have_header || item.fields == s.header) {  // first header, or the header repeated (another process)
+    s.start_table(item);
+    return;
+  }
+  s.add_row(item);
+}
+
+LaunchPage RawPageReader::finish() {
+  State& s = *s_;
+  if (!s.have_header) throw ParseError(s.file, 0, "no CSV table found");
+  if (s.rows == 0) throw ParseError(s.file, s.header_line, "header row without data rows");
+  s.page.warnings = s.bad_values.messages();
+  return std::move(s.page);
+}
+
+std::vector<CompactMetrics> RawPageReader::take_compact() { return std::move(s_->compact_rows); }
+
+LaunchPage parse_raw_page(const CsvStream& stream) {
+  RawPageReader reader(stream.file, /*compact=*/false);
+  for (const auto& item : stream.items) {
+    StreamItem copy = item;  // the reader may move from what it is given
+    reader.add(copy);
+  }
+  return reader.finish();
 }
 
 }  // namespace kprof::ncu

@@ -54,7 +54,8 @@ SessionInfo parse_session_page(const CsvStream& stream) {
   std::string major = get("Device Attributes", "compute_capability_major");
   std::string minor = get("Device Attributes", "compute_capability_minor");
   if (!major.empty()) s.compute_capability = major + "." + (minor.empty() ? "0" : minor);
-  if (auto n = parse_number(get("Device Attributes", "multiprocessor_count"))) s.sm_count = static_cast<int>(*n);
+  if (auto n = parse_number(get("Device Attributes", "multiprocessor_count")); n && *n >= 0 && *n < 1e6)
+    s.sm_count = static_cast<int>(*n);
   return s;
 }
 

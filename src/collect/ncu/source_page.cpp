@@ -120,7 +120,8 @@ SourceView parse_source_page(const CsvStream& stream) {
     const std::string line_no = cell(lay.line_no);
     if (file && !line_no.empty()) {
       auto n = parse_number(line_no);
-      if (!n) throw ParseError(stream.file, item.line, fmt::format("line number \"{}\" is not a number", line_no));
+      if (!n || *n < 0 || *n > 1e9 || *n != static_cast<double>(static_cast<long long>(*n)))
+        throw ParseError(stream.file, item.line, fmt::format("line number \"{}\" is not a line number", line_no));
       file->lines.push_back(SourceLine{static_cast<int>(*n), cell(lay.cuda_source),
                                        read_counters(lay, header->fields, f), {}});
       line_addresses.clear();

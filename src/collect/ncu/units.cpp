@@ -62,29 +62,74 @@ bool iequals(std::string_view a, std::string_view b) {
 
 bool is_missing(const std::string& text) {
   std::string_view t = trim_view(text);
-  return t.empty() || iequals(t, "n/a") || iequals(t, "no data") || t == "-" || iequals(t, "nan") ||
-         iequals(t, "-nan");
+  return t.empty() || iequals(t, "n/a") || iequals(t, "no data") || t == "-";
 }
 
+namespace {
+
+bool is_non_finite_word(std::string_view t) {
+  if (!t.empty() && (t.front() == '-' || t.front() == '+')) t.remove_prefix(1);
+  return iequals(t, "nan") || iequals(t, "inf") || iequals(t, "infinity");
+}
+
+// Commas in ncu's numbers are thousands separators: only in the integer part, the first group 1–3 digits (not a
+// lone 0), every later group exactly three digits.
+bool valid_grouping(std::string_view t) {
+  if (!t.empty() && (t.front() == '-' || t.front() == '+')) t.remove_prefix(1);
+  std::size_t int_end = t.find_first_of(".eE");
+  std::string_view integer = t.substr(0, int_end);
+  if (int_end != std::string_view::npos && t.find(',', int_end) != std::string_view::npos) return false;
+  std::size_t first = integer.find(',');
+  if (first == std::string_view::npos) return true;
+  if (first == 0 || first > 3 || (first == 1 && integer[0] == '0')) return false;
+  for (std::size_t pos = first; pos < integer.size(); pos += 4) {
+    if (integer[pos] != ',' || pos + 4 > integer.size()) return false;  // fewer than three digits after a comma
+    for (std::size_t k = pos + 1; k < pos + 4; ++k)
+      if (!std::isdigit(static_cast<unsigned char>(integer[k]))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 // Allocation-free: this runs once per cell, millions of times for a large raw page.
-std::optional<double> parse_number(const std::string& text) {
+ParsedCell parse_cell(std::string_view text) {
   std::string_view t = trim_view(text);
-  if (t.empty() || t.size() > 64) return std::nullopt;
+  if (t.empty() || iequals(t, "n/a") || iequals(t, "no data") || t == "-") return {CellKind::missing, 0};
+  if (is_non_finite_word(t)) return {CellKind::not_finite, 0};
+  if (t.size() > 64) return {CellKind::text, 0};
   char buf[64];
   std::size_t n = 0;
+  bool comma = false;
   for (char c : t) {
-    if (c == ',') continue;  // thousands separator
+    if (c == ',') { comma = true; continue; }
     if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
-      return std::nullopt;  // also rejects "n/a", "nan", "inf", hex
+      return {CellKind::text, 0};  // also rejects "n/a", hex
     buf[n++] = c;
   }
-  if (n == 0) return std::nullopt;
+  if (n == 0) return {CellKind::text, 0};
   const char* first = buf;
   if (*first == '+') ++first;  // from_chars does not take a leading '+'
   double v = 0;
   auto [ptr, ec] = std::from_chars(first, buf + n, v);
-  if (ec != std::errc() || ptr != buf + n || !std::isfinite(v)) return std::nullopt;
-  return v;
+  if (ec == std::errc::result_out_of_range && ptr == buf + n) {
+    // Underflow ("1e-999") is a tiny number, overflow ("1e999") is not finite.
+    bool tiny = false;
+    for (std::size_t i = 0; i + 1 < n; ++i)
+      if ((buf[i] == 'e' || buf[i] == 'E') && buf[i + 1] == '-') tiny = true;
+    if (!tiny) return {CellKind::not_finite, 0};
+    return comma && !valid_grouping(t) ? ParsedCell{CellKind::decimal_comma, 0} : ParsedCell{CellKind::number, 0.0};
+  }
+  if (ec != std::errc() || ptr != buf + n) return {CellKind::text, 0};
+  if (!std::isfinite(v)) return {CellKind::not_finite, 0};
+  if (comma && !valid_grouping(t)) return {CellKind::decimal_comma, 0};
+  return {CellKind::number, v};
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  ParsedCell c = parse_cell(text);
+  if (c.kind != CellKind::number) return std::nullopt;
+  return c.value;
 }
 
 UnitScale unit_scale(const std::string& unit_in) {
@@ -106,17 +151,22 @@ MetricValue make_metric_value(const std::string& cell, const std::string& unit) 
   return make_metric_value(cell, unit_scale(unit));
 }
 
-MetricValue make_metric_value(const std::string& cell, const UnitScale& sc) {
+MetricValue make_metric_value(const std::string& cell, const UnitScale& sc) { return make_metric_value(cell, sc, nullptr); }
+
+MetricValue make_metric_value(const std::string& cell, const UnitScale& sc, CellKind* kind) {
   MetricValue mv;
   mv.unit = sc.base_unit;
   auto semi = cell.find(';');
-  std::optional<double> v;
+  ParsedCell parsed;
   if (semi != std::string::npos) {
     mv.text = cell;
-    v = parse_number(cell.substr(0, semi));
+    parsed = parse_cell(std::string_view(cell).substr(0, semi));
   } else {
-    v = parse_number(cell);
+    parsed = parse_cell(cell);
   }
+  if (kind) *kind = parsed.kind;
+  std::optional<double> v;
+  if (parsed.kind == CellKind::number) v = parsed.value;
   if (v) {
     mv.value = *v * sc.factor;
     mv.numeric = true;

@@ -1,5 +1,7 @@
 #include "collect/trace/trace_assembly.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -160,10 +162,35 @@ class Clock {
   std::int64_t end_ = 0;
 };
 
-void assemble_kernels(const RawTrace& raw, Strings& strings, Clock& clock, Trace& t) {
+// Records that end before they start (a corrupt or hand-edited trace) would give negative durations: they are left
+// out, and one warning per record kind says how many and which came first.
+class BackwardsSpans {
+ public:
+  template <typename Raw>
+  bool skip(const Raw& r, const char* kind) {
+    const Span s = span_of(r);
+    if (s.end >= s.start) return false;
+    auto& e = counts_[kind];
+    if (e.first == 0) e.second = fmt::format("start {} ns, end {} ns", s.start, s.end);
+    ++e.first;
+    return true;
+  }
+  void warn(Trace& t) const {
+    for (const auto& [kind, e] : counts_)
+      t.info.warnings.push_back(fmt::format("{} {} record(s) end before they start (negative duration; first: {}); "
+                                            "left out",
+                                            e.first, kind, e.second));
+  }
+
+ private:
+  std::map<std::string, std::pair<std::size_t, std::string>> counts_;
+};
+
+void assemble_kernels(const RawTrace& raw, Strings& strings, Clock& clock, Trace& t, BackwardsSpans& bad) {
   std::unordered_map<StringRef, KernelNames> kernel_names;
   t.kernels.reserve(raw.kernels.size());
   for (const auto& r : raw.kernels) {
+    if (bad.skip(r, "kernel")) continue;
     auto it = kernel_names.find(r.name);
     if (it == kernel_names.end()) {
       std::string mangled(strings.text(r.name));
@@ -187,9 +214,10 @@ void assemble_kernels(const RawTrace& raw, Strings& strings, Clock& clock, Trace
   }
 }
 
-void assemble_copies(const RawTrace& raw, Clock& clock, Trace& t) {
+void assemble_copies(const RawTrace& raw, Clock& clock, Trace& t, BackwardsSpans& bad) {
   t.memcpys.reserve(raw.memcpys.size());
   for (const auto& r : raw.memcpys) {
+    if (bad.skip(r, "memcpy")) continue;
     TraceMemcpy m;
     static_cast<TraceSpan&>(m) = clock.span(r);
     m.kind = r.copy_kind <= 10 ? static_cast<MemcpyKind>(r.copy_kind) : MemcpyKind::unknown;
@@ -200,6 +228,7 @@ void assemble_copies(const RawTrace& raw, Clock& clock, Trace& t) {
   }
   t.memsets.reserve(raw.memsets.size());
   for (const auto& r : raw.memsets) {
+    if (bad.skip(r, "memset")) continue;
     TraceMemset m;
     static_cast<TraceSpan&>(m) = clock.span(r);
     m.bytes = r.bytes;
@@ -315,8 +344,10 @@ Trace assemble_trace(RawTrace raw) {
   assemble_info(raw, strings, t);
   Clock clock(raw);
   t.info.base_ns = clock.base();
-  assemble_kernels(raw, strings, clock, t);
-  assemble_copies(raw, clock, t);
+  BackwardsSpans backwards;
+  assemble_kernels(raw, strings, clock, t, backwards);
+  assemble_copies(raw, clock, t, backwards);
+  backwards.warn(t);
   assemble_host(raw, strings, clock, t);
   assemble_nvtx(raw, strings, clock, t);
   sort_by_start(t);

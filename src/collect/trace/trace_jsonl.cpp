@@ -1,5 +1,11 @@
 // The CUPTI JSONL reader (the probe tracer's format, documented in trace_reader.hpp).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
 #include <map>
+#include <stdexcept>
+#include <utility>
 #include <unordered_map>
 #include "collect/trace/trace_assembly.hpp"
 #include "collect/trace/trace_reader.hpp"
@@ -30,17 +36,42 @@ class JsonlStrings {
   std::unordered_map<std::string, StringRef> refs_;
 };
 
+// An integer field that fits T: negative timestamps, fractions and out-of-range values are errors naming the field
+// (nlohmann's get<T> would wrap them, or cast a float out of range, which is undefined).
+template <typename T>
+T integer(const json& v, const char* key) {
+  auto bad = [&](const char* why) {
+    return std::invalid_argument(fmt::format("field \"{}\": {} is {}", key, v.dump(), why));
+  };
+  if (v.is_number_unsigned()) {
+    auto u = v.get<std::uint64_t>();
+    if (!std::in_range<T>(u)) throw bad("out of range");
+    return static_cast<T>(u);
+  }
+  if (v.is_number_integer()) {
+    auto i = v.get<std::int64_t>();
+    if (!std::in_range<T>(i)) throw bad(i < 0 ? "negative" : "out of range");
+    return static_cast<T>(i);
+  }
+  if (!v.is_number_float()) throw bad("not a number");
+  double d = v.get<double>();
+  const double lo = std::numeric_limits<T>::is_signed ? -std::ldexp(1.0, std::numeric_limits<T>::digits) : 0.0;
+  if (!std::isfinite(d) || d != std::floor(d)) throw bad("not an integer");
+  if (d < lo || d >= std::ldexp(1.0, std::numeric_limits<T>::digits)) throw bad(d < 0 ? "negative" : "out of range");
+  return static_cast<T>(d);
+}
+
 template <typename T>
 T get(const json& j, const char* key, T fallback) {
   auto it = j.find(key);
-  return it == j.end() || it->is_null() ? fallback : it->get<T>();
+  return it == j.end() || it->is_null() ? fallback : integer<T>(*it, key);
 }
 
 void dims(const json& j, const char* key, std::int32_t out[3]) {
   auto it = j.find(key);
   if (it == j.end()) return;
   if (!it->is_array() || it->size() != 3) throw std::invalid_argument(std::string("\"") + key + "\" is not [x,y,z]");
-  for (int i = 0; i < 3; ++i) out[i] = (*it)[i].get<std::int32_t>();
+  for (int i = 0; i < 3; ++i) out[i] = integer<std::int32_t>((*it)[i], key);
 }
 
 }  // namespace
@@ -64,8 +95,8 @@ Trace parse_cupti_jsonl(std::string_view text, const std::string& source) {
       json j = json::parse(line);
       if (!j.is_object()) throw std::invalid_argument("not a JSON object");
       std::string kind = j.at("kind").get<std::string>();
-      auto start = j.at("start").get<std::uint64_t>();
-      auto end = j.at("end").get<std::uint64_t>();
+      auto start = integer<std::uint64_t>(j.at("start"), "start");
+      auto end = integer<std::uint64_t>(j.at("end"), "end");
       if (end < start) throw std::invalid_argument("end before start");
       const Span span{start, end, get<std::uint32_t>(j, "device", 0), get<std::uint32_t>(j, "context", 0),
                       get<std::uint32_t>(j, "stream", 0), get<std::uint32_t>(j, "corr", 0)};
@@ -83,13 +114,13 @@ Trace parse_cupti_jsonl(std::string_view text, const std::string& source) {
       } else if (kind == "memcpy") {
         RawMemcpy m{};
         set_span(m, span);
-        m.bytes = j.at("bytes").get<std::uint64_t>();
+        m.bytes = integer<std::uint64_t>(j.at("bytes"), "bytes");
         m.copy_kind = static_cast<std::uint8_t>(get<int>(j, "copyKind", 0));
         raw.memcpys.push_back(m);
       } else if (kind == "memset") {
         RawMemset m{};
         set_span(m, span);
-        m.bytes = j.at("bytes").get<std::uint64_t>();
+        m.bytes = integer<std::uint64_t>(j.at("bytes"), "bytes");
         m.value = get<std::uint32_t>(j, "value", 0);
         raw.memsets.push_back(m);
       } else {

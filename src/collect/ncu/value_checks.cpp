@@ -1,0 +1,76 @@
+#include "collect/ncu/value_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace kprof::ncu {
+
+namespace {
+
+constexpr double kPercentTolerance = 1.0;  // ncu prints 100.4% for a unit that was busy every cycle
+
+const char* describe(ValueProblem p) {
+  switch (p) {
+    case ValueProblem::decimal_comma:
+      return "not a number as ncu prints it (commas separate thousands in groups of three: a decimal comma?)";
+    case ValueProblem::not_finite: return "not a finite number";
+    case ValueProblem::negative_time: return "negative time";
+    case ValueProblem::percent_out_of_range: return "percentage outside 0..100";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+bool is_bounded_percentage(const std::string& n) {
+  // Occupancy is active warps over the most an SM holds: it cannot exceed 100. Shares of peak can: ncu prints
+  // l1tex__throughput.avg.pct_of_peak_sustained_active = 150.86 on the H200 corpus fixtures.
+  return n == "sm__warps_active.avg.pct_of_peak_sustained_active" || n == "sm__maximum_warps_per_active_cycle_pct" ||
+         n == "Achieved Occupancy" || n == "Theoretical Occupancy";
+}
+
+ValueProblem check_value(const std::string& name, const MetricValue& v) {
+  if (!v.numeric) return ValueProblem::none;
+  if (!std::isfinite(v.value)) return ValueProblem::not_finite;
+  if (v.unit == "ns" && v.value < 0) return ValueProblem::negative_time;
+  if (v.unit == "%" && (v.value < -kPercentTolerance || (v.value > 100 + kPercentTolerance && is_bounded_percentage(name))))
+    return ValueProblem::percent_out_of_range;
+  return ValueProblem::none;
+}
+
+bool is_skipped_cell(const std::string& name, const std::string& cell) {
+  if (is_missing(cell)) return true;
+  return name.rfind("derived_temp", 0) == 0 && parse_cell(cell).kind == CellKind::not_finite;
+}
+
+MetricValue make_checked_metric_value(const std::string& name, const std::string& cell, const UnitScale& scale,
+                                      ValueProblem& problem) {
+  CellKind kind = CellKind::missing;
+  MetricValue mv = make_metric_value(cell, scale, &kind);
+  if (kind == CellKind::decimal_comma) problem = ValueProblem::decimal_comma;
+  else if (kind == CellKind::not_finite) problem = ValueProblem::not_finite;
+  else problem = check_value(name, mv);
+  return mv;
+}
+
+void ValueWarnings::note(ValueProblem p, const std::string& file, long line, const std::string& field,
+                         const std::string& cell) {
+  if (p == ValueProblem::none) return;
+  auto [it, fresh] = index_.try_emplace({static_cast<int>(p), field}, entries_.size());
+  if (fresh) entries_.push_back(Entry{p, file, field, cell, line, 0});
+  ++entries_[it->second].count;
+}
+
+std::vector<std::string> ValueWarnings::messages() const {
+  std::vector<std::string> out;
+  for (const auto& e : entries_) {
+    std::string where = e.line > 0 ? fmt::format("{}:{}", e.file, e.line) : e.file;
+    std::string cell = e.cell.size() > 40 ? e.cell.substr(0, 40) + "..." : e.cell;
+    out.push_back(fmt::format("{}: \"{}\" = \"{}\": {}; value left out{}", where, e.field, cell, describe(e.problem),
+                              e.count > 1 ? fmt::format(" ({} cells like it)", e.count) : ""));
+  }
+  return out;
+}
+
+}  // namespace kprof::ncu

@@ -1,0 +1,57 @@
+// Plausibility of the metric values profilers print, so a wrong value is never analysed silently: a decimal comma
+// ("0,416320"), a value that is not finite ("nan", "inf"), a negative time or percentage, or an occupancy above
+// 100 (+1 for ncu's rounding). Such a value is left out and
+// reported once per field and problem, with the first file and line and how many cells had it — a 200 MB page with
+// one broken column gives one warning, not a million.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collect/ncu/units.hpp"
+#include "model/metric.hpp"
+
+namespace kprof::ncu {
+
+enum class ValueProblem { none, decimal_comma, not_finite, negative_time, percent_out_of_range };
+
+// Percentages that cannot exceed 100: achieved and theoretical occupancy (raw names and the details page's labels).
+// Other percentages are only checked for being negative: ncu's shares of peak, hit rates and
+// derived__pct_occupancy_per_block_size exceed 100 on real runs (H200 fixtures: l1tex__throughput.avg 150.86%,
+// .max shares up to 493%, L2 hit rate 191%, 5706), and the analysis judges those (analyze/plausibility).
+bool is_bounded_percentage(const std::string& metric_name);
+
+// Problem of a converted numeric value (base units: "ns" for times, "%" for percentages).
+ValueProblem check_value(const std::string& metric_name, const MetricValue& v);
+
+// Cells left out without a word: missing ones (is_missing) and "nan" in ncu's scratch metrics derived_tempMetricN,
+// which ncu prints that way for every launch of a `--set full` run (H200 fixtures) and kprof never reads.
+bool is_skipped_cell(const std::string& metric_name, const std::string& cell);
+
+// make_metric_value plus check_value: `problem` says why the cell must be left out (none when it is plausible,
+// missing or plain text such as "PolicySpread").
+MetricValue make_checked_metric_value(const std::string& metric_name, const std::string& cell, const UnitScale& scale,
+                                      ValueProblem& problem);
+
+class ValueWarnings {
+ public:
+  void note(ValueProblem p, const std::string& file, long line, const std::string& field, const std::string& cell);
+  bool empty() const { return entries_.empty(); }
+  // One line per (field, problem), in order of first occurrence:
+  //   raw.csv:7: "gpu__time_duration.sum" = "-5,000": negative time; value left out (3 cells)
+  std::vector<std::string> messages() const;
+
+ private:
+  struct Entry {
+    ValueProblem problem;
+    std::string file, field, cell;
+    long line = 0;
+    std::size_t count = 0;
+  };
+  std::vector<Entry> entries_;
+  std::map<std::pair<int, std::string>, std::size_t> index_;
+};
+
+}  // namespace kprof::ncu
