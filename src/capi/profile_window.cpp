@@ -45,6 +45,8 @@ struct Window {
   session::RunSpec spec;
   session::ModePlan plan;
   session::Collected collected;
+  std::shared_ptr<session::ArtifactStage> stage;  // collected.dir is its staging directory until publish
+  std::filesystem::path final_dir;
   std::optional<GpuLock> lock;
 };
 
@@ -133,8 +135,11 @@ json begin_window(const json& r) {
   (void)ctx_check;
   w.collected.timestamp = utc_timestamp();
   w.collected.gpu_name = gpu.name;
-  w.collected.dir = session::artifact_dir_for(w.spec, w.collected.timestamp);
-  fs::create_directories(w.collected.dir);
+  // Staged like every artifact (session/artifact.hpp): the collector files go into a hidden directory that
+  // becomes the artifact when the window is published.
+  w.final_dir = session::artifact_dir_for(w.spec, w.collected.timestamp);
+  w.stage = std::make_shared<session::ArtifactStage>(w.final_dir, !w.spec.output.out_dir.empty(), w.spec.output.replace);
+  w.collected.dir = w.stage->dir();
   session::CollectorContext ctx{w.spec, w.plan, w.collected.dir};
   w.lock.emplace(GpuLock::acquire(visible_gpu(), !w.spec.no_wait, [](const std::string&) {}));
   if (!g_loaded.lib) {
@@ -171,10 +176,16 @@ json end_window(const json&) {
   w.collected.passes.push_back(std::move(pass));
   w.lock.reset();
   auto assembled = session::assemble(w.spec, w.plan, w.collected);
-  auto ctx = session::AnalysisContext::load(w.spec.data);
-  auto p = session::publish_run(assembled.run, ctx, w.spec.output, w.collected.dir, {},
-                                assembled.trace ? &*assembled.trace : nullptr, w.plan.outputs, &assembled.source);
-  return published_reply(assembled.run, p);
+  session::ProfileResult r;
+  r.plan = w.plan;
+  r.dir = w.final_dir;
+  r.stage = w.stage;
+  r.run = std::move(assembled.run);
+  r.trace = std::move(assembled.trace);
+  r.source = std::move(assembled.source);
+  r.context = session::AnalysisContext::load(w.spec.data);
+  auto p = session::publish(r, w.spec.output);
+  return published_reply(r.run, p);
 }
 
 }  // namespace kprof::capi
