@@ -1,4 +1,5 @@
 #include "render/regression_report.hpp"
+#include "render/xml_text.hpp"
 
 #include <fmt/format.h>
 
@@ -23,22 +24,7 @@ std::string describe(const RegressionRow& r, const RegressionCheck& c) {
   return s;
 }
 
-std::string xml(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += ' ';  // not allowed in XML 1.0
-        else out += ch;
-    }
-  }
-  return out;
-}
+std::string xml(const std::string& s) { return xml_text(s); }
 
 // GitHub workflow commands: the message escapes %, CR, LF; a property value also ':' and ','.
 std::string gh_message(const std::string& s) {

@@ -1,4 +1,5 @@
 #include "render/roofline_svg.hpp"
+#include "render/xml_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -11,21 +12,7 @@ namespace kprof::render {
 
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default:
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n') o += c;  // drop control characters
-    }
-  }
-  return o;
-}
+std::string esc(const std::string& s) { return xml_text(s); }
 
 std::string num(double v) { return fmt::format("{:.4g}", v); }
 

@@ -178,6 +178,20 @@ void Tracer::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t*
   }
 }
 
+TraceFileInfo Tracer::file_info(bool interrupted) {
+  TraceFileInfo info;
+  info.pid = static_cast<std::uint32_t>(::getpid());
+  info.process_name = process_name_;
+  info.dropped_records = dropped_;
+  info.tracer_start_ns = start_ns_;
+  cuptiGetTimestamp(&info.tracer_end_ns);
+  info.errors = errors_;
+  info.error_count = error_count_;
+  info.flags = flags_ | (interrupted ? trace_format::kFlagInterrupted : 0u);
+  cuptiGetVersion(&info.cupti_api_version);
+  return info;
+}
+
 void Tracer::write_snapshot(bool interrupted) {
   bool expected = false;
   if (!writing_.compare_exchange_strong(expected, true)) return;
@@ -185,16 +199,7 @@ void Tracer::write_snapshot(bool interrupted) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (fr != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", fr);
-    TraceFileInfo info;
-    info.pid = static_cast<std::uint32_t>(::getpid());
-    info.process_name = process_name_;
-    info.dropped_records = dropped_;
-    info.tracer_start_ns = start_ns_;
-    cuptiGetTimestamp(&info.tracer_end_ns);
-    info.errors = errors_;
-    info.error_count = error_count_;
-    info.flags = flags_ | (interrupted ? trace_format::kFlagInterrupted : 0u);
-    cuptiGetVersion(&info.cupti_api_version);
+    TraceFileInfo info = file_info(interrupted);
     std::string error;
     if (!buffer_.write_file(options_.output, info, &error))
       std::fprintf(stderr, "kprof tracer: %s\n", error.c_str());
@@ -210,16 +215,7 @@ bool Tracer::write_window(const std::string& path) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (fr != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", fr);
-    TraceFileInfo info;
-    info.pid = static_cast<std::uint32_t>(::getpid());
-    info.process_name = process_name_;
-    info.dropped_records = dropped_;
-    info.tracer_start_ns = start_ns_;
-    cuptiGetTimestamp(&info.tracer_end_ns);
-    info.errors = errors_;
-    info.error_count = error_count_;
-    info.flags = flags_;
-    cuptiGetVersion(&info.cupti_api_version);
+    TraceFileInfo info = file_info(false);
     std::string error;
     ok = buffer_.write_file(path, info, &error);
     if (!ok) std::fprintf(stderr, "kprof tracer: %s\n", error.c_str());

@@ -53,6 +53,7 @@ class Tracer {
   static void buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
                                std::size_t valid);
   void note_error(const char* what, CUptiResult r);  // caller holds mu_
+  TraceFileInfo file_info(bool interrupted);         // the trace file's header fields; caller holds mu_
   bool enable(CUpti_ActivityKind kind, const char* name, bool essential);
 
   TracerOptions options_;
