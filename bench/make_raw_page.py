@@ -12,7 +12,7 @@ import sys
 def main():
     size = float(sys.argv[1]) * 1e6
     out_path = sys.argv[2]
-    src = sys.argv[3] if len(sys.argv) > 3 else "tests/fixtures/h200-corpus/corpus/ncu-full/raw.csv"
+    src = sys.argv[3] if len(sys.argv) > 3 else "tests/fixtures/h200-corpus/corpus/ncu/ncu/ncu_raw.csv"
     lines = open(src, newline="").read().splitlines(keepends=True)
     records = [l for l in lines if l.startswith('"')]
     header, units, data = records[0], records[1], records[2:]
