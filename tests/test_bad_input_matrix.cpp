@@ -189,7 +189,7 @@ std::vector<Case> cases() {
 
   // --- ncu CSV exports given to kprof analyze -------------------------------------------------------------------
   c.push_back({"CsvEmpty", analyze_file("empty.csv", ""), 3, "empty.csv", no_artifact});
-  c.push_back({"CsvBinary", analyze_file("binary.csv", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\x03\0\xff\xfe", 16) +
+  c.push_back({"CsvBinary", analyze_file("binary.csv", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\x03\0\xff\xfe", 14) +
                                                             std::string(200, '\0')),
                3, "binary.csv", no_artifact});
   c.push_back({"CsvWrongHeader", analyze_file("header.csv", "\"Name\",\"Value\"\n\"a\",\"1\"\n"), 3, "header.csv",
