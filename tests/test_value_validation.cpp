@@ -264,6 +264,6 @@ TEST(ValueValidation, NonAsciiOutsideTomlStringsIsAParseErrorNotUndefinedBehavio
   expect_parse_error([] { kprof::plan::parse_sweep("m=126=61\"\xef\xbb\xbe" "27=64", "s.toml"); }, 1, "non-ASCII");
   EXPECT_NO_THROW(kprof::plan::parse_sweep("# comment\nruns = 3 # ascii\n", "sweeps.toml"));
   // The second finding: a control character (here BEL and NUL, which TOML forbids) before a quoted non-ASCII byte.
-  expect_parse_error([] { kprof::plan::parse_sweep(std::string("mm=10\nk=h\x07L\0\"6\xcb\x90s64", 22), "s.toml"); },
+  expect_parse_error([] { kprof::plan::parse_sweep(std::string("mm=10\nk=h\x07L\0\"6\xcb\x90s64", 19), "s.toml"); },
                      2, "control character (byte 7)");
 }
