@@ -116,7 +116,7 @@ Analyzed analyze_inputs(const AnalyzeSpec& o) {
       fs::path dir = o.write ? artifact_dir(run, o.output.out_root, o.output.out_dir, utc_timestamp()) : fs::path();
       // The raw files travel with the new artifact (always: it is staged apart, even when it replaces the input).
       std::map<std::string, std::string> raw;
-      if (!dir.empty()) raw = source_files(o.inputs[0], false);
+      if (!dir.empty()) raw = source_files(o.inputs[0]);
       auto p = publish_run(run, ctx, o.output, dir, std::move(raw),
                            r->assembled.trace ? &*r->assembled.trace : nullptr, r->plan.outputs,
                            &r->assembled.source);
@@ -124,7 +124,7 @@ Analyzed analyze_inputs(const AnalyzeSpec& o) {
     }
   std::map<std::string, std::string> copies;
   auto [run, imported] = load_inputs(o.inputs, copies, o.ncu);
-  if (!imported && o.write) copies = source_files(o.inputs[0], true);  // an artifact read back: its inputs/ too
+  if (!imported && o.write) copies = source_files(o.inputs[0]);  // an artifact read back: its inputs/ too
   if (!o.kernel.empty()) run.kernel = o.kernel;
   if (o.version != "-" || run.version.empty()) run.version = o.version;
   if (!o.params.empty()) run.params = o.params;

@@ -152,12 +152,11 @@ fs::path ArtifactStage::keep_partial(const std::string& why) {
   return rename_unique(staging_, final_, ".interrupted");
 }
 
-std::map<std::string, std::string> source_files(const fs::path& dir, bool with_source_pages) {
+std::map<std::string, std::string> source_files(const fs::path& dir) {
   // What write_artifact writes from profile.json every time: derived, so written again. The mode outputs (timeline,
   // CSVs, trace.json, timing.md, source pages) are carried too: a re-analysis writes them again over these when it
   // has their raw input (the trace, ncu's source page), and keeps the old ones when it has not (an artifact whose
   // trace was packed away), rather than losing them.
-  (void)with_source_pages;
   static const std::set<std::string> derived{"params.json",       "profile.json", "contract.md", "contract.json",
                                              "report.md",         "report-verbose.md", "roofline.svg",
                                              kPartialMarker};

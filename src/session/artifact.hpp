@@ -35,8 +35,8 @@ ProfileRun load_artifact(const std::filesystem::path& dir_or_file);
 // timings and logs), relative path → content: what a re-analysis carries into the new artifact, so that
 // replacing an artifact in place (--out DIR --replace) loses nothing but the outputs it writes again.
 // The mode outputs (timeline, CSVs, trace.json, source pages) are included: written again over these when the
-// re-analysis has their raw input, kept when it has not. `with_source_pages` is no longer used (kept for callers).
-std::map<std::string, std::string> source_files(const std::filesystem::path& dir, bool with_source_pages);
+// re-analysis has their raw input, kept when it has not.
+std::map<std::string, std::string> source_files(const std::filesystem::path& dir);
 
 // Throws Error(kExitBadInput) when `dir` is a partial or incomplete artifact, naming what it is.
 void check_complete_artifact(const std::filesystem::path& dir);
