@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <unistd.h>
 
 #include "collect/ncu/ncu_driver.hpp"
@@ -75,13 +76,24 @@ Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string,
   }
   std::vector<std::string> csvs;
   std::vector<std::string> reports;
+  std::set<fs::path> scratch;  // ncu --import's export directories, removed once their pages are read
+  struct RemoveScratch {
+    std::set<fs::path>& dirs;
+    ~RemoveScratch() {
+      std::error_code ec;
+      for (const auto& d : dirs) fs::remove_all(d, ec);
+    }
+  } remove_scratch{scratch};
   for (const auto& f : inputs) {
     if (!is_report(f)) {
       csvs.push_back(f);
       continue;
     }
     reports.push_back(f);
-    for (auto& page : export_report(f, ncu)) csvs.push_back(std::move(page));
+    for (auto& page : export_report(f, ncu)) {
+      scratch.insert(fs::path(page).parent_path());
+      csvs.push_back(std::move(page));
+    }
   }
   auto imported = ncu::import_ncu(csvs);
   // The inputs travel with the artifact: the CSV files, and each report beside them under its own name.
