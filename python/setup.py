@@ -4,7 +4,7 @@ the wheel is tagged py3-none-<platform>: any CPython 3.10+ on the same platform 
 
 Where the C++ parts come from:
   KPROF_BUILD_DIR=<dir>  take libkprof_c.so, kprof and libkprof_inject.so from that CMake build directory as they
-                         are (CMake is not run)
+                         are (CMake is not run); also a flat folder of them (scripts/device/pack.sh's build/dist)
   otherwise              the repository's build/release: `cmake --preset release` when it is not configured yet,
                          then `cmake --build build/release --target kprof_c kprof [kprof_inject]` (incremental: a
                          no-op after `scripts/test.sh` or any full build)
@@ -31,7 +31,10 @@ REPO = HERE.parent
 def _build_dir() -> Path:
     given = os.environ.get("KPROF_BUILD_DIR")
     if given:
-        d = Path(given).resolve()
+        d = Path(given)
+        if not d.is_absolute():  # pip runs this in python/: a relative path means the caller's directory
+            d = Path(os.environ.get("PWD", os.getcwd())) / d
+        d = d.resolve()
         if not (d / "libkprof_c.so").is_file():
             raise SystemExit(f"kprof: KPROF_BUILD_DIR={d} has no libkprof_c.so (build the kprof_c target there)")
         return d
@@ -59,6 +62,8 @@ class BuildWithCore(build_py):
             d.mkdir(parents=True, exist_ok=True)
         shutil.copy2(build / "libkprof_c.so", lib / "libkprof_c.so")
         inject = build / "src" / "collect" / "cupti" / "libkprof_inject.so"
+        if not inject.is_file():  # a flat folder of built files (scripts/device/pack.sh's build/dist)
+            inject = build / "libkprof_inject.so"
         if inject.is_file():
             shutil.copy2(inject, lib / "libkprof_inject.so")
         if (build / "kprof").is_file():
