@@ -21,7 +21,7 @@ kprof --version | tee -a $S
 
 cmd_of() {
   case $1 in
-    streams) echo "$D/streams_nvtx_graph 2000" ;;
+    streams) echo "$D/streams_nvtx_graph 200" ;;  # 2000 tiny launches kept ncu --set full past 300 s
     corpus) echo "$D/diag_corpus 1 -tiny_launches" ;;
     torch) echo "python3 bench/python/cost_torch.py 3" ;;
   esac

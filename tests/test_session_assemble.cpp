@@ -193,3 +193,50 @@ TEST(SessionAssemble, EventModeFindsTheLatestAnnotationArtifactForItsRoofline) {
   for (const auto& src : bare.sources) EXPECT_EQ(src.find("FLOPs/bytes per kernel"), std::string::npos);
   fs::remove_all(root);
 }
+
+// kprof.profile(mode="ncu") from Python re-runs the whole script under `kprof run --prof-type=ncu --nvtx-include
+// kprof.profile/`: ncu profiled only the launches inside that range, but the tracer pass saw the whole script
+// (random init, the autotuning, torch's reference softmax). The report keeps the range's launches only, and the
+// plan's declared work reaches its stage. Real capture: examples/python/softmax_versions.py v1 on the H200.
+TEST(SessionAssemble, NvtxIncludeKeepsOnlyTheRangesTracedLaunches) {
+  const fs::path dir = fs::path(KPROF_SOURCE_DIR) / "tests/fixtures/h200-python/softmax_ncu_v1";
+  RunSpec spec;
+  spec.mode = Mode::Ncu;
+  spec.kernel = "softmax";
+  spec.command = {"python3", "softmax_versions.py"};
+  spec.output.out_root.clear();
+  spec.declared_stages["row_softmax"] = DeclaredWork{5.0 * 16384 * 4096, 2.0 * 16384 * 4096 * 4, "fp32"};
+  auto plan = plan_run(spec);
+  Collected c;
+  c.dir = dir;
+  for (CollectorKind k : plan.collectors)
+    if (k != CollectorKind::Clocks && k != CollectorKind::CompiledCode) c.passes.push_back(PassRecord{k});
+
+  auto count = [](const ProfileRun& run) {
+    std::size_t groups = 0, launches = 0;
+    for (const auto& s : run.stages)
+      for (const auto& g : s.kernels) ++groups, launches += g.launches.size();
+    return std::pair{groups, launches};
+  };
+  // Unfiltered (what kprof did before): every kernel of the script, most of them without counters.
+  spec.filters.nvtx_include.clear();
+  const ProfileRun all = assemble(spec, plan_run(spec), c).run;
+  EXPECT_GT(count(all).first, 5u);
+
+  spec.filters.nvtx_include = "kprof.profile/";
+  const ProfileRun run = assemble(spec, plan_run(spec), c).run;
+  ASSERT_EQ(run.stages.size(), 1u);
+  const Stage& s = run.stages[0];
+  EXPECT_EQ(s.name, "row_softmax");
+  ASSERT_EQ(s.kernels.size(), 1u);
+  EXPECT_NE(s.kernels[0].kernel.find("softmax_two_pass"), std::string::npos) << s.kernels[0].kernel;
+  EXPECT_EQ(s.kernels[0].duration_ns.count, 2u) << "bench_runs=2 traced inside the range (the check's run is not)";
+  EXPECT_TRUE(s.kernels[0].counters_note.empty()) << "ncu's counters joined to the range's launch: "
+                                                  << s.kernels[0].counters_note;
+  ASSERT_TRUE(s.declared.flops.has_value());
+  EXPECT_EQ(run.nvtx_include, "kprof.profile/");
+  EXPECT_TRUE(std::any_of(run.warnings.begin(), run.warnings.end(), [](const std::string& w) {
+    return w.find("ran outside that range and are left out") != std::string::npos;
+  }));
+  for (const auto& w : run.warnings) EXPECT_EQ(w.find("no counters for"), std::string::npos) << w;
+}

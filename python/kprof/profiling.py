@@ -88,9 +88,23 @@ class Profiler:
                              2, "usage")
         r = self._request
         cmd = [kprof_binary(), "run", "--prof-type=ncu", "--nvtx-include", self.nvtx_range + "/", "--kernel",
-               r["kernel"], "--ncu", self.ncu]
+               r["kernel"], "--version", r["version"] or "-", "--ncu", self.ncu]
+        cmd += [f"--{k}={v}" for k, v in r["params"].items()]
+        if r["declared_stages"]:
+            cmd += ["--declared", self._declared_file()]
         cmd += ["--out", r["out_dir"]] if r["out_dir"] else ["--out-root", r["out_root"]]
         return cmd + ["--", sys.executable, *sys.argv]
+
+    def _declared_file(self) -> str:
+        """The plan's declared work, for the re-run's roofline (`kprof run --declared`)."""
+        import json
+        import tempfile
+        if not hasattr(self, "_declared_path"):
+            fd, path = tempfile.mkstemp(prefix="kprof-declared-", suffix=".json")
+            with os.fdopen(fd, "w") as f:
+                json.dump(self._request["declared_stages"], f)
+            self._declared_path = path
+        return self._declared_path
 
     def _run_ncu(self) -> None:
         require_gpu()
@@ -101,7 +115,12 @@ class Profiler:
         print(f"kprof: ncu mode re-runs this script under Nsight Compute, restricted to NVTX range "
               f"'{self.nvtx_range}': {' '.join(cmd)}", file=sys.stderr)
         env = dict(os.environ, **{_NCU_CHILD_ENV: "1"})
-        done = subprocess.run(cmd, env=env)
+        try:
+            done = subprocess.run(cmd, env=env)
+        finally:
+            if hasattr(self, "_declared_path"):
+                os.unlink(self._declared_path)
+                del self._declared_path
         if done.returncode != 0:
             from .errors import error_for
             raise error_for(f"kprof: the ncu re-run exited with code {done.returncode}", done.returncode,
@@ -109,6 +128,7 @@ class Profiler:
                             .get(done.returncode, "error"))
         from .analysis import analyze
         self.result = analyze(self._request["out_dir"], write=False)
+        self.result.dir = Path(self._request["out_dir"])  # the re-run wrote the artifact there
 
     # --- the window ---------------------------------------------------------------------------------------------
     def __enter__(self) -> "Profiler":

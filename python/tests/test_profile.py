@@ -1,4 +1,5 @@
 """kprof.profile: argument handling and the no-GPU path run everywhere; the in-process profile needs a GPU."""
+import json
 import os
 import subprocess
 import sys
@@ -85,3 +86,29 @@ def test_ncu_rerun_command_is_one_the_cli_accepts(cli, tmp_path, monkeypatch):
     dry = subprocess.run(cmd[:sep] + ["--dry-run"] + cmd[sep:], capture_output=True, text=True)
     assert dry.returncode == 0, dry.stderr
     assert "ncu" in dry.stdout + dry.stderr
+
+
+def test_ncu_rerun_carries_version_params_and_declared_work(cli, tmp_path, monkeypatch):
+    # The re-run under ncu is a new process: the plan's version, parameters and declared work reach it through
+    # the command line (--version, --name=value, --declared FILE), so its artifact has the roofline they give.
+    script = tmp_path / "step.py"
+    script.write_text("print('hi')\n")
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    monkeypatch.setattr(kprof.profiling, "kprof_binary", lambda: cli)
+    declared = {"row_softmax": {"flops": 3.0e8, "min_bytes": 5.4e8, "precision": "fp32"}}
+    p = kprof.profiling.Profiler("ncu", tmp_path / "art", kernel="softmax", version="v2",
+                                 params={"rows": 16384, "cols": 4096}, declared_stages=declared)
+    cmd = p._ncu_command()
+    sep = cmd.index("--")
+    assert cmd[cmd.index("--version") + 1] == "v2"
+    assert "--rows=16384" in cmd[:sep] and "--cols=4096" in cmd[:sep]
+    with open(cmd[cmd.index("--declared") + 1]) as f:
+        assert json.load(f) == declared
+    dry = subprocess.run(cmd[:sep] + ["--dry-run"] + cmd[sep:], capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"row_softmax": {"flops": -1}}')
+    i = cmd.index("--declared") + 1
+    dry = subprocess.run(cmd[:i] + [str(bad)] + cmd[i + 1:sep] + ["--dry-run"] + cmd[sep:], capture_output=True,
+                         text=True)
+    assert dry.returncode == 3 and "flops must be a finite number >= 0" in dry.stderr, dry.stderr

@@ -25,7 +25,7 @@ step import sh -c 'cd /tmp && python3 -c "import kprof; print(kprof.__file__, kp
 cat $R/import.out | tee -a $S
 has pytest && step pytest python3 -m pytest -q -rs python/tests
 has pytest && tail -5 $R/pytest.out | tee -a $S
-has bench && step bench python3 bench/python/bench_vs_dobench.py 5 --json $R/bench_vs_dobench.json
+has bench && step bench python3 bench/python/bench_vs_dobench.py ${BENCH_CALLS:-5} --json $R/bench_vs_dobench.json
 has bench && cat $R/bench.out | tee -a $S
 if has example; then
   O=$R/py-softmax; X="python3 examples/python/softmax_versions.py"

@@ -89,6 +89,12 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
   }
 }
 
+// Plain bounds that name one saturating unit (diagnosis.cpp's bounds()).
+bool throughput_bound(const std::string& cause) {
+  return cause == "dram_bandwidth" || cause == "fp32_pipe" || cause == "fp16_pipe" || cause == "int_pipe" ||
+         cause == "fp64_pipe" || cause == "sfu_pipe" || cause == "tensor_pipe";
+}
+
 bool hides_latency(const std::string& remedy) {
   return remedy == "occupancy" || remedy == "memory_parallelism" || remedy == "pipe_throughput";
 }
@@ -143,8 +149,17 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // Remedies that hide latency (more warps, more independent instructions or requests in flight) can at best
   // fill the cycles in which the scheduler issued nothing: a kernel issuing on 90% of its active cycles has at
   // most 10% of its time to win that way, whatever a stall-based estimate says.
-  const double issue_room =
+  double issue_room =
       m.issue_active_pct ? std::clamp(1.0 - *m.issue_active_pct / 100.0, 0.0, 1.0) : 1.0;
+  std::string room_reason = "of active cycles without an issued instruction";
+  // The same holds for a kernel bound by one unit (a pipe or DRAM near its reachable peak): more warps or more work
+  // in flight only let that unit run closer to its peak, so they gain at most the unit's remaining headroom (the
+  // plain bound's own estimate), however much a stall-based rule promises.
+  for (const auto& c : causes)
+    if (!c.specific && throughput_bound(c.id) && c.gain_pct / 100.0 < issue_room) {
+      issue_room = std::max(c.gain_pct / 100.0, 0.0);
+      room_reason = "left to the " + c.label + " before its peak";
+    }
   std::map<std::string, std::size_t> best;  // remedy → index into kept
   std::vector<Candidate> kept;
   for (auto& c : all) {
@@ -153,8 +168,7 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
     if (hides_latency(c.op.remedy) && issue_room < bound) {
       bound = issue_room;
       if (c.raw_gain > bound)
-        c.op.rationale += fmt::format(" (bounded by the {:.0f}% of active cycles without an issued instruction)",
-                                      issue_room * 100.0);
+        c.op.rationale += fmt::format(" (bounded by the {:.0f}% {})", issue_room * 100.0, room_reason);
     }
     c.op.est_gain_pct = std::min(std::max(c.raw_gain, 0.0), bound) * 100.0;
     if (c.op.est_gain_pct < t.param("opportunities.min_gain_pct")) continue;

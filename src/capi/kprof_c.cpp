@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "analyze/compare.hpp"
 #include "api/profile_plan.hpp"
@@ -146,9 +147,23 @@ char* kprof_autotune_record(const char* request_json) {
   });
 }
 
+// NVTX reads NVTX_INJECTION64_PATH once, at this library's first NVTX call. A range pushed before any tool set it
+// (a plan run before the first profiling window) would fix "nobody listens" for the whole process, and the ranges
+// of every later window would be lost. So a range goes to NVTX only once the variable is set (by profile_begin's
+// tracer, or by ncu / kprof run for the whole process); each pop matches its own push.
+namespace {
+thread_local std::vector<bool> nvtx_sent;
+bool nvtx_listened() {
+  const char* v = std::getenv("NVTX_INJECTION64_PATH");
+  return v && *v;
+}
+}  // namespace
+
 void kprof_nvtx_push(const char* name) {
 #if defined(KPROF_CAPI_NVTX)
-  nvtxRangePushA(name ? name : "");
+  const bool send = nvtx_listened();
+  nvtx_sent.push_back(send);
+  if (send) nvtxRangePushA(name ? name : "");
 #else
   (void)name;
 #endif
@@ -156,7 +171,12 @@ void kprof_nvtx_push(const char* name) {
 
 void kprof_nvtx_pop(void) {
 #if defined(KPROF_CAPI_NVTX)
-  nvtxRangePop();
+  bool sent = nvtx_listened();
+  if (!nvtx_sent.empty()) {
+    sent = nvtx_sent.back();
+    nvtx_sent.pop_back();
+  }
+  if (sent) nvtxRangePop();
 #endif
 }
 

@@ -79,13 +79,7 @@ session::RunSpec window_spec(const json& r) {
     spec.counters_min_share_pct = 0;  // no tracer pass to take shares from
   }
   if (r.contains("declared_stages"))
-    for (const auto& [name, w] : r["declared_stages"].items()) {
-      DeclaredWork d;
-      if (w.contains("flops") && !w["flops"].is_null()) d.flops = w["flops"].get<double>();
-      if (w.contains("min_bytes") && !w["min_bytes"].is_null()) d.min_bytes = w["min_bytes"].get<double>();
-      d.precision = get_or<std::string>(w, "precision", "");
-      spec.declared_stages[name] = d;
-    }
+    spec.declared_stages = session::declared_stages_from_json(r["declared_stages"], "declared_stages");
   return spec;
 }
 

@@ -150,7 +150,13 @@ int run(int argc, char** argv) {
   runc->add_option("--version", rs.version, "Version label (default: -)");
   add_output_options(runc, rs.output);
   runc->add_option("--kernel-regex", rs.filters.kernel_regex, "Only kernels whose name matches this regex (ncu modes)");
-  runc->add_option("--nvtx-include", rs.filters.nvtx_include, "ncu --nvtx-include filter, e.g. 'stage_gemm/'");
+  runc->add_option("--nvtx-include", rs.filters.nvtx_include,
+                   "Only kernels inside this NVTX push/pop range, e.g. 'stage_gemm/' (ncu's syntax; counters and "
+                   "the traced timings alike)");
+  std::string run_declared;
+  runc->add_option("--declared", run_declared,
+                   "JSON file of the work each stage (NVTX range) declares: {\"stage\": {\"flops\": ..., "
+                   "\"min_bytes\": ..., \"precision\": \"fp32\"}} (the roofline uses it)");
   runc->add_option("--launch-skip", rs.filters.launch_skip, "ncu: skip this many matching launches");
   runc->add_option("--launch-count", rs.filters.launch_count, "ncu: profile at most this many launches");
   runc->add_flag("--all-launches", rs.filters.all_launches,
@@ -274,6 +280,7 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
     if (*runc) {
       take_params(runc->remaining(), rs.params);
+      if (!run_declared.empty()) rs.declared_stages = session::declared_stages_from_file(run_declared);
       rs.command = tail;
       rs.mode = session::parse_mode(run_mode, "--prof-type");
       rs.timing = session::parse_timing_source(run_timing, "--timing");

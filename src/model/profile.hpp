@@ -126,6 +126,7 @@ struct ProfileRun {
   std::optional<DeviceSpec> device_spec;  // the spec used for peaks (copied, so the run is self-contained)
   std::string timestamp;         // ISO 8601 UTC, when collected or imported
   std::string command;           // profiled command line, when known
+  std::string nvtx_include;      // the NVTX range the run was restricted to (--nvtx-include), "" for none
   std::vector<std::string> sources;  // input files
   std::string clock_control;     // "none", "base", ... as profiled
   std::optional<ClockRecord> clocks;  // GPU clocks read before and after the run (kprof run)
@@ -133,7 +134,7 @@ struct ProfileRun {
   std::vector<std::string> warnings;
   std::optional<Bottleneck> overall;  // whole-run bottleneck (the stage that dominates time)
 };
-KPROF_JSON(ProfileRun, schema, mode, kernel, version, params, device, device_spec, timestamp, command, sources,
-           clock_control, clocks, stages, warnings, overall)
+KPROF_JSON(ProfileRun, schema, mode, kernel, version, params, device, device_spec, timestamp, command, nvtx_include,
+           sources, clock_control, clocks, stages, warnings, overall)
 
 }  // namespace kprof

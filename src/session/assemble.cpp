@@ -32,7 +32,48 @@ void use_counter_launches(Assembled& a, std::vector<KernelLaunch> launches) {
   }
 }
 
-void read_trace_pass(Assembled& a, const fs::path& dir) {
+// ncu's --nvtx-include push/pop syntax ("a/b/", '*' for any range): the range names, outermost first.
+std::vector<std::string> nvtx_filter_ranges(const std::string& filter) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : filter + "/") {
+    if (ch != '/') {
+      cur += ch;
+      continue;
+    }
+    if (!cur.empty() && cur != "*") out.push_back(cur);
+    cur.clear();
+  }
+  return out;
+}
+
+// The traced launches inside the NVTX range the counter pass was restricted to (--nvtx-include): the trace sees
+// the whole program, the report only what the counters saw. A launch is kept when its NVTX stack holds the
+// filter's ranges in order (the approximation of ncu's matching used here).
+std::vector<KernelLaunch> inside_nvtx_filter(std::vector<KernelLaunch> launches, const std::string& filter,
+                                             bool nvtx_traced, std::vector<std::string>& warnings) {
+  const auto want = nvtx_filter_ranges(filter);
+  if (want.empty()) return launches;
+  if (!nvtx_traced) {
+    warnings.push_back("--nvtx-include '" + filter + "': the trace has no NVTX ranges, so its timings cover every "
+                       "kernel of the program, not only that range");
+    return launches;
+  }
+  const size_t before = launches.size();
+  std::erase_if(launches, [&](const KernelLaunch& l) {
+    size_t i = 0;
+    for (const auto& r : l.nvtx_stack)
+      if (i < want.size() && r == want[i]) ++i;
+    return i < want.size();
+  });
+  if (launches.size() < before)
+    warnings.push_back(fmt::format("--nvtx-include '{}': {} of {} traced launches ran outside that range and are "
+                                   "left out",
+                                   filter, before - launches.size(), before));
+  return launches;
+}
+
+void read_trace_pass(Assembled& a, const fs::path& dir, const std::string& nvtx_include) {
   fs::path file = dir / tracer_env::kFileName;
   if (!fs::exists(file)) {
     a.run.warnings.push_back("the program wrote no trace (it may not use CUDA, or the tracer could not attach)");
@@ -44,7 +85,8 @@ void read_trace_pass(Assembled& a, const fs::path& dir) {
     a.run.warnings.push_back(fmt::format("CUPTI dropped {} records: the trace is incomplete", t.info.dropped_records));
   for (const auto& e : t.info.errors) a.run.warnings.push_back("CUPTI: " + e);
   if (t.info.interrupted) a.run.warnings.push_back("the traced program was interrupted; the trace ends there");
-  a.run.stages = group_into_stages(kernel_launches(t));
+  a.run.stages = group_into_stages(inside_nvtx_filter(kernel_launches(t), nvtx_include, t.info.nvtx_traced,
+                                                      a.run.warnings));
 }
 
 void read_counter_pass(Assembled& a, const fs::path& dir, bool reanalysis) {
@@ -165,13 +207,14 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
   run.params = spec.params;
   run.timestamp = c.timestamp;
   run.command = command_line(spec.command);
+  run.nvtx_include = spec.filters.nvtx_include;
   run.clock_control = plan.clock_control;
   run.device.name = c.gpu_name;
   run.warnings = c.warnings_before;
   for (const auto& pass : c.passes) {
     for (const auto& w : pass.warnings) run.warnings.push_back(w);
     switch (pass.kind) {
-      case CollectorKind::Tracer: read_trace_pass(a, c.dir); break;
+      case CollectorKind::Tracer: read_trace_pass(a, c.dir, spec.filters.nvtx_include); break;
       case CollectorKind::CuptiCounters: read_counter_pass(a, c.dir, c.reanalysis); break;
       case CollectorKind::NcuMetrics:
       case CollectorKind::NcuFull: read_ncu_pass(a, c.dir, pass); break;
@@ -247,6 +290,7 @@ std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
   spec.kernel = recorded.kernel;
   spec.version = recorded.version;
   spec.params = recorded.params;
+  spec.filters.nvtx_include = recorded.nvtx_include;
   spec.output.out_root.clear();  // a re-analysis looks up no other artifact
   // The command as recorded (arguments with spaces were quoted): only its first word matters here (Python or not).
   std::string word;

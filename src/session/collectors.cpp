@@ -336,6 +336,12 @@ class CompiledCodeDump : public Collector {
   }
 
  private:
+  static bool holds_no_device_code(const std::string& stderr_file) {
+    std::ifstream in(stderr_file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text.find("does not contain device code") != std::string::npos;
+  }
+  static std::string program_name(const std::string& path) { return fs::path(path).filename().string(); }
   static void dump(const std::string& program, const fs::path& dir, std::vector<std::string>& warnings) {
     auto exe = find_executable(program);
     if (!exe) return;
@@ -359,8 +365,20 @@ class CompiledCodeDump : public Collector {
       spec.stdout_file = (dir / "compiled" / file).string();
       spec.stderr_file = (dir / "compiled" / (std::string(file) + ".err")).string();
       auto r = run_process(spec);
-      if (r.exit_code != 0) warnings.push_back(std::string("cuobjdump ") + flag + " " + r.describe());
       std::error_code ec;
+      if (r.exit_code != 0 && holds_no_device_code(spec.stderr_file)) {
+        // An interpreter (python3): its kernels are compiled at run time (Triton, PyTorch JIT) and not in it.
+        for (auto f : {"ptx.txt", "sass.txt", "resource-usage.txt"}) {
+          fs::remove(dir / "compiled" / f, ec);
+          fs::remove(dir / "compiled" / (std::string(f) + ".err"), ec);
+        }
+        fs::remove(dir / "compiled", ec);  // only when empty
+        warnings.push_back(program_name(*exe) + " holds no device code (kernels compiled at run time, as Triton's "
+                           "and PyTorch's, are not in it): no PTX/SASS dump in compiled/; ncu's source pages "
+                           "hold the SASS of what ran");
+        return;
+      }
+      if (r.exit_code != 0) warnings.push_back(std::string("cuobjdump ") + flag + " " + r.describe());
       if (fs::file_size(spec.stderr_file, ec) == 0) fs::remove(spec.stderr_file, ec);
     }
   }

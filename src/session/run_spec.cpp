@@ -1,7 +1,11 @@
 #include "session/run_spec.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+
+#include "util/errors.hpp"
 
 namespace kprof::session {
 
@@ -34,6 +38,36 @@ CounterSource counter_source(const RunSpec& spec) {
 
 bool is_python(const RunSpec& spec) {
   return !spec.command.empty() && fs::path(spec.command[0]).filename().string().rfind("python", 0) == 0;
+}
+
+std::map<std::string, DeclaredWork> declared_stages_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw ParseError(where, 0, "declared stages: expected an object of stage name -> work");
+  std::map<std::string, DeclaredWork> out;
+  for (const auto& [name, w] : j.items()) {
+    if (!w.is_object()) throw ParseError(where, 0, "declared stage '" + name + "': expected an object");
+    DeclaredWork d;
+    for (const char* key : {"flops", "min_bytes"}) {
+      if (!w.contains(key) || w[key].is_null()) continue;
+      if (!w[key].is_number() || !std::isfinite(w[key].get<double>()) || w[key].get<double>() < 0)
+        throw ParseError(where, 0, "declared stage '" + name + "': " + key + " must be a finite number >= 0");
+      (std::string(key) == "flops" ? d.flops : d.min_bytes) = w[key].get<double>();
+    }
+    if (w.contains("precision") && !w["precision"].is_null()) {
+      if (!w["precision"].is_string())
+        throw ParseError(where, 0, "declared stage '" + name + "': precision must be a string");
+      d.precision = w["precision"].get<std::string>();
+    }
+    out[name] = d;
+  }
+  return out;
+}
+
+std::map<std::string, DeclaredWork> declared_stages_from_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read " + path + " (--declared)", kExitBadInput);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) throw ParseError(path, 0, "not valid JSON (--declared)");
+  return declared_stages_from_json(j, path);
 }
 
 }  // namespace kprof::session

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/params.hpp"
 #include "model/profile.hpp"
 #include "session/mode.hpp"
@@ -71,6 +73,12 @@ struct RunSpec {
   std::map<std::string, DeclaredWork> declared_stages;
   Log log;                             // empty: silent
 };
+
+// Declared work per stage from JSON ({"stage": {"flops": 1e9, "min_bytes": 4e6, "precision": "fp32"}}): the C API's
+// request field and `kprof run --declared FILE`. Throws ParseError (exit 3) naming `where` on a value that is not a
+// finite number >= 0 or a field of the wrong type.
+std::map<std::string, DeclaredWork> declared_stages_from_json(const nlohmann::json& j, const std::string& where);
+std::map<std::string, DeclaredWork> declared_stages_from_file(const std::string& path);
 
 // `kprof <package> [<version>]`: check and tune through kprof-kernels, then profile its plan run.
 struct PackageSpec {

@@ -33,6 +33,8 @@ class CounterCollector {
   void write(bool interrupted);
   // Stream captures opened and closed in the process (driver callbacks): nothing is profiled while one is open.
   void capture_began() { ++open_captures_; }
+  // Before a capture begins: the range profiler is disabled until the next profiled launch after it.
+  void before_capture();
   void capture_ended() {
     if (open_captures_ > 0) --open_captures_;
   }

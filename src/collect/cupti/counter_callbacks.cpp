@@ -63,6 +63,17 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   // Stream captures open in the process: kernel replay (it synchronises) inside a global-mode capture would
   // invalidate it, so nothing is profiled while any capture is open (seen on the H200: cudaStreamEndCapture
   // failed "due to a previous error during capture" when a launch on another stream was replayed).
+  const bool begin_capture =
+      domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+      (cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||
+       cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2 ||
+       cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz);
+  // While the range profiler is enabled on the context, a global-mode capture was invalidated even with no launch
+  // profiled during it (H200, streams_nvtx_graph): it is disabled before any capture begins.
+  if (begin_capture && cb->callbackSite == CUPTI_API_ENTER) {
+    CounterCollector::instance().before_capture();
+    return;
+  }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT && cb->functionReturnValue &&
       *static_cast<const CUresult*>(cb->functionReturnValue) == CUDA_SUCCESS) {
     if (cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||

@@ -55,6 +55,12 @@ bool CounterCollector::setup(CUcontext ctx) {
   return !setup_failed_;
 }
 
+void CounterCollector::before_capture() {
+  std::lock_guard<std::timed_mutex> lock(mu_);
+  if (!setup_done_ || setup_failed_) return;
+  if (std::string e = profiler_.suspend(); !e.empty()) error(e);
+}
+
 void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain,
                                        CUpti_CallbackId cbid, const std::vector<std::string>& nvtx) {
   int depth = t_depth++;
@@ -95,6 +101,12 @@ void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_Callb
   if (!limit.empty()) error(limit);
   if (!chosen) return;
   if (!setup(ctx)) return;
+  if (profiler_.suspended()) {  // disabled for a capture that has ended since
+    if (std::string e = profiler_.resume(); !e.empty()) {
+      error(e);
+      return;
+    }
+  }
   records_.push_back(std::move(probe));
   KernelRecord& r = records_.back();
   r.mangled = mangled;

@@ -94,19 +94,29 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
   np.pConfigImage = config_.data();
   if (cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS) passes_ = np.numOfPasses;
 
+  ctx_ = ctx;
+  max_ranges_ = max_ranges;
+  if (std::string e = enable(); !e.empty()) return e;
+  setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return "";
+}
+
+// Enables the range profiler on the context with the packed configuration and a fresh counter data image.
+std::string RangeProfiler::enable() {
+  auto failed = [](const char* what, CUptiResult r) { return std::string(what) + ": " + result_string(r); };
   CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-  en.ctx = ctx;
-  if (auto r = cuptiRangeProfilerEnable(&en); r != CUPTI_SUCCESS) return fail("cuptiRangeProfilerEnable", r);
+  en.ctx = ctx_;
+  if (auto r = cuptiRangeProfilerEnable(&en); r != CUPTI_SUCCESS) return failed("cuptiRangeProfilerEnable", r);
   rp_ = en.pRangeProfilerObject;
 
   CUpti_RangeProfiler_GetCounterDataSize_Params ds{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
   ds.pRangeProfilerObject = rp_;
   ds.pMetricNames = metric_ptrs_.data();
   ds.numMetrics = metric_ptrs_.size();
-  ds.maxNumOfRanges = max_ranges;
-  ds.maxNumRangeTreeNodes = static_cast<std::uint32_t>(std::min<std::size_t>(max_ranges, 1u << 20));
+  ds.maxNumOfRanges = max_ranges_;
+  ds.maxNumRangeTreeNodes = static_cast<std::uint32_t>(std::min<std::size_t>(max_ranges_, 1u << 20));
   if (auto r = cuptiRangeProfilerGetCounterDataSize(&ds); r != CUPTI_SUCCESS)
-    return fail("cuptiRangeProfilerGetCounterDataSize", r);
+    return failed("cuptiRangeProfilerGetCounterDataSize", r);
   counter_data_.resize(ds.counterDataSize);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params di{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
@@ -114,7 +124,7 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
   di.counterDataSize = counter_data_.size();
   di.pCounterData = counter_data_.data();
   if (auto r = cuptiRangeProfilerCounterDataImageInitialize(&di); r != CUPTI_SUCCESS)
-    return fail("cuptiRangeProfilerCounterDataImageInitialize", r);
+    return failed("cuptiRangeProfilerCounterDataImageInitialize", r);
 
   CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   sc.pRangeProfilerObject = rp_;
@@ -124,15 +134,26 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
   sc.pCounterDataImage = counter_data_.data();
   sc.range = CUPTI_AutoRange;
   sc.replayMode = CUPTI_KernelReplay;
-  sc.maxRangesPerPass = max_ranges;
+  sc.maxRangesPerPass = max_ranges_;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
   sc.passIndex = 0;
   sc.targetNestingLevel = 1;
-  if (auto r = cuptiRangeProfilerSetConfig(&sc); r != CUPTI_SUCCESS) return fail("cuptiRangeProfilerSetConfig", r);
-  setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (auto r = cuptiRangeProfilerSetConfig(&sc); r != CUPTI_SUCCESS) return failed("cuptiRangeProfilerSetConfig", r);
+  ranges_ = 0;
   return "";
 }
+
+std::string RangeProfiler::suspend() {
+  if (!rp_) return "";
+  CUpti_RangeProfiler_Disable_Params d{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+  d.pRangeProfilerObject = rp_;
+  rp_ = nullptr;
+  if (auto r = cuptiRangeProfilerDisable(&d); r != CUPTI_SUCCESS) return "cuptiRangeProfilerDisable: " + result_string(r);
+  return "";
+}
+
+std::string RangeProfiler::resume() { return rp_ ? "" : enable(); }
 
 std::string RangeProfiler::start() {
   CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};

@@ -24,6 +24,12 @@ class RangeProfiler {
   // lacks are left out (unsupported()); none supported is a failure. The device facts (name, compute capability,
   // SMs) are read once CUPTI is initialised, even when a later step fails.
   std::string setup(CUcontext ctx, const std::vector<std::string>& metrics, std::size_t max_ranges);
+  // Stream capture: the range profiler is disabled on the context before a capture begins (while it is enabled,
+  // a global-mode capture elsewhere in the process was invalidated on the H200) and enabled again, with a fresh
+  // counter image, for the next profiled launch once no capture is open. "" on success.
+  std::string suspend();
+  std::string resume();
+  bool suspended() const { return !rp_ && ctx_; }
   // "" when the range started.
   std::string start();
   // Stops the range, decodes it and, when it is exactly one new range of a launch that succeeded
@@ -42,6 +48,9 @@ class RangeProfiler {
   double setup_ms() const { return setup_ms_; }
 
  private:
+  std::string enable();
+  CUcontext ctx_ = nullptr;
+  std::size_t max_ranges_ = 0;
   std::string chip_;
   std::string device_name_, compute_capability_;
   int sm_count_ = 0;
