@@ -131,10 +131,7 @@ TimelineSummary analyze_timeline(const Trace& trace, const TimelineOptions& opti
   out.kernel_gap_ns = SampleStats::of(std::move(all_gaps));
 
   // Host launch overhead through correlation ids.
-  std::unordered_map<std::uint32_t, std::uint32_t> api_by_corr;
-  api_by_corr.reserve(trace.api_calls.size());
-  for (std::uint32_t i = 0; i < trace.api_calls.size(); ++i)
-    if (trace.api_calls[i].correlation) api_by_corr.emplace(trace.api_calls[i].correlation, i);
+  const auto api_by_corr = api_calls_by_correlation(trace);
   std::vector<double> to_start, api_dur;
   for (const auto& k : trace.kernels) {
     if (k.graph_id) {

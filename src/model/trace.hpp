@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace kprof {
@@ -136,5 +137,18 @@ struct Trace {
   const std::string& str(StringId id) const { return strings[id < strings.size() ? id : 0]; }
   std::size_t gpu_activity_count() const { return kernels.size() + memcpys.size() + memsets.size(); }
 };
+
+// The API call behind each correlation id: the runtime call when both a runtime call and the driver call inside it
+// were recorded, so the launch's host time and thread are the program's own call.
+inline std::unordered_map<std::uint32_t, std::uint32_t> api_calls_by_correlation(const Trace& t) {
+  std::unordered_map<std::uint32_t, std::uint32_t> m;
+  m.reserve(t.api_calls.size());
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::uint32_t i = 0; i < t.api_calls.size(); ++i) {
+      const auto& a = t.api_calls[i];
+      if (a.correlation && (a.domain == ApiDomain::runtime) == (pass == 0)) m.emplace(a.correlation, i);
+    }
+  return m;
+}
 
 }  // namespace kprof

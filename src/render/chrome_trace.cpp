@@ -114,10 +114,7 @@ std::string render_chrome_trace(const Trace& t) {
   std::string pname = t.info.process_name.empty() ? "host" : t.info.process_name;
   w.meta("process_name", w.host_pid(), 0, fmt::format("{} (pid {})", pname, t.info.pid));
 
-  std::unordered_map<std::uint32_t, std::uint32_t> api_by_corr;
-  api_by_corr.reserve(t.api_calls.size());
-  for (std::uint32_t i = 0; i < t.api_calls.size(); ++i)
-    if (t.api_calls[i].correlation) api_by_corr.emplace(t.api_calls[i].correlation, i);
+  const auto api_by_corr = api_calls_by_correlation(t);
   auto arrow = [&](std::uint32_t corr, std::uint32_t device, std::uint32_t stream, std::int64_t start) {
     auto it = corr ? api_by_corr.find(corr) : api_by_corr.end();
     if (it == api_by_corr.end()) return;

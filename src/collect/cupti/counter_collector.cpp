@@ -78,6 +78,12 @@ void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_Callb
   std::string mangled = cb->symbolName ? cb->symbolName : "";
   std::lock_guard<std::timed_mutex> lock(mu_);
   std::uint64_t order = launches_++;
+  // While a capture is open no CUDA call is made from here at all (not even a stream query): a global-mode
+  // capture was invalidated on the H200 with the collector subscribed and no launch profiled.
+  if (open_captures_ > 0) {
+    ++captured_;
+    return;
+  }
   // A launch into a capturing stream only records a graph node: nothing runs, nothing can be profiled, and the
   // graph's later launches run its kernels without launch callbacks. Counted, not selected.
   KernelRecord probe;

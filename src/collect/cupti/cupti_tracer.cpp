@@ -123,6 +123,22 @@ bool Tracer::start(const TracerOptions& options) {
     // Driver records duplicate what the runtime records show for CUDA C++ and cost a record per call:
     // opt-in (KPROF_TRACE_DRIVER=1) for programs that call the driver API directly (Triton's launcher does).
     bool drv = options_.driver && enable(CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", false);
+    // Without them, only the driver's launch calls: a library that launches through the driver API (cuBLASLt's
+    // nvjet kernels, Triton) leaves kernels with no host call to place them in their NVTX range, and placing
+    // them by GPU start time put 20 of 21 launches of a cuBLASLt stage outside it (mla v4 on the H200).
+    if (!drv) {
+      for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz}) {
+        if (CUptiResult r = cuptiActivityEnableDriverApi(id, 1); r != CUPTI_SUCCESS) {
+          std::lock_guard<std::mutex> lock(mu_);
+          note_error("cuptiActivityEnableDriverApi", r);
+        } else {
+          drv = true;
+        }
+      }
+    }
     if (rt || drv) flags_ |= trace_format::kFlagApiTraced;
   }
   // NVTX ranges arrive only when NVTX_INJECTION64_PATH points at libcupti.

@@ -49,10 +49,7 @@ int NvtxIndex::innermost_any_thread(std::int64_t t) const {
 void attribute_kernels_to_nvtx(Trace& trace) {
   if (trace.nvtx.empty()) return;
   NvtxIndex index(trace);
-  std::unordered_map<std::uint32_t, std::size_t> api_by_corr;
-  api_by_corr.reserve(trace.api_calls.size());
-  for (std::size_t i = 0; i < trace.api_calls.size(); ++i)
-    if (trace.api_calls[i].correlation) api_by_corr.emplace(trace.api_calls[i].correlation, i);
+  const auto api_by_corr = api_calls_by_correlation(trace);
   for (auto& k : trace.kernels) {
     auto it = k.correlation ? api_by_corr.find(k.correlation) : api_by_corr.end();
     if (it != api_by_corr.end()) {
