@@ -240,3 +240,32 @@ TEST(SessionAssemble, NvtxIncludeKeepsOnlyTheRangesTracedLaunches) {
   }));
   for (const auto& w : run.warnings) EXPECT_EQ(w.find("no counters for"), std::string::npos) << w;
 }
+
+// A counter run that broke the program (it exited 1 at a CUDA-graph capture on the H200) measured only the kernels
+// before that point: the run says so instead of listing the rest as merely not profiled.
+TEST(SessionAssemble, ALaterPassWhoseProgramFailedIsAWarning) {
+  const fs::path dir = fs::path(KPROF_SOURCE_DIR) / "tests/fixtures/h200-corpus/corpus/annotation-cupti";
+  RunSpec spec;
+  spec.mode = Mode::Annotation;
+  spec.kernel = "diag_corpus";
+  spec.command = {"diag_corpus"};
+  spec.counters = CounterSource::Cupti;
+  spec.output.out_root.clear();
+  auto plan = plan_run(spec);
+  Collected c;
+  c.dir = dir;
+  for (CollectorKind k : plan.collectors) {
+    if (k == CollectorKind::Clocks || k == CollectorKind::CompiledCode) continue;
+    PassRecord p{k};
+    p.process = ProcessResult{};
+    p.process->exit_code = k == CollectorKind::CuptiCounters ? 1 : 0;
+    c.passes.push_back(p);
+  }
+  const ProfileRun failed = assemble(spec, plan, c).run;
+  EXPECT_TRUE(std::any_of(failed.warnings.begin(), failed.warnings.end(), [](const std::string& w) {
+    return w.find("the cupti-counters run of the program exited with code 1") != std::string::npos;
+  }));
+  for (auto& p : c.passes) p.process->exit_code = 0;
+  const ProfileRun ok = assemble(spec, plan, c).run;
+  for (const auto& w : ok.warnings) EXPECT_EQ(w.find("run of the program"), std::string::npos) << w;
+}

@@ -62,6 +62,28 @@ Bottleneck classify(const CanonicalMetrics& m, const Thresholds& t, const std::o
   const double tc = m.tensor_pipe_pct.value_or(0);
   const double dram = m.dram_throughput_pct.value_or(0);
 
+  if (!sm && !mem && !m.tensor_pipe_pct && roofline && roofline->pct_of_roof > 0) {
+    // Timing only (event mode, or counters missing) with work the plan declares: the roofline placement is all
+    // there is. Near the roof it names the bound; below it, it says how far off the kernel is, not why.
+    const RooflinePlacement& r = *roofline;
+    const bool memory = r.bound_by == "memory";
+    const std::string roof = memory ? r.memory_level + " bandwidth" : r.precision + " compute";
+    b.rule = "declared_roofline";
+    if (r.pct_of_roof >= saturated) {
+      b.kind = memory ? BottleneckKind::memory : BottleneckKind::compute;
+      b.unit = memory ? "DRAM" : r.precision + " math";
+      b.key_issue = fmt::format("at {} of the {} roof (declared work)", pct(r.pct_of_roof), roof);
+    } else {
+      b.key_issue = fmt::format("{} of the {} roof (declared work)", pct(r.pct_of_roof), roof);
+    }
+    b.root_cause = fmt::format(
+        "No hardware counters in this profile; from the work the plan declares, the kernel reaches {:.1f} TFLOP/s "
+        "at {:.1f} FLOP/B, {} of the roof, which at that intensity is {}.{}",
+        r.achieved_tflops, r.arithmetic_intensity, pct(r.pct_of_roof), roof,
+        r.pct_of_roof >= saturated ? " Little is left to gain without doing less work."
+                                   : " The cause needs counters: profile it in annotation mode.");
+    return b;
+  }
   if (!sm && !mem && !m.tensor_pipe_pct) {
     b.rule = "no_throughput_data";
     b.key_issue = "no throughput metrics";

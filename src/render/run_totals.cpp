@@ -1,5 +1,7 @@
 #include "render/run_totals.hpp"
 
+#include <map>
+
 namespace kprof::render {
 
 namespace {
@@ -22,13 +24,24 @@ struct WeightedMean {
 
 RunTotals compute_run_totals(const ProfileRun& run) {
   RunTotals t;
-  // Figures are per pass: a profiled program repeats its work (a plan run N times, a benchmark loop), so each
-  // kernel group counts count / (smallest count of any group) launches. A plan run 20 times gives one launch of
-  // each stage; a program loop that calls one kernel twice per iteration keeps that kernel's ×2.
-  std::size_t min_count = 0;
+  // Figures are per pass: a profiled program repeats its work (a plan run N times, a benchmark loop). A pass is
+  // the launch count most kernel groups share (ties: the count whose groups take the most GPU time), and each
+  // group counts count / pass launches. A plan run 20 times gives one launch of each stage; a loop that calls one
+  // kernel twice per iteration keeps that kernel's ×2; a kernel launched once outside the loop (an
+  // initialisation, a library's one-off kernel) counts as a fraction of a pass instead of turning every figure
+  // into the whole program's.
+  std::map<std::size_t, std::pair<int, double>> by_count;  // launches → (groups, GPU time)
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)
-      if (g.duration_ns.count > 0 && (min_count == 0 || g.duration_ns.count < min_count)) min_count = g.duration_ns.count;
+      if (g.duration_ns.count > 0) {
+        auto& [groups, time] = by_count[g.duration_ns.count];
+        ++groups;
+        time += g.duration_ns.median * static_cast<double>(g.duration_ns.count);
+      }
+  std::size_t pass_count = 0;
+  std::pair<int, double> best{0, -1.0};
+  for (const auto& [count, v] : by_count)
+    if (v > best) best = v, pass_count = count;
   double total_ns = 0;
   bool any_kernel = false;
   Sum flops, bytes;
@@ -36,7 +49,7 @@ RunTotals compute_run_totals(const ProfileRun& run) {
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels) {
       any_kernel = true;
-      double launches = min_count ? static_cast<double>(g.duration_ns.count) / static_cast<double>(min_count) : 1.0;
+      double launches = pass_count ? static_cast<double>(g.duration_ns.count) / static_cast<double>(pass_count) : 1.0;
       double median = g.duration_ns.median;
       if (g.duration_ns.count == 0 && g.metrics.duration_ns) {  // a group without stats: one launch
         launches = 1;

@@ -15,6 +15,7 @@
 #include "collect/trace/trace_reader.hpp"
 #include "collect/trace/tracer_env.hpp"
 #include "session/artifact.hpp"
+#include "session/mode_table.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::session {
@@ -211,8 +212,15 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
   run.clock_control = plan.clock_control;
   run.device.name = c.gpu_name;
   run.warnings = c.warnings_before;
+  const ProcessResult* first_run = c.program();  // its failure is the run's exit code (7); later ones are warnings
   for (const auto& pass : c.passes) {
     for (const auto& w : pass.warnings) run.warnings.push_back(w);
+    // A later pass whose program run failed (a counter run that broke the program, say) measured only what ran
+    // before the failure: say so, or its missing kernels read as merely "not profiled".
+    if (pass.process && &*pass.process != first_run && (pass.process->signaled || pass.process->exit_code != 0))
+      run.warnings.push_back(fmt::format("the {} run of the program {}: kernels it did not reach have no data "
+                                         "from it",
+                                         collector_name(pass.kind), pass.process->describe()));
     switch (pass.kind) {
       case CollectorKind::Tracer: read_trace_pass(a, c.dir, spec.filters.nvtx_include); break;
       case CollectorKind::CuptiCounters: read_counter_pass(a, c.dir, c.reanalysis); break;
