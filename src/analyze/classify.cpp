@@ -1,5 +1,6 @@
 #include "analyze/classify.hpp"
 
+#include <cctype>
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -67,7 +68,9 @@ Bottleneck classify(const CanonicalMetrics& m, const Thresholds& t, const std::o
     // there is. Near the roof it names the bound; below it, it says how far off the kernel is, not why.
     const RooflinePlacement& r = *roofline;
     const bool memory = r.bound_by == "memory";
-    const std::string roof = memory ? r.memory_level + " bandwidth" : r.precision + " compute";
+    std::string level = r.memory_level;
+    for (char& ch : level) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    const std::string roof = memory ? level + " bandwidth" : r.precision + " compute";
     b.rule = "declared_roofline";
     if (r.pct_of_roof >= saturated) {
       b.kind = memory ? BottleneckKind::memory : BottleneckKind::compute;

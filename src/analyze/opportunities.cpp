@@ -151,14 +151,14 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // most 10% of its time to win that way, whatever a stall-based estimate says.
   double issue_room =
       m.issue_active_pct ? std::clamp(1.0 - *m.issue_active_pct / 100.0, 0.0, 1.0) : 1.0;
-  std::string room_reason = "of active cycles without an issued instruction";
+  std::string room_reason = "% of active cycles without an issued instruction";
   // The same holds for a kernel bound by one unit (a pipe or DRAM near its reachable peak): more warps or more work
   // in flight only let that unit run closer to its peak, so they gain at most the unit's remaining headroom (the
   // plain bound's own estimate), however much a stall-based rule promises.
   for (const auto& c : causes)
     if (!c.specific && throughput_bound(c.id) && c.gain_pct / 100.0 < issue_room) {
       issue_room = std::max(c.gain_pct / 100.0, 0.0);
-      room_reason = "left to the " + c.label + " before its peak";
+      room_reason = "% headroom left by the binding unit (" + c.label + ")";
     }
   std::map<std::string, std::size_t> best;  // remedy → index into kept
   std::vector<Candidate> kept;
@@ -168,7 +168,7 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
     if (hides_latency(c.op.remedy) && issue_room < bound) {
       bound = issue_room;
       if (c.raw_gain > bound)
-        c.op.rationale += fmt::format(" (bounded by the {:.0f}% {})", issue_room * 100.0, room_reason);
+        c.op.rationale += fmt::format(" (bounded by the {:.0f}{})", issue_room * 100.0, room_reason);
     }
     c.op.est_gain_pct = std::min(std::max(c.raw_gain, 0.0), bound) * 100.0;
     if (c.op.est_gain_pct < t.param("opportunities.min_gain_pct")) continue;
