@@ -100,7 +100,7 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer("Kernel packages: kprof <package> [<version>] [--param=value ...] --prof-type=<mode> (kprof list).\n"
              "Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 no GPU, 5 tool missing,\n"
-             "6 no counter permission, 7 profiled program failed, 8 GPU busy, 9 cannot write output,\n"
+             "6 no counter permission, 7 profiled program failed, 8 GPU busy, 9 cannot write output, 10 regression (compare --fail-on-regression),\n"
              "130 interrupted (SIGINT), 143 terminated (SIGTERM) (docs/cli.md).");
 
   AnalyzeOptions an;
@@ -122,7 +122,7 @@ int run(int argc, char** argv) {
   compare->add_option("baseline", cmp.baseline, "Baseline artifact directory or profile.json")->required();
   compare->add_option("current", cmp.current, "Current artifact directory or profile.json")->required();
   compare->add_option("--fail-on-regression", cmp.fail_on_regression,
-                      "Exit 9 when a stage is slower by more than this (e.g. 5%) and the rank test says significant");
+                      "Exit 10 when a stage is slower by more than this (e.g. 5%) and the rank test says significant");
   compare->add_option("--junit", cmp.junit, "Write the regression check as JUnit XML to this file");
   compare->add_flag("--github-annotations", cmp.github_annotations,
                     "Print the regression check as GitHub Actions ::error/::warning commands");
