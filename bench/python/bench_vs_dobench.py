@@ -1,9 +1,9 @@
 """kprof.bench against triton.testing.do_bench on the same kernels, side by side (bench/RESULTS.md §12).
 
 For each kernel, CALLS rounds alternate one kprof.bench call and one do_bench call (order swapped every round),
-both with return_mode="median" and their default warmup=25 ms, rep=100 ms. Per tool it prints the median of the
+both with return_mode="median" and their default warmup=25 ms, rep=100 ms, after one discarded call of each. Per tool it prints the median of the
 per-call medians, their spread ((max - min) / median over the calls) and the median wall time of one call.
-Usage: python3 bench_vs_dobench.py [CALLS] [--json FILE]
+Usage: python3 bench_vs_dobench.py [CALLS] [--json FILE] [--only NAME,...]
 """
 import json
 import statistics
@@ -36,15 +36,21 @@ def kernels():
 
 
 def main() -> int:
-    args = [s for s in sys.argv[1:] if not s.startswith("--")]
+    flags = {"--json", "--only"}
+    args = [a for i, a in enumerate(sys.argv[1:], 1) if not a.startswith("--") and sys.argv[i - 1] not in flags]
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
     calls = int(args[0]) if args else 5
     out = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
     tools = {"kprof.bench": lambda fn: kprof.bench(fn, return_mode="median"),
              "do_bench": lambda fn: triton.testing.do_bench(fn, return_mode="median")}
     rows = []
     for name, fn in kernels().items():
+        if only and not any(name.startswith(o) for o in only):
+            continue
         fn()
         torch.cuda.synchronize()
+        for t in tools:  # one discarded call of each first: the first call of a run read apart on the H200
+            tools[t](fn)
         got = {t: {"ms": [], "wall_s": []} for t in tools}
         for i in range(calls):
             order = list(tools) if i % 2 == 0 else list(reversed(tools))
