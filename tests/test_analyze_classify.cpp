@@ -88,3 +88,35 @@ TEST(Classify, CloseSmAndMemoryIsBalancedUnlessRooflineDecides) {
 TEST(Classify, NoThroughputDataIsUnknown) {
   EXPECT_EQ(classify(CanonicalMetrics{}, shipped(), std::nullopt).kind, BottleneckKind::unknown);
 }
+
+// Timing only (event mode) with declared work: the roofline placement decides. Near the roof it names the bound;
+// far below it, it says how far off and sends the user to the counters (event runs of the H200 examples: the
+// Python softmax at 91.6% of the DRAM roof, mla v3 at 12.2% of the bf16 roof).
+TEST(Classify, TimingOnlyWithDeclaredWorkUsesTheRooflinePlacement) {
+  RooflinePlacement near;
+  near.precision = "fp32";
+  near.bound_by = "memory";
+  near.memory_level = "dram";
+  near.arithmetic_intensity = 0.625;
+  near.achieved_tflops = 2.4;
+  near.pct_of_roof = 91.6;
+  auto b = classify(CanonicalMetrics{}, shipped(), near);
+  EXPECT_EQ(b.rule, "declared_roofline");
+  EXPECT_EQ(b.kind, BottleneckKind::memory);
+  EXPECT_EQ(b.key_issue, "at 91.6% of the DRAM bandwidth roof (declared work)");
+  EXPECT_NE(b.root_cause.find("No hardware counters"), std::string::npos) << b.root_cause;
+
+  RooflinePlacement far = near;
+  far.precision = "bf16";
+  far.bound_by = "compute";
+  far.arithmetic_intensity = 2579;
+  far.achieved_tflops = 97.2;
+  far.pct_of_roof = 12.2;
+  b = classify(CanonicalMetrics{}, shipped(), far);
+  EXPECT_EQ(b.kind, BottleneckKind::unknown) << "12% of a roof names no bound";
+  EXPECT_EQ(b.key_issue, "12.2% of the bf16 compute roof (declared work)");
+  EXPECT_NE(b.root_cause.find("annotation mode"), std::string::npos) << b.root_cause;
+
+  // With counters the counters decide; the placement alone never overrides them.
+  EXPECT_EQ(classify(probe::copy_f4(), shipped(), far).rule, "dram_high_tc_low");
+}
