@@ -80,6 +80,21 @@ fs::path append_devlog(const ProfileRun& run, const std::string& docs_dir, bool*
   return file;
 }
 
+// profile.json keeps the raw counters (every metric of the page, ~2,200 with ncu's full set) of each group's
+// representative launch only: the analysis reads no other launch's, and every launch's stay in the raw inputs the
+// artifact keeps (ncu/*.csv, counters.json). The other launches keep their identity, timing, sections and rules.
+// A 25 MB raw page's profile.json went from 82 MB to under 10 MB with this.
+void keep_representative_metrics(ProfileRun& run) {
+  for (auto& s : run.stages)
+    for (auto& g : s.kernels) {
+      if (g.representative < 0 || static_cast<std::size_t>(g.representative) >= g.launches.size()) continue;
+      for (std::size_t i = 0; i < g.launches.size(); ++i)
+        if (static_cast<int>(i) != g.representative) {
+          g.launches[i].metrics.clear();
+        }
+    }
+}
+
 namespace {
 
 // The one body of publish_run and publish: `stage` is where the artifact is written (null: none is).
@@ -88,6 +103,7 @@ Published publish_into(ProfileRun& run, const AnalysisContext& ctx, const Output
                        const SourceView* source) {
   make_text_valid(run, trace);
   auto analysis = analyze::analyze_run(run, ctx.devices, ctx.thresholds, trace, outputs.timeline);
+  keep_representative_metrics(run);
   add_mode_outputs(files, outputs, trace, analysis, source);
   Published p;
   std::optional<ProfileRun> base;

@@ -41,6 +41,10 @@ Published publish_run(ProfileRun& run, const AnalysisContext& ctx, const OutputS
 // place (result.dir is updated); an interrupted run's becomes a marked partial <dir>.interrupted.
 Published publish(ProfileResult& result, const OutputSpec& output);
 
+// What profile.json keeps of the raw counters: each group's representative launch's (publish calls it after the
+// analysis; every launch's stay in the artifact's raw inputs).
+void keep_representative_metrics(ProfileRun& run);
+
 // Appends one entry (with "vs Previous" from the file's last entry) to <docs_dir>/<kernel>.md; returns the file.
 // An entry with the same heading (version, timestamp, mode: the same artifact) is not appended twice
 // (`appended` says whether it was).
