@@ -74,6 +74,18 @@ TEST(CountersImport, MalformedFilesAreParseErrors) {
   EXPECT_THROW(counters::parse_counters(R"({"schema":"kprof.counters/1","kernels":[{"mangled":"_Z1fv","grid":[1]}]})",
                                         "x.json"),
                ParseError);
+  // Numbers that do not fit their field (found by fuzz_counters_json: a block size of 2.6e36 converted to long was
+  // undefined behaviour) name the field; so do floats where integers belong.
+  for (const char* k : {R"({"mangled":"_Z1fv","block":[2565555555555555555555555555555555555,1,1]})",
+                        R"({"mangled":"_Z1fv","grid":[1.5,1,1]})", R"({"mangled":"_Z1fv","stream":1e300})",
+                        R"({"mangled":"_Z1fv","shared_mem_dynamic":-4})"}) {
+    try {
+      counters::parse_counters(std::string(R"({"schema":"kprof.counters/1","kernels":[)") + k + "]}", "x.json");
+      ADD_FAILURE() << k;
+    } catch (const ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find("must be"), std::string::npos) << e.what();
+    }
+  }
   try {
     counters::parse_counters("[]", "bad.json");
     FAIL();

@@ -37,6 +37,38 @@ std::string ncu_unit(const std::string& dim) {
   return it == names.end() ? dim : it->second;
 }
 
+// An integer field read without undefined behaviour: a float or an out-of-range number (a fuzzed file had a block
+// size of 2.6e36) is a ParseError naming the field instead of a narrowing conversion.
+std::int64_t int_field(const nlohmann::json& j, const char* name, std::int64_t fallback, std::int64_t lo,
+                       std::int64_t hi, const std::string& where) {
+  if (!j.contains(name) || j.at(name).is_null()) return fallback;
+  const auto& v = j.at(name);
+  if (v.is_number_integer()) {
+    if (v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) &&
+                                     static_cast<std::int64_t>(v.get<std::uint64_t>()) >= lo
+                               : v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi)
+      return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : v.get<std::int64_t>();
+  }
+  throw ParseError(where, 0, fmt::format("\"{}\" must be an integer in [{}, {}], not {}", name, lo, hi, v.dump()));
+}
+
+// grid / block: three integers in [0, 2^31).
+std::vector<std::int64_t> dims_field(const nlohmann::json& k, const char* name, const std::string& where) {
+  if (!k.contains(name)) return {0, 0, 0};
+  const auto& v = k.at(name);
+  if (!v.is_array() || v.size() != 3) throw ParseError(where, 0, "grid and block need three values");
+  std::vector<std::int64_t> out;
+  for (const auto& d : v) {
+    if (!d.is_number_integer() || (d.is_number_unsigned() ? d.get<std::uint64_t>() > 0x7fffffffULL
+                                                          : (d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > 0x7fffffff)))
+      throw ParseError(where, 0, fmt::format("\"{}\" values must be integers in [0, 2^31), not {}", name, d.dump()));
+    out.push_back(d.is_number_unsigned() ? static_cast<std::int64_t>(d.get<std::uint64_t>()) : d.get<std::int64_t>());
+  }
+  return out;
+}
+
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 53;
+
 }  // namespace
 
 CounterSession parse_counters(const std::string& text, const std::string& where) {
@@ -55,15 +87,15 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
       const auto& d = doc.at(key::device);
       s.device.name = d.value(key::device_name, "");
       s.device.compute_capability = d.value(key::device_cc, "");
-      s.device.sm_count = d.value(key::device_sms, 0);
+      s.device.sm_count = static_cast<int>(int_field(d, key::device_sms, 0, 0, 1 << 20, where));
     }
-    s.passes = doc.value(key::passes, std::size_t{0});
+    s.passes = static_cast<std::size_t>(int_field(doc, key::passes, 0, 0, kMaxCount, where));
     s.setup_ms = doc.value(key::setup_ms, 0.0);
     s.metrics = doc.value(key::metrics, std::vector<std::string>{});
     s.unsupported = doc.value(key::unsupported, std::vector<std::string>{});
-    s.launches_seen = doc.value(key::launches_seen, std::uint64_t{0});
-    s.launches_profiled = doc.value(key::launches_profiled, std::uint64_t{0});
-    s.launches_captured = doc.value(key::launches_captured, std::uint64_t{0});
+    s.launches_seen = static_cast<std::uint64_t>(int_field(doc, key::launches_seen, 0, 0, kMaxCount, where));
+    s.launches_profiled = static_cast<std::uint64_t>(int_field(doc, key::launches_profiled, 0, 0, kMaxCount, where));
+    s.launches_captured = static_cast<std::uint64_t>(int_field(doc, key::launches_captured, 0, 0, kMaxCount, where));
     s.interrupted = doc.value(key::interrupted, false);
     if (s.launches_captured > 0)
       s.warnings.push_back(fmt::format(
@@ -88,20 +120,19 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
       l.mangled = k.at(key::mangled).get<std::string>();
       l.name = demangle(l.mangled);
       l.function = function_base_name(l.name);
-      l.context = k.value(key::context, std::int64_t{-1});
-      l.stream = k.value(key::stream, std::int64_t{-1});
-      l.device = k.value(key::kernel_device, 0);
+      l.context = int_field(k, key::context, -1, -1, kMaxCount, where);
+      l.stream = int_field(k, key::stream, -1, -1, kMaxCount, where);
+      l.device = static_cast<int>(int_field(k, key::kernel_device, 0, 0, 1 << 16, where));
       l.nvtx_stack = k.value(key::nvtx, std::vector<std::string>{});
       if (!l.nvtx_stack.empty()) l.nvtx_range = l.nvtx_stack.back();
-      auto grid = k.value(key::grid, std::vector<std::int64_t>{0, 0, 0});
-      auto block = k.value(key::block, std::vector<std::int64_t>{0, 0, 0});
-      if (grid.size() != 3 || block.size() != 3) throw ParseError(where, 0, "grid and block need three values");
+      auto grid = dims_field(k, key::grid, where);
+      auto block = dims_field(k, key::block, where);
       for (int i = 0; i < 3; ++i) l.launch.grid[i] = int(grid[i]), l.launch.block[i] = int(block[i]);
       double threads = double(block[0]) * block[1] * block[2];
       double blocks = double(grid[0]) * grid[1] * grid[2];
       l.metrics["launch__grid_size"] = number(blocks, "");
       l.metrics["launch__block_size"] = number(threads, "");
-      auto dyn = k.value(key::shared_mem_dynamic, std::int64_t{0});
+      auto dyn = int_field(k, key::shared_mem_dynamic, 0, 0, kMaxCount, where);
       l.launch.shared_mem_dynamic_bytes = dyn;
       l.metrics["launch__shared_mem_per_block_dynamic"] = number(double(dyn), "byte");
       if (k.contains(key::registers)) {
@@ -110,7 +141,7 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
           throw ParseError(where, 0, fmt::format("kernel {}: \"{}\" is not a register count: {}", l.mangled,
                                                  key::registers, regs.dump()));
         l.launch.registers_per_thread = regs.get<int>();
-        l.launch.shared_mem_static_bytes = k.value(key::shared_mem_static, std::int64_t{0});
+        l.launch.shared_mem_static_bytes = int_field(k, key::shared_mem_static, 0, 0, kMaxCount, where);
         l.metrics["launch__registers_per_thread"] = number(l.launch.registers_per_thread, "register/thread");
         l.metrics["launch__shared_mem_per_block_static"] = number(double(l.launch.shared_mem_static_bytes), "byte");
         MetricValue occ = number(k.value(key::theoretical_occupancy_pct, 0.0), "%");
@@ -138,7 +169,7 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
       if (auto d = l.metrics.find("gpu__time_duration.sum"); d != l.metrics.end()) l.duration_ns = d->second.value;
       if (k.contains(key::error))
         s.warnings.push_back(fmt::format("counters: {} (launch {} of it): {}", l.function,
-                                         k.value(key::invocation, std::uint64_t{0}), k.at(key::error).get<std::string>()));
+                                         int_field(k, key::invocation, 0, 0, kMaxCount, where), k.at(key::error).get<std::string>()));
       if (k.contains(key::non_finite))
         s.warnings.push_back(fmt::format("counters: {}: CUPTI evaluated {} to NaN or infinity (left out)", l.function,
                                          k.at(key::non_finite).dump()));
