@@ -91,6 +91,16 @@ TEST(RenderDevlog, VsPreviousArithmetic) {
   init.duration_ns = SampleStats::of({30000});
   once.stages[0].kernels.push_back(init);
   EXPECT_EQ(row(render_devlog_entry(once, prev), "Duration"), "| Duration | 529.5 us | -1.3% |");
+  // When most kernels run twice per iteration, the pass is still the iteration: 3 launches of the main kernel,
+  // three helpers at 6 each (×2), not a pass of 6 that would halve the main kernel.
+  auto twice = sample_annotation_run();
+  for (const char* name : {"h1", "h2", "h3"}) {
+    KernelGroup h = twice.stages[0].kernels[0];
+    h.kernel = h.label = name;
+    h.duration_ns = SampleStats::of({100000, 100000, 100000, 100000, 100000, 100000});
+    twice.stages[0].kernels.push_back(h);
+  }
+  EXPECT_EQ(row(render_devlog_entry(twice, prev), "Duration"), "| Duration | 1119.5 us | +108.6% |");
   // Values missing on either side compare as "—"; percentages compare in points.
   EXPECT_EQ(row(md, "Achieved TFLOP/s"), "| Achieved TFLOP/s | 0.0 | — |");
   EXPECT_EQ(row(md, "Occupancy"), "| Occupancy | — | — |");

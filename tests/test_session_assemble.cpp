@@ -243,6 +243,18 @@ TEST(SessionAssemble, NvtxIncludeKeepsOnlyTheRangesTracedLaunches) {
     return w.find("ran outside that range and are left out") != std::string::npos;
   }));
   for (const auto& w : run.warnings) EXPECT_EQ(w.find("no counters for"), std::string::npos) << w;
+
+  // A form the counters do not read (a domain, a regex) restricts nothing and says so, rather than dropping
+  // every launch.
+  spec.filters.nvtx_include = "Domain@kprof.profile/";
+  const ProfileRun domain = assemble(spec, plan_run(spec), c).run;
+  EXPECT_EQ(count(domain), count(all));
+  EXPECT_TRUE(std::any_of(domain.warnings.begin(), domain.warnings.end(), [](const std::string& w) {
+    return w.find("only push/pop range paths") != std::string::npos;
+  }));
+  // The counters' match: the ranges adjacent on the stack; a path that is not there keeps nothing.
+  spec.filters.nvtx_include = "row_softmax/kprof.profile/";
+  EXPECT_EQ(count(assemble(spec, plan_run(spec), c).run).first, 0u);
 }
 
 // A counter run that broke the program (it exited 1 at a CUDA-graph capture on the H200) measured only the kernels

@@ -21,6 +21,11 @@ from .result import Result
 
 MODES = ("annotation", "event", "ncu", "nsys")
 NCU_RANGE = "kprof.profile"
+# `kprof run`'s own options (docs/cli.md): a plan parameter of the same name cannot be passed as --name=value.
+_RUN_OPTIONS = {"prof-type", "kernel", "version", "baseline", "out-root", "out", "replace", "devlog", "docs",
+                "kernel-regex", "nvtx-include", "declared", "launch-skip", "launch-count", "all-launches", "timing",
+                "counters", "counters-min-share", "clock-control", "ncu", "counters-from", "no-wait", "dry-run",
+                "lock-clocks", "yes", "devices", "thresholds", "json", "quiet", "help", "q", "h"}
 _NCU_CHILD_ENV = "KPROF_PY_NCU_CHILD"
 
 
@@ -89,7 +94,11 @@ class Profiler:
         r = self._request
         cmd = [kprof_binary(), "run", "--prof-type=ncu", "--nvtx-include", self.nvtx_range + "/", "--kernel",
                r["kernel"], "--version", r["version"] or "-", "--ncu", self.ncu]
-        cmd += [f"--{k}={v}" for k, v in r["params"].items()]
+        clash = sorted(k for k in r["params"] if str(k).replace("_", "-") in _RUN_OPTIONS)
+        if clash:
+            raise UsageError(f"kprof.profile(mode='ncu'): parameter name(s) {', '.join(clash)} are also `kprof run` "
+                             "options, so the re-run could not pass them as parameters: rename them", 2, "usage")
+        cmd += [f"--{k}={int(v) if isinstance(v, bool) else v}" for k, v in r["params"].items()]
         if r["declared_stages"]:
             cmd += ["--declared", self._declared_file()]
         cmd += ["--out", r["out_dir"]] if r["out_dir"] else ["--out-root", r["out_root"]]

@@ -112,3 +112,13 @@ def test_ncu_rerun_carries_version_params_and_declared_work(cli, tmp_path, monke
     dry = subprocess.run(cmd[:i] + [str(bad)] + cmd[i + 1:sep] + ["--dry-run"] + cmd[sep:], capture_output=True,
                          text=True)
     assert dry.returncode == 3 and "flops must be a finite number >= 0" in dry.stderr, dry.stderr
+
+
+def test_ncu_rerun_refuses_parameters_named_like_run_options(tmp_path, monkeypatch):
+    script = tmp_path / "step.py"
+    script.write_text("print('hi')\n")
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    monkeypatch.setattr(kprof.profiling, "kprof_binary", lambda: "kprof")
+    p = kprof.profiling.Profiler("ncu", tmp_path / "art", kernel="k", params={"out": 3, "rows": 4})
+    with pytest.raises(kprof.UsageError, match="out"):
+        p._ncu_command()

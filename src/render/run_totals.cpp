@@ -1,6 +1,5 @@
 #include "render/run_totals.hpp"
 
-#include <map>
 
 namespace kprof::render {
 
@@ -25,23 +24,24 @@ struct WeightedMean {
 RunTotals compute_run_totals(const ProfileRun& run) {
   RunTotals t;
   // Figures are per pass: a profiled program repeats its work (a plan run N times, a benchmark loop). A pass is
-  // the launch count most kernel groups share (ties: the count whose groups take the most GPU time), and each
-  // group counts count / pass launches. A plan run 20 times gives one launch of each stage; a loop that calls one
-  // kernel twice per iteration keeps that kernel's ×2; a kernel launched once outside the loop (an
-  // initialisation, a library's one-off kernel) counts as a fraction of a pass instead of turning every figure
-  // into the whole program's.
-  std::map<std::size_t, std::pair<int, double>> by_count;  // launches → (groups, GPU time)
+  // the smallest launch count among the kernel groups that take at least 5% of the GPU time, and each group counts
+  // count / pass launches. A plan run 20 times gives one launch of each stage; a loop that calls one kernel twice
+  // per iteration keeps that kernel's ×2; a small kernel launched once outside the loop (an initialisation, a
+  // library's one-off kernel) counts as a fraction of a pass instead of turning every figure into the whole
+  // program's. Without any such group, the smallest count of all.
+  double gpu_ns = 0;
   for (const auto& s : run.stages)
-    for (const auto& g : s.kernels)
-      if (g.duration_ns.count > 0) {
-        auto& [groups, time] = by_count[g.duration_ns.count];
-        ++groups;
-        time += g.duration_ns.median * static_cast<double>(g.duration_ns.count);
-      }
-  std::size_t pass_count = 0;
-  std::pair<int, double> best{0, -1.0};
-  for (const auto& [count, v] : by_count)
-    if (v > best) best = v, pass_count = count;
+    for (const auto& g : s.kernels) gpu_ns += g.duration_ns.median * static_cast<double>(g.duration_ns.count);
+  std::size_t pass_count = 0, smallest = 0;
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels) {
+      const std::size_t n = g.duration_ns.count;
+      if (n == 0) continue;
+      if (smallest == 0 || n < smallest) smallest = n;
+      const double share = gpu_ns > 0 ? g.duration_ns.median * static_cast<double>(n) / gpu_ns : 0;
+      if (share >= 0.05 && (pass_count == 0 || n < pass_count)) pass_count = n;
+    }
+  if (pass_count == 0) pass_count = smallest;
   double total_ns = 0;
   bool any_kernel = false;
   Sum flops, bytes;

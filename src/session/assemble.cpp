@@ -33,8 +33,13 @@ void use_counter_launches(Assembled& a, std::vector<KernelLaunch> launches) {
   }
 }
 
-// ncu's --nvtx-include push/pop syntax ("a/b/", '*' for any range): the range names, outermost first.
+// ncu's --nvtx-include push/pop syntax as kprof's CUPTI counters read it ("a/b/": range b pushed directly inside
+// a, anywhere on the stack; collect/cupti/launch_selection.cpp): the range names, outermost first. Empty for a form kprof does
+// not read (a domain "D@", start/end ranges "[", "regex:", "*"), which then filters nothing.
 std::vector<std::string> nvtx_filter_ranges(const std::string& filter) {
+  if (filter.find('@') != std::string::npos || filter.find('[') != std::string::npos ||
+      filter.find("regex:") != std::string::npos || filter.find('*') != std::string::npos)
+    return {};
   std::vector<std::string> out;
   std::string cur;
   for (char ch : filter + "/") {
@@ -42,30 +47,34 @@ std::vector<std::string> nvtx_filter_ranges(const std::string& filter) {
       cur += ch;
       continue;
     }
-    if (!cur.empty() && cur != "*") out.push_back(cur);
+    if (!cur.empty()) out.push_back(cur);
     cur.clear();
   }
   return out;
 }
 
 // The traced launches inside the NVTX range the counter pass was restricted to (--nvtx-include): the trace sees
-// the whole program, the report only what the counters saw. A launch is kept when its NVTX stack holds the
-// filter's ranges in order (the approximation of ncu's matching used here).
+// the whole program, the report only what the counters could see. The match is the counter selection's: the
+// filter's ranges adjacent, in order, anywhere on the launch's NVTX stack.
 std::vector<KernelLaunch> inside_nvtx_filter(std::vector<KernelLaunch> launches, const std::string& filter,
-                                             bool nvtx_traced, std::vector<std::string>& warnings) {
+                                             bool nvtx_recorded, std::vector<std::string>& warnings) {
+  if (filter.empty()) return launches;
   const auto want = nvtx_filter_ranges(filter);
-  if (want.empty()) return launches;
-  if (!nvtx_traced) {
-    warnings.push_back("--nvtx-include '" + filter + "': the trace has no NVTX ranges, so its timings cover every "
+  if (want.empty()) {
+    warnings.push_back("--nvtx-include '" + filter + "': only push/pop range paths (\"a/b/\") restrict the traced "
+                       "timings; they cover every kernel of the program");
+    return launches;
+  }
+  if (!nvtx_recorded) {
+    warnings.push_back("--nvtx-include '" + filter + "': the trace holds no NVTX ranges, so its timings cover every "
                        "kernel of the program, not only that range");
     return launches;
   }
   const size_t before = launches.size();
   std::erase_if(launches, [&](const KernelLaunch& l) {
-    size_t i = 0;
-    for (const auto& r : l.nvtx_stack)
-      if (i < want.size() && r == want[i]) ++i;
-    return i < want.size();
+    for (std::size_t i = 0; i + want.size() <= l.nvtx_stack.size(); ++i)
+      if (std::equal(want.begin(), want.end(), l.nvtx_stack.begin() + static_cast<std::ptrdiff_t>(i))) return false;
+    return true;
   });
   if (launches.size() < before)
     warnings.push_back(fmt::format("--nvtx-include '{}': {} of {} traced launches ran outside that range and are "
@@ -86,8 +95,8 @@ void read_trace_pass(Assembled& a, const fs::path& dir, const std::string& nvtx_
     a.run.warnings.push_back(fmt::format("CUPTI dropped {} records: the trace is incomplete", t.info.dropped_records));
   for (const auto& e : t.info.errors) a.run.warnings.push_back("CUPTI: " + e);
   if (t.info.interrupted) a.run.warnings.push_back("the traced program was interrupted; the trace ends there");
-  a.run.stages = group_into_stages(inside_nvtx_filter(kernel_launches(t), nvtx_include, t.info.nvtx_traced,
-                                                      a.run.warnings));
+  a.run.stages = group_into_stages(inside_nvtx_filter(kernel_launches(t), nvtx_include,
+                                                      t.info.nvtx_traced && !t.nvtx.empty(), a.run.warnings));
 }
 
 void read_counter_pass(Assembled& a, const fs::path& dir, bool reanalysis) {
@@ -217,7 +226,10 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
     for (const auto& w : pass.warnings) run.warnings.push_back(w);
     // A later pass whose program run failed (a counter run that broke the program, say) measured only what ran
     // before the failure: say so, or its missing kernels read as merely "not profiled".
-    if (pass.process && &*pass.process != first_run && (pass.process->signaled || pass.process->exit_code != 0))
+    // (ncu passes are left out: their process is ncu, whose failure its own warning already explains.)
+    const bool program_run = pass.kind == CollectorKind::Tracer || pass.kind == CollectorKind::CuptiCounters;
+    if (program_run && pass.process && &*pass.process != first_run &&
+        (pass.process->signaled || pass.process->exit_code != 0))
       run.warnings.push_back(fmt::format("the {} run of the program {}: kernels it did not reach have no data "
                                          "from it",
                                          collector_name(pass.kind), pass.process->describe()));

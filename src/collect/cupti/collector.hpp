@@ -53,6 +53,7 @@ class CounterCollector {
   std::map<std::string, std::uint64_t> invocations_;
   std::uint64_t launches_ = 0, profiled_ = 0, captured_ = 0;
   std::atomic<int> open_captures_{0};
+  int in_flight_ = 0;  // profiled launches between their range's start and stop (mu_)
   std::deque<KernelRecord> records_;  // a deque: the pending record is referenced while other threads append
   std::vector<std::string> errors_;
   std::uint64_t error_count_ = 0;

@@ -58,6 +58,9 @@ bool CounterCollector::setup(CUcontext ctx) {
 void CounterCollector::before_capture() {
   std::lock_guard<std::timed_mutex> lock(mu_);
   if (!setup_done_ || setup_failed_) return;
+  // A profiled launch of another thread is replaying: disabling under it would lose its counters and the capture
+  // begins beside a replay anyway; its range is left to finish (the next launches see the open capture).
+  if (in_flight_ > 0) return;
   if (std::string e = profiler_.suspend(); !e.empty()) error(e);
 }
 
@@ -125,6 +128,7 @@ void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_Callb
     r.error = e;
     return;
   }
+  ++in_flight_;
   ++profiled_;
   r.t0 = std::chrono::steady_clock::now();
   t_pending = &r;
@@ -143,6 +147,7 @@ void CounterCollector::on_launch_exit(const CUpti_CallbackData* cb, CUpti_Callba
     launch_result = domain == CUPTI_CB_DOMAIN_DRIVER_API ? int(*static_cast<const CUresult*>(cb->functionReturnValue))
                                                          : int(*static_cast<const cudaError_t*>(cb->functionReturnValue));
   r.error = profiler_.stop_and_evaluate(launch_result, r);
+  if (in_flight_ > 0) --in_flight_;
   // Rewritten after every profiled launch: a crash or a kill later keeps what was measured.
   write_locked(false);
 }

@@ -102,7 +102,7 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
 }
 
 // Enables the range profiler on the context with the packed configuration and a fresh counter data image.
-std::string RangeProfiler::enable() {
+std::string RangeProfiler::enable_steps() {
   auto failed = [](const char* what, CUptiResult r) { return std::string(what) + ": " + result_string(r); };
   CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   en.ctx = ctx_;
@@ -144,6 +144,17 @@ std::string RangeProfiler::enable() {
   return "";
 }
 
+std::string RangeProfiler::enable() {
+  std::string e = enable_steps();
+  if (!e.empty() && rp_) {  // enabled but not configured: disabled again, so that no launch starts a range on it
+    CUpti_RangeProfiler_Disable_Params d{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    d.pRangeProfilerObject = rp_;
+    cuptiRangeProfilerDisable(&d);
+    rp_ = nullptr;
+  }
+  return e;
+}
+
 std::string RangeProfiler::suspend() {
   if (!rp_) return "";
   CUpti_RangeProfiler_Disable_Params d{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
@@ -156,6 +167,7 @@ std::string RangeProfiler::suspend() {
 std::string RangeProfiler::resume() { return rp_ ? "" : enable(); }
 
 std::string RangeProfiler::start() {
+  if (!rp_) return "the range profiler is not enabled";
   CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   st.pRangeProfilerObject = rp_;
   if (auto res = cuptiRangeProfilerStart(&st); res != CUPTI_SUCCESS) return "cuptiRangeProfilerStart: " + result_string(res);
@@ -163,6 +175,7 @@ std::string RangeProfiler::start() {
 }
 
 std::string RangeProfiler::stop_and_evaluate(int launch_result, KernelRecord& r) {
+  if (!rp_) return "the range profiler was disabled during the launch: no counters";
   CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   sp.pRangeProfilerObject = rp_;
   if (auto res = cuptiRangeProfilerStop(&sp); res != CUPTI_SUCCESS) return "cuptiRangeProfilerStop: " + result_string(res);

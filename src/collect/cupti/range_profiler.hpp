@@ -49,6 +49,7 @@ class RangeProfiler {
 
  private:
   std::string enable();
+  std::string enable_steps();
   CUcontext ctx_ = nullptr;
   std::size_t max_ranges_ = 0;
   std::string chip_;
