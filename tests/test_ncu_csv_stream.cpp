@@ -53,6 +53,25 @@ TEST(NcuCsvStream, QuotedFieldsWithDoubledQuotesCommasAndNewlines) {
   EXPECT_EQ(s.items[4].fields[1], "");
 }
 
+// The one-line splitter (no libcsv) reuses the previous record's field strings: records of other widths, a quoted
+// field that ends a line with a doubled quote and goes on, and text after a closing quote must still come out as
+// libcsv reads them.
+TEST(NcuCsvStream, OneLineSplitterAgreesWithTheFullParser) {
+  std::string in =
+      "\"a\",\"b\",\"c\"\n"
+      "\"long field\",\"x\"\n"
+      "\"1\",\"ends with \"\"\nnext\"\n"
+      "\"q\"\"\"\"\",\"\",\"z\"\n";
+  CsvStream s = split_csv_stream(in, "mem.csv");
+  ASSERT_EQ(s.items.size(), 4u);
+  EXPECT_EQ(s.items[0].fields, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(s.items[1].fields, (std::vector<std::string>{"long field", "x"}));
+  EXPECT_EQ(s.items[2].fields, (std::vector<std::string>{"1", "ends with \"\nnext"}));
+  EXPECT_EQ(s.items[2].line, 3);
+  EXPECT_EQ(s.items[3].fields, (std::vector<std::string>{"q\"\"", "", "z"}));
+  EXPECT_EQ(s.items[3].line, 5);
+}
+
 TEST(NcuCsvStream, ProfilerErrorsAreKept) {
   CsvStream s = split_csv_stream(
       "==PROF== Connected to process 7\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission\n", "e.txt");
