@@ -122,3 +122,13 @@ def test_ncu_rerun_refuses_parameters_named_like_run_options(tmp_path, monkeypat
     p = kprof.profiling.Profiler("ncu", tmp_path / "art", kernel="k", params={"out": 3, "rows": 4})
     with pytest.raises(kprof.UsageError, match="out"):
         p._ncu_command()
+
+
+def test_the_run_option_list_covers_every_kprof_run_option(cli):
+    # The names a plan parameter may not take are kprof run's options: the list must follow the command line.
+    import re
+    help_text = subprocess.run([cli, "run", "--help"], capture_output=True, text=True).stdout
+    options = set(re.findall(r"--([a-z][a-z0-9_-]*)", help_text.split("Problem parameters")[0]))
+    options = {o.replace("_", "-") for o in options}
+    missing = options - kprof.profiling._RUN_OPTIONS
+    assert not missing, f"kprof run options not in kprof.profiling._RUN_OPTIONS: {sorted(missing)}"

@@ -19,18 +19,6 @@ namespace kprof::analyze {
 
 namespace {
 
-// The group's own declaration wins; a stage-level one applies when the stage holds that single kernel
-// (a stage's work cannot be split among several kernels without more information).
-DeclaredWork effective_declaration(const KernelGroup& g, const DeclaredWork& stage_declared, std::size_t kernels_in_stage) {
-  DeclaredWork d = g.declared;
-  if (kernels_in_stage == 1) {
-    if (!d.flops) d.flops = stage_declared.flops;
-    if (!d.min_bytes) d.min_bytes = stage_declared.min_bytes;
-    if (d.precision.empty()) d.precision = stage_declared.precision;
-  }
-  return d;
-}
-
 double group_time(const KernelGroup& g) {
   if (g.duration_ns.count) return g.duration_ns.median * static_cast<double>(g.duration_ns.count);
   return g.metrics.duration_ns.value_or(0);
@@ -154,7 +142,7 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
   for (auto& stage : run.stages) {
     for (auto& g : stage.kernels) {
       complete_metrics(g.metrics, spec);
-      g.analysis = analyze_group(g, effective_declaration(g, stage.declared, stage.kernels.size()), spec, t);
+      g.analysis = analyze_group(g, stage.declared_for(g), spec, t);
       if (!dominant || group_time(g) > group_time(*dominant)) dominant = &g;
     }
   }

@@ -49,4 +49,14 @@ double Stage::total_duration_ns() const {
   return t;
 }
 
+DeclaredWork Stage::declared_for(const KernelGroup& g) const {
+  DeclaredWork d = g.declared;
+  if (kernels.size() == 1) {
+    if (!d.flops) d.flops = declared.flops;
+    if (!d.min_bytes) d.min_bytes = declared.min_bytes;
+    if (d.precision.empty()) d.precision = declared.precision;
+  }
+  return d;
+}
+
 }  // namespace kprof

@@ -113,6 +113,9 @@ struct Stage {
   std::vector<KernelGroup> kernels;
   DeclaredWork declared;
   double total_duration_ns() const;  // sum over kernels of count × median
+  // The work a kernel group of this stage declares: its own declaration, completed by the stage's when the stage
+  // holds that single kernel (a stage's work cannot be split among several kernels without more information).
+  DeclaredWork declared_for(const KernelGroup& g) const;
 };
 KPROF_JSON(Stage, name, kernels, declared)
 

@@ -57,18 +57,13 @@ RunTotals compute_run_totals(const ProfileRun& run) {
       }
       double time = launches * median;
       total_ns += time;
-      // The group's declaration, else its stage's when the stage holds this one kernel (as the analysis does).
-      std::optional<double> declared_flops = g.declared.flops, declared_bytes = g.declared.min_bytes;
-      if (s.kernels.size() == 1) {
-        if (!declared_flops) declared_flops = s.declared.flops;
-        if (!declared_bytes) declared_bytes = s.declared.min_bytes;
-      }
+      const DeclaredWork declared = s.declared_for(g);
       // Counted FLOPs win only when they are complete: the CUPTI counters count tensor FLOPs but not FP32/FP64
       // (a softmax read 0.0 TFLOP/s while the plan declared its work).
       auto f = g.metrics.total_flops();
       const bool counted = f && (*f > 0 || (g.metrics.flops_fp32 && g.metrics.flops_fp64));
-      flops.add(counted ? f : (declared_flops ? declared_flops : f), launches);
-      bytes.add(g.metrics.dram_bytes ? g.metrics.dram_bytes : declared_bytes, launches);
+      flops.add(counted ? f : (declared.flops ? declared.flops : f), launches);
+      bytes.add(g.metrics.dram_bytes ? g.metrics.dram_bytes : declared.min_bytes, launches);
       occ.add(g.metrics.achieved_occupancy_pct, time);
       tc.add(g.metrics.tensor_pipe_pct, time);
     }

@@ -10,6 +10,7 @@
 #include "collect/merge_counters.hpp"
 #include "collect/ncu/canonical.hpp"
 #include "collect/ncu/ncu_import.hpp"
+#include "collect/nvtx_path.hpp"
 #include "collect/stage_grouping.hpp"
 #include "collect/trace/trace_launches.hpp"
 #include "collect/trace/trace_reader.hpp"
@@ -33,33 +34,12 @@ void use_counter_launches(Assembled& a, std::vector<KernelLaunch> launches) {
   }
 }
 
-// ncu's --nvtx-include push/pop syntax as kprof's CUPTI counters read it ("a/b/": range b pushed directly inside
-// a, anywhere on the stack; collect/cupti/launch_selection.cpp): the range names, outermost first. Empty for a form kprof does
-// not read (a domain "D@", start/end ranges "[", "regex:", "*"), which then filters nothing.
-std::vector<std::string> nvtx_filter_ranges(const std::string& filter) {
-  if (filter.find('@') != std::string::npos || filter.find('[') != std::string::npos ||
-      filter.find("regex:") != std::string::npos || filter.find('*') != std::string::npos)
-    return {};
-  std::vector<std::string> out;
-  std::string cur;
-  for (char ch : filter + "/") {
-    if (ch != '/') {
-      cur += ch;
-      continue;
-    }
-    if (!cur.empty()) out.push_back(cur);
-    cur.clear();
-  }
-  return out;
-}
-
 // The traced launches inside the NVTX range the counter pass was restricted to (--nvtx-include): the trace sees
-// the whole program, the report only what the counters could see. The match is the counter selection's: the
-// filter's ranges adjacent, in order, anywhere on the launch's NVTX stack.
+// the whole program, the report only what the counters could see (the counter selection's match, collect/nvtx_path.hpp).
 std::vector<KernelLaunch> inside_nvtx_filter(std::vector<KernelLaunch> launches, const std::string& filter,
                                              bool nvtx_recorded, std::vector<std::string>& warnings) {
   if (filter.empty()) return launches;
-  const auto want = nvtx_filter_ranges(filter);
+  const auto want = nvtx_path_supported(filter) ? parse_nvtx_path(filter) : std::vector<std::string>{};
   if (want.empty()) {
     warnings.push_back("--nvtx-include '" + filter + "': only push/pop range paths (\"a/b/\") restrict the traced "
                        "timings; they cover every kernel of the program");
@@ -71,11 +51,7 @@ std::vector<KernelLaunch> inside_nvtx_filter(std::vector<KernelLaunch> launches,
     return launches;
   }
   const size_t before = launches.size();
-  std::erase_if(launches, [&](const KernelLaunch& l) {
-    for (std::size_t i = 0; i + want.size() <= l.nvtx_stack.size(); ++i)
-      if (std::equal(want.begin(), want.end(), l.nvtx_stack.begin() + static_cast<std::ptrdiff_t>(i))) return false;
-    return true;
-  });
+  std::erase_if(launches, [&](const KernelLaunch& l) { return !stack_has_path(want, l.nvtx_stack); });
   if (launches.size() < before)
     warnings.push_back(fmt::format("--nvtx-include '{}': {} of {} traced launches ran outside that range and are "
                                    "left out",

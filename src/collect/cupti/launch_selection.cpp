@@ -1,18 +1,16 @@
 #include "collect/cupti/launch_selection.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 #include "collect/kernel_name.hpp"
+#include "collect/nvtx_path.hpp"
 #include "collect/trace/demangle.hpp"
 
 namespace kprof::cupti {
 
 std::string LaunchSelection::configure(const CounterOptions& o) {
   opt_ = o;
-  std::stringstream path(o.nvtx_range);
-  for (std::string part; std::getline(path, part, '/');)
-    if (!part.empty()) nvtx_path_.push_back(part);
+  nvtx_path_ = parse_nvtx_path(o.nvtx_range);
   if (!o.kernel_regex.empty()) {
     try {
       filter_ = std::make_unique<std::regex>(o.kernel_regex, std::regex::ECMAScript | std::regex::optimize);
@@ -30,12 +28,7 @@ bool LaunchSelection::select(const std::string& mangled, std::uint64_t invocatio
   if (!opt_.all_launches && invocation != 1) return false;
   // Like `ncu -k regex:`: the pattern is searched in the function's base name.
   if (filter_ && !std::regex_search(function_base_name(demangle(mangled)), *filter_)) return false;
-  if (!nvtx_path_.empty()) {  // "a/b": range b pushed directly inside a, anywhere on the stack
-    bool inside = false;
-    for (std::size_t i = 0; !inside && i + nvtx_path_.size() <= nvtx.size(); ++i)
-      inside = std::equal(nvtx_path_.begin(), nvtx_path_.end(), nvtx.begin() + static_cast<std::ptrdiff_t>(i));
-    if (!inside) return false;
-  }
+  if (!nvtx_path_.empty() && !stack_has_path(nvtx_path_, nvtx)) return false;
   if (selected_++ < opt_.skip) return false;
   if (opt_.count > 0 && profiled >= opt_.count) return false;
   if (profiled >= opt_.max_kernels) {
