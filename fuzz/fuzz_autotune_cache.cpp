@@ -2,7 +2,7 @@
 #include "fuzz_support.hpp"
 #include "plan/autotune_cache.hpp"
 
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::filesystem::path root = kprof::fuzz::scratch_file("unused", nullptr, 0).parent_path() / "cache";

@@ -51,6 +51,6 @@ for t in "${targets[@]}"; do
   if [ $rc -eq 0 ]; then result="no findings"; else result="FINDING (rc $rc, see $log, $findings/)"; failed=1; fi
   row="| $t | $execs | $secs | $rate | $result |"
   echo "$row" | tee -a "$summary"
-  [ $rc -ne 0 ] && grep -m3 -E "ERROR: |runtime error|SUMMARY" "$log" >&2 || true
+  [ $rc -ne 0 ] && grep -m5 -E "ERROR: |runtime error|SUMMARY|terminate called|what\(\)" "$log" >&2 || true
 done
 exit $failed

@@ -1,7 +1,7 @@
 // The shipped devices file with every `measured` entry removed: tests of formulas pin datasheet figures, which do
 // not move when `kprof peaks --measure` records new measurements in data/devices.json.
 #pragma once
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
 #include "analyze/device_db.hpp"
 #include "util/fs.hpp"

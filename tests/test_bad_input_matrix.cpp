@@ -566,6 +566,26 @@ std::vector<Case> cases() {
                no_gpu("run --prof-type=annotation --counters ncu --ncu /no/such/ncu --out-root OUT -- /bin/true"), 4,
                "needs an NVIDIA GPU", nothing_started});
   c.push_back({"NoGpuPeaksMeasure", no_gpu("peaks --measure"), 4, "needs an NVIDIA GPU"});
+  // --- kprof peaks --import: the devices file it updates is the user's, and may be broken ---------------------------
+  auto peaks_into = [](const std::string& devices) {
+    return [=](const fs::path& d) {
+      put(d / "devices.json", devices);
+      return kprof_cmd("peaks --import " + q(kFixtures / "peaks/h200-sample.json") + " --device h200-sxm --write-devices " +
+                       q(d / "devices.json") + " --docs " + q(d / "docs"));
+    };
+  };
+  auto devices_untouched = [](const std::string& devices) {
+    return [=](const fs::path& d, const auto&) {
+      EXPECT_EQ(get(d / "devices.json"), devices);
+      EXPECT_FALSE(fs::exists(d / "docs"));
+    };
+  };
+  c.push_back({"PeaksIntoMalformedDevicesFile", peaks_into("{\"devices\": ["), 3, "devices.json",
+               devices_untouched("{\"devices\": [")});
+  c.push_back({"PeaksIntoDevicesFileWithOverflowingNumber", peaks_into("{\"devices\": [{\"id\": \"h200-sxm\", \"x\": 9e999}]}"),
+               3, "devices.json", devices_untouched("{\"devices\": [{\"id\": \"h200-sxm\", \"x\": 9e999}]}")});
+  c.push_back({"PeaksIntoDevicesFileWithoutDevices", peaks_into("[1, 2]"), 3, "devices.json",
+               devices_untouched("[1, 2]")});
   c.push_back({"NoGpuPackage",
                [](const fs::path& d) {
                  kprof::testing::FakeKernels fake(d / "fake");

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
+#include "model/device_spec.hpp"
 #include "model/profile.hpp"
 
 using namespace kprof;
@@ -68,4 +71,33 @@ TEST(ProfileRun, JsonRoundTripIsLossless) {
   EXPECT_EQ(back.stages[0].kernels[0].metrics.flops_fp32, 0.1 + 0.2);
   EXPECT_FALSE(back.stages[0].kernels[0].metrics.tensor_pipe_pct.has_value());
   EXPECT_EQ(back.stages[0].kernels[0].analysis->bottleneck.kind, BottleneckKind::compute);
+}
+
+// Integers read from JSON: nlohmann's own conversion casts, which is undefined for a float out of range (1e69 into
+// an int, found by fuzz_devices) and wraps an integer. json_support.hpp range-checks every integer read.
+TEST(JsonSupport, IntegerReadsAreRangeChecked) {
+  EXPECT_EQ(json(132).get<int>(), 132);
+  EXPECT_EQ(json(132.0).get<int>(), 132);  // an integral float is an integer
+  EXPECT_EQ(json(-5).get<std::int64_t>(), -5);
+  EXPECT_EQ(json(std::numeric_limits<std::uint64_t>::max()).get<std::uint64_t>(),
+            std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(json(-2147483648LL).get<int>(), std::numeric_limits<int>::min());
+  EXPECT_THROW(json(1e69).get<int>(), json::exception);
+  EXPECT_THROW(json(2147483648.0).get<int>(), json::exception);
+  EXPECT_THROW(json(2147483648LL).get<int>(), json::exception);
+  EXPECT_THROW(json(-1).get<std::uint32_t>(), json::exception);
+  EXPECT_THROW(json(18446744073709551615ULL).get<std::int64_t>(), json::exception);
+  EXPECT_THROW(json(1.5).get<int>(), json::exception);
+  EXPECT_THROW(json(1.8446744073709552e19).get<std::uint64_t>(), json::exception);  // 2^64
+  try {
+    (void)json::parse(R"({"sm_count": 1e69})").get<DeviceSpec>();
+    FAIL() << "expected an exception";
+  } catch (const json::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("1e+69 is not a signed 32-bit integer"), std::string::npos) << e.what();
+  }
+  // Containers and optionals of integers go through the same check; doubles and bools do not.
+  EXPECT_THROW(json::parse("[1, 2, 3e10]").get<std::vector<int>>(), json::exception);
+  EXPECT_THROW(json::parse("3e10").get<std::optional<int>>(), json::exception);
+  EXPECT_DOUBLE_EQ(json(1e69).get<double>(), 1e69);
+  EXPECT_TRUE(json(true).get<bool>());
 }

@@ -42,7 +42,7 @@ bool has_word(const std::string& text, const std::string& word) {
 json parse_json(const std::string& text, const std::string& origin) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number such as 9e999
     throw ParseError(origin, 0, std::string("malformed JSON: ") + e.what());
   }
 }

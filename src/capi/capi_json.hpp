@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
 #include "model/params.hpp"
 #include "model/profile.hpp"

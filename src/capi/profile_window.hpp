@@ -10,7 +10,7 @@
 //
 // The library is one collector per process: tracer and counter windows cannot be mixed in one process.
 #pragma once
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
 namespace kprof::capi {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
 #include "model/params.hpp"
 #include "model/profile.hpp"

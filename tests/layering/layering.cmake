@@ -37,3 +37,7 @@ add_test(NAME LayerCompile.UpwardIncludeDoesNotCompile
 set_tests_properties(LayerCompile.UpwardIncludeDoesNotCompile PROPERTIES
   # GCC: "analyze/timeline.hpp: No such file or directory"; clang (the sanitizer build): "'analyze/timeline.hpp' file not found"
   PASS_REGULAR_EXPRESSION "analyze/timeline.hpp: No such file or directory;'analyze/timeline.hpp' file not found")
+# nlohmann/json.hpp only through model/json_support.hpp, which range-checks every integer read (a file that
+# included it directly would get nlohmann's unchecked conversion, and two definitions of the same serializer).
+add_test(NAME LayerIncludes.NlohmannOnlyThroughJsonSupport
+         COMMAND sh -c "cd '${PROJECT_SOURCE_DIR}' && ! grep -rln --include='*.[ch]pp' '<nlohmann/json.hpp>' src tests fuzz examples bench | grep -v '^src/model/json_support.hpp$'")

@@ -45,13 +45,18 @@ int cmd_peaks(const PeaksOptions& o) {
   DeviceSpec spec = *matched;
   for (const auto& w : merge_measured(spec, report)) std::cerr << "kprof: warning: " << w << "\n";
   // ordered_json keeps the file's key order, so the diff of devices.json shows only the measured figures.
-  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(read_file(devices_file));
+  nlohmann::ordered_json doc;
   bool updated = false;
-  for (auto& d : doc["devices"])
-    if (d.value("id", std::string()) == spec.id) {
-      d["measured"] = nlohmann::ordered_json::parse(json(spec.measured).dump());
-      updated = true;
-    }
+  try {
+    doc = nlohmann::ordered_json::parse(read_file(devices_file));
+    for (auto& d : doc.at("devices"))
+      if (d.is_object() && d.value("id", std::string()) == spec.id) {
+        d["measured"] = nlohmann::ordered_json::parse(json(spec.measured).dump());
+        updated = true;
+      }
+  } catch (const nlohmann::ordered_json::exception& e) {
+    throw ParseError(devices_file.string(), 0, std::string("cannot update the devices file: ") + e.what());
+  }
   if (!updated) throw Error(devices_file.string() + " has no entry with id " + spec.id, kExitBadInput);
   write_file_atomic(devices_file, doc.dump(2) + "\n");
   fs::path page = fs::path(o.docs_dir) / (spec.id + ".md");

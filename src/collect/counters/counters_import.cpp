@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
 #include "collect/counters/counters_format.hpp"
 #include "collect/kernel_name.hpp"

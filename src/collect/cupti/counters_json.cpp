@@ -4,7 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
 #include "collect/counters/counters_format.hpp"
 
