@@ -497,7 +497,7 @@ std::vector<Case> cases() {
                0, "",
                [](const fs::path& d, const auto&) {
                  EXPECT_FALSE(fs::exists(d / "art/inputs/quick.csv"));
-                 EXPECT_TRUE(fs::exists(d / "art/inputs/full_raw.csv"));
+                 EXPECT_EQ(get(d / "art/inputs/full_raw.csv"), get(kFixtures / "h200-probe/full_raw.csv"));
                  EXPECT_TRUE(!fs::exists(d / "art/report-verbose.md") || get(d / "art/report-verbose.md") != "stale");
                }});
   c.push_back({"ReanalysisInPlaceKeepsItsInputs",
@@ -508,7 +508,8 @@ std::vector<Case> cases() {
                },
                0, "",
                [](const fs::path& d, const auto&) {
-                 EXPECT_TRUE(fs::exists(d / "art/inputs/quick.csv"));  // raw inputs carried over
+                 // raw inputs carried over, byte for byte
+                 EXPECT_EQ(get(d / "art/inputs/quick.csv"), get(kFixtures / "h200-probe/quick.csv"));
                  EXPECT_TRUE(fs::exists(d / "art/report.md"));
                  EXPECT_FALSE(fs::exists(d / "art/report-verbose.md") && get(d / "art/report-verbose.md") == "stale");
                }});

@@ -53,9 +53,10 @@ std::vector<std::string> export_report(const std::string& report, const std::str
 }
 
 // An artifact directory re-analysed as it is; anything else is a list of ncu CSV files (or .ncu-rep reports,
-// exported to CSV by ncu first).
-Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string, std::string>& copies,
-                   const std::string& ncu) {
+// exported to CSV by ncu first). `copy_inputs`: the input files are read into `copies` for the artifact (not when
+// nothing is written: a 200 MB page read whole again cost a quarter of the import's time).
+Inputs load_inputs(const std::vector<std::string>& inputs, ExtraFiles& copies, const std::string& ncu,
+                   bool copy_inputs) {
   if (inputs.empty()) throw Error("analyze: no input (an artifact directory or ncu CSV files)", kExitUsage);
   if (inputs.size() == 1 && fs::is_directory(inputs[0])) {
     if (fs::exists(fs::path(inputs[0]) / "profile.json") || fs::exists(fs::path(inputs[0]) / kPartialMarker)) {
@@ -68,7 +69,7 @@ Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string,
       if (e.path().extension() == ".csv") csvs.push_back(e.path().string());
     std::sort(csvs.begin(), csvs.end());
     if (csvs.empty()) throw Error(inputs[0] + ": no profile.json and no .csv files in this directory", kExitBadInput);
-    return load_inputs(csvs, copies, ncu);
+    return load_inputs(csvs, copies, ncu, copy_inputs);
   }
   for (const auto& f : inputs) {
     if (!fs::exists(f)) throw Error(f + ": no such file", kExitBadInput);
@@ -97,9 +98,14 @@ Inputs load_inputs(const std::vector<std::string>& inputs, std::map<std::string,
   }
   auto imported = ncu::import_ncu(csvs);
   // The inputs travel with the artifact: the CSV files, and each report beside them under its own name.
-  for (const auto& f : csvs) copies["inputs/" + fs::path(f).filename().string()] = read_file(f);
+  // The user's files are copied when the artifact is written; pages exported from a report into a scratch
+  // directory are read now (it is removed on return).
+  auto in_scratch = [&](const std::string& f) { return scratch.count(fs::path(f).parent_path()) > 0; };
+  if (copy_inputs)
+    for (const auto& f : csvs)
+      copies["inputs/" + fs::path(f).filename().string()] = in_scratch(f) ? ExtraFile(read_file(f)) : ExtraFile::copy_of(f);
   for (const auto& f : reports) {
-    copies["inputs/" + fs::path(f).filename().string()] = read_file(f);
+    if (copy_inputs) copies["inputs/" + fs::path(f).filename().string()] = ExtraFile::copy_of(f);
     imported.run.warnings.push_back("imported from the Nsight Compute report " + f + " (kept as inputs/" +
                                     fs::path(f).filename().string() + "; open it in ncu-ui for the full detail)");
   }
@@ -127,15 +133,15 @@ Analyzed analyze_inputs(const AnalyzeSpec& o) {
       // A new artifact, named by the time of this analysis (the recorded time stays in profile.json).
       fs::path dir = o.write ? artifact_dir(run, o.output.out_root, o.output.out_dir, utc_timestamp()) : fs::path();
       // The raw files travel with the new artifact (always: it is staged apart, even when it replaces the input).
-      std::map<std::string, std::string> raw;
+      ExtraFiles raw;
       if (!dir.empty()) raw = source_files(o.inputs[0]);
       auto p = publish_run(run, ctx, o.output, dir, std::move(raw),
                            r->assembled.trace ? &*r->assembled.trace : nullptr, r->plan.outputs,
                            &r->assembled.source);
       return {std::move(run), std::move(p)};
     }
-  std::map<std::string, std::string> copies;
-  auto [run, imported] = load_inputs(o.inputs, copies, o.ncu);
+  ExtraFiles copies;
+  auto [run, imported] = load_inputs(o.inputs, copies, o.ncu, o.write);
   if (!imported && o.write) copies = source_files(o.inputs[0]);  // an artifact read back: its inputs/ too
   if (!o.kernel.empty()) run.kernel = o.kernel;
   if (o.version != "-" || run.version.empty()) run.version = o.version;

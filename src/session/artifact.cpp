@@ -152,7 +152,9 @@ fs::path ArtifactStage::keep_partial(const std::string& why) {
   return rename_unique(staging_, final_, ".interrupted");
 }
 
-std::map<std::string, std::string> source_files(const fs::path& dir) {
+std::string ExtraFile::text() const { return from.empty() ? content : read_file(from); }
+
+ExtraFiles source_files(const fs::path& dir) {
   // What write_artifact writes from profile.json every time: derived, so written again. The mode outputs (timeline,
   // CSVs, trace.json, timing.md, source pages) are carried too: a re-analysis writes them again over these when it
   // has their raw input (the trace, ncu's source page), and keeps the old ones when it has not (an artifact whose
@@ -160,12 +162,12 @@ std::map<std::string, std::string> source_files(const fs::path& dir) {
   static const std::set<std::string> derived{"params.json",       "profile.json", "contract.md", "contract.json",
                                              "report.md",         "report-verbose.md", "roofline.svg",
                                              kPartialMarker};
-  std::map<std::string, std::string> files;
+  ExtraFiles files;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
     std::string rel = fs::relative(e.path(), dir).generic_string();
     if (derived.count(rel)) continue;
-    files[rel] = read_file(e.path());
+    files[rel] = ExtraFile::copy_of(e.path());
   }
   return files;
 }
@@ -184,11 +186,13 @@ void check_complete_artifact(const fs::path& dir) {
 }
 
 void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison* vs_baseline,
-                    const std::map<std::string, std::string>& extra_files, const ProfileRun* baseline,
-                    const std::string& contract_extra) {
+                    const ExtraFiles& extra_files, const ProfileRun* baseline, const std::string& contract_extra) {
   ensure_dir(dir);
   // Extra files (raw inputs, traces) first: if rendering fails later, what was measured is already on disk.
-  for (const auto& [name, content] : extra_files) write_file_atomic(dir / name, content);
+  for (const auto& [name, file] : extra_files) {
+    if (file.from.empty()) write_file_atomic(dir / name, file.content);
+    else copy_file_atomic(file.from, dir / name);
+  }
   // Names were made valid UTF-8 before (publish.cpp); `replace` keeps any other invalid byte from throwing.
   write_file_atomic(dir / "params.json", json(run.params).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   write_file_atomic(dir / "profile.json", json(run).dump(1, ' ', false, json::error_handler_t::replace) + "\n");

@@ -19,12 +19,31 @@ std::filesystem::path artifact_dir(const ProfileRun& run, const std::string& roo
 // Filesystem-safe form of a name ("my kernel/v2" → "my_kernel_v2").
 std::string safe_name(const std::string& s);
 
+// A file an artifact carries besides what write_artifact renders: its content, or a file copied as it is (`from`
+// not empty: a raw input, copied by the kernel and never read into memory whole; a 200 MB ncu page read whole
+// again only to be written back cost a third of `kprof analyze`).
+struct ExtraFile {
+  std::string content;
+  std::filesystem::path from;
+  ExtraFile() = default;
+  ExtraFile(std::string text) : content(std::move(text)) {}  // NOLINT: a rendered file is its text
+  ExtraFile(const char* text) : content(text) {}             // NOLINT
+  static ExtraFile copy_of(std::filesystem::path file) {
+    ExtraFile f;
+    f.from = std::move(file);
+    return f;
+  }
+  // The file's bytes: its content, or `from` read (tests and small files).
+  std::string text() const;
+};
+using ExtraFiles = std::map<std::string, ExtraFile>;  // relative path → file
+
 // Writes params.json, profile.json, contract.md, contract.json, report.md (report-verbose.md when the run has
-// NCU sections) and any extra files (name → content). Returns the directory.
+// NCU sections) and any extra files (written, or copied from their `from`). Returns the directory.
 // `baseline`, when given, also puts its kernels on the roofline chart, joined to the current ones.
 // `contract_extra` (Markdown: the nsys timeline's headline) is appended to contract.md and report.md.
 void write_artifact(const std::filesystem::path& dir, const ProfileRun& run, const Comparison* vs_baseline,
-                    const std::map<std::string, std::string>& extra_files = {}, const ProfileRun* baseline = nullptr,
+                    const ExtraFiles& extra_files = {}, const ProfileRun* baseline = nullptr,
                     const std::string& contract_extra = {});
 
 // Reads a run back from an artifact directory or a profile.json path. A partial directory (a run that is still
@@ -32,11 +51,11 @@ void write_artifact(const std::filesystem::path& dir, const ProfileRun& run, con
 ProfileRun load_artifact(const std::filesystem::path& dir_or_file);
 
 // The files of an artifact that kprof does not derive (raw collector output, imported inputs, a package's tiling/,
-// timings and logs), relative path → content: what a re-analysis carries into the new artifact, so that
+// timings and logs), as copies of the files: what a re-analysis carries into the new artifact, so that
 // replacing an artifact in place (--out DIR --replace) loses nothing but the outputs it writes again.
 // The mode outputs (timeline, CSVs, trace.json, source pages) are included: written again over these when the
 // re-analysis has their raw input, kept when it has not.
-std::map<std::string, std::string> source_files(const std::filesystem::path& dir);
+ExtraFiles source_files(const std::filesystem::path& dir);
 
 // Throws Error(kExitBadInput) when `dir` is a partial or incomplete artifact, naming what it is.
 void check_complete_artifact(const std::filesystem::path& dir);

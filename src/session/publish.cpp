@@ -45,7 +45,7 @@ void make_text_valid(ProfileRun& run, Trace* trace) {
 }
 
 // The files a mode writes from its trace and ncu's source page.
-void add_mode_outputs(std::map<std::string, std::string>& files, const ModeOutputs& outputs, const Trace* trace,
+void add_mode_outputs(ExtraFiles& files, const ModeOutputs& outputs, const Trace* trace,
                       const std::optional<TraceAnalysis>& analysis, const SourceView* source) {
   if (trace && analysis) {
     if (outputs.timing_report) files["timing.md"] = render::render_timing_report(*trace, analysis->stats);
@@ -99,7 +99,7 @@ namespace {
 
 // The one body of publish_run and publish: `stage` is where the artifact is written (null: none is).
 Published publish_into(ProfileRun& run, const AnalysisContext& ctx, const OutputSpec& output, ArtifactStage* stage,
-                       std::map<std::string, std::string> files, Trace* trace, const ModeOutputs& outputs,
+                       ExtraFiles files, Trace* trace, const ModeOutputs& outputs,
                        const SourceView* source) {
   make_text_valid(run, trace);
   auto analysis = analyze::analyze_run(run, ctx.devices, ctx.thresholds, trace, outputs.timeline);
@@ -131,7 +131,7 @@ void add_devlog(Published& p, const ProfileRun& run, const OutputSpec& output) {
 }  // namespace
 
 Published publish_run(ProfileRun& run, const AnalysisContext& ctx, const OutputSpec& output, const fs::path& dir,
-                      std::map<std::string, std::string> files, Trace* trace, const ModeOutputs& outputs,
+                      ExtraFiles files, Trace* trace, const ModeOutputs& outputs,
                       const SourceView* source) {
   InterruptScope interrupts;
   std::optional<ArtifactStage> stage;

@@ -12,6 +12,7 @@
 #include "model/profile.hpp"
 #include "model/trace.hpp"
 #include "session/analysis_context.hpp"
+#include "session/artifact.hpp"
 #include "session/mode_table.hpp"
 #include "session/profile.hpp"
 #include "session/run_spec.hpp"
@@ -30,11 +31,11 @@ struct Published {
 
 // Analyses `run` (and `trace`, with its timeline when `outputs` asks for one), compares it with
 // output.baseline, writes the artifact into `dir` (none when empty; staged and renamed into place, artifact.hpp:
-// Published::dir says where it went) with `files` (name → content) and the trace outputs `outputs` asks for,
+// Published::dir says where it went) with `files` (written, or copied from their `from`) and the trace outputs `outputs` asks for,
 // and appends the devlog entry when output.devlog. Names in `run` and `trace` are made valid UTF-8 first. SIGINT/SIGTERM while it writes: nothing is left, and the
 // Error thrown carries 130/143.
 Published publish_run(ProfileRun& run, const AnalysisContext& ctx, const OutputSpec& output,
-                      const std::filesystem::path& dir, std::map<std::string, std::string> files = {},
+                      const std::filesystem::path& dir, ExtraFiles files = {},
                       Trace* trace = nullptr, const ModeOutputs& outputs = {}, const SourceView* source = nullptr);
 
 // profile()'s result, with its mode's outputs, into its staged artifact directory, which is then renamed into

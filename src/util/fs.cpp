@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,6 +95,69 @@ void append_file_atomic(const fs::path& p, const std::string& content) {
   std::string existing;
   if (fs::exists(p)) existing = read_file(p);
   write_file_atomic(p, existing + content);
+}
+
+void copy_file_atomic(const fs::path& from, const fs::path& to) {
+  if (to.has_parent_path()) ensure_dir(to.parent_path());
+  std::error_code ec;
+  if (fs::is_directory(from, ec)) throw Error("cannot read " + from.string() + ": is a directory", kExitBadInput);
+  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw Error("cannot read " + from.string() + ": " + std::strerror(errno), kExitBadInput);
+  fs::path tmp = to;
+  tmp += ".tmp." + std::to_string(::getpid());
+  int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) {
+    int err = errno;
+    ::close(in);
+    throw CannotWrite(to, std::strerror(err));
+  }
+  // Which side failed decides the error: reading `from` (exit 3) or writing the copy (exit 9).
+  int read_err = 0, write_err = 0;
+  // copy_file_range copies nothing from files that report no size (procfs) and refuses pipes: those go through the
+  // buffer from the start.
+  struct stat st {};
+  bool kernel_copy = ::fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+  constexpr std::size_t kBuf = std::size_t{1} << 20;
+  std::unique_ptr<char[]> buf;  // for the copy through a buffer only
+  for (;;) {
+    if (kernel_copy) {
+      ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, std::size_t{1} << 30, 0);
+      if (n > 0) continue;
+      if (n == 0) break;
+      if (errno == EINTR) continue;
+      if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EPERM) {
+        kernel_copy = false;  // not between these files: copy through a buffer (from where copy_file_range stopped)
+        continue;
+      }
+      // copy_file_range does not say which side failed: ENOSPC, EDQUOT, EFBIG are the copy's, the rest the input's.
+      (errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? write_err : read_err) = errno;
+      break;
+    }
+    if (!buf) buf = std::make_unique_for_overwrite<char[]>(kBuf);
+    ssize_t n = ::read(in, buf.get(), kBuf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      read_err = errno;
+      break;
+    }
+    if (n == 0) break;
+    if (!write_all(out, buf.get(), static_cast<std::size_t>(n))) {
+      write_err = errno;
+      break;
+    }
+  }
+  ::close(in);
+  if (::close(out) != 0 && !read_err && !write_err) write_err = errno;
+  if (read_err || write_err) {
+    ::unlink(tmp.c_str());
+    if (read_err) throw Error("cannot read " + from.string() + ": " + std::strerror(read_err), kExitBadInput);
+    throw CannotWrite(to, std::strerror(write_err));
+  }
+  if (::rename(tmp.c_str(), to.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw CannotWrite(to, std::strerror(err));
+  }
 }
 
 namespace {

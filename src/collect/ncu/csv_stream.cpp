@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -95,12 +96,15 @@ class Splitter {
     ++line_no_;
     if (line_no_ == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 BOM
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    for (unsigned char c : line)
-      if (is_binary_byte(c))
-        throw ParseError(file_, line_no_, fmt::format("binary data (byte 0x{:02x}): not ncu CSV text; an .ncu-rep "
-                                                      "report must be exported first with `ncu --import FILE --csv "
-                                                      "--page raw`",
-                                                      static_cast<int>(c)));
+    unsigned char lowest = 0xff;  // one pass the compiler vectorises; the byte-by-byte test only for a line with
+    for (unsigned char c : line) lowest = c < lowest ? c : lowest;  // a control byte (tab, ESC, ...)
+    if (lowest < 0x20)
+      for (unsigned char c : line)
+        if (is_binary_byte(c))
+          throw ParseError(file_, line_no_, fmt::format("binary data (byte 0x{:02x}): not ncu CSV text; an .ncu-rep "
+                                                        "report must be exported first with `ncu --import FILE --csv "
+                                                        "--page raw`",
+                                                        static_cast<int>(c)));
     if (!in_record_) {
       if (line.find_first_not_of(" \t") == std::string_view::npos) return;
       saw_content_ = true;
@@ -241,27 +245,38 @@ void stream_csv_file(const std::string& path, const CsvSink& sink, std::vector<l
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw Error("cannot read " + path + ": no such file or not readable", kExitBadInput);
   Splitter split(path, sink, recovered);
+  // One buffer, read into directly: the unconsumed tail (at most one partial line) moves to its front before each
+  // read, and the buffer doubles only for a line longer than a block.
   constexpr std::size_t kBlock = 1 << 22;
-  std::string buf;   // unconsumed bytes: at most one partial line plus one block
-  std::size_t begin = 0;
-  auto block = std::make_unique_for_overwrite<char[]>(kBlock);  // not zeroed: fread fills it
+  std::size_t cap = 2 * kBlock;
+  auto buf = std::make_unique_for_overwrite<char[]>(cap);  // not zeroed: fread fills it
+  std::size_t len = 0;  // bytes in buf
   for (;;) {
-    std::size_t n = std::fread(block.get(), 1, kBlock, f.get());
+    if (cap - len < kBlock) {
+      auto bigger = std::make_unique_for_overwrite<char[]>(cap * 2);
+      std::memcpy(bigger.get(), buf.get(), len);
+      buf = std::move(bigger);
+      cap *= 2;
+    }
+    std::size_t n = std::fread(buf.get() + len, 1, kBlock, f.get());
     if (n == 0) {
       if (std::ferror(f.get())) throw Error("cannot read " + path + ": read error", kExitBadInput);
       break;
     }
-    buf.erase(0, begin);
-    begin = 0;
-    buf.append(block.get(), n);
-    for (;;) {
-      std::size_t eol = buf.find('\n', begin);
-      if (eol == std::string::npos) break;
-      split.line(std::string_view(buf.data() + begin, eol - begin));
-      begin = eol + 1;
+    const std::size_t scanned = len;  // no '\n' before here: the tail left over holds none
+    len += n;
+    std::size_t begin = 0;
+    for (std::size_t from = scanned;;) {
+      const void* nl = std::memchr(buf.get() + from, '\n', len - from);
+      if (!nl) break;
+      const std::size_t eol = static_cast<std::size_t>(static_cast<const char*>(nl) - buf.get());
+      split.line(std::string_view(buf.get() + begin, eol - begin));
+      begin = from = eol + 1;
     }
+    std::memmove(buf.get(), buf.get() + begin, len - begin);
+    len -= begin;
   }
-  if (begin < buf.size()) split.line(std::string_view(buf.data() + begin, buf.size() - begin));
+  if (len > 0) split.line(std::string_view(buf.get(), len));
   split.finish();
 }
 

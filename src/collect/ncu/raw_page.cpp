@@ -1,10 +1,13 @@
 #include "collect/ncu/raw_page.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <new>
 
 #include "collect/ncu/page_support.hpp"
 #include "util/errors.hpp"
@@ -32,9 +35,36 @@ constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
 
 }  // namespace
 
+ValueArena::~ValueArena() {
+  for (const auto& b : blocks_) ::munmap(b.base, b.mapped);
+}
+
+double* ValueArena::allocate(std::size_t n) {
+  const std::size_t bytes = n * sizeof(double);
+  if (blocks_.empty() || blocks_.back().size - blocks_.back().used < bytes) {
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    std::size_t want = blocks_.empty() ? std::size_t{64} << 10 : std::min(blocks_.back().size * 2, std::size_t{32} << 20);
+    want = std::max(want, (bytes + 4095) / 4096 * 4096);
+    const bool huge = want >= kHuge;
+    const std::size_t mapped = huge ? want + kHuge : want;  // room to align the data to 2 MiB
+    void* base = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) throw std::bad_alloc();
+    char* data = static_cast<char*>(base);
+    if (huge) {
+      data = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(base) + kHuge - 1) & ~(kHuge - 1));
+      ::madvise(data, want, MADV_HUGEPAGE);  // advice only: without huge pages the block still works
+    }
+    blocks_.push_back({base, mapped, data, want, 0});
+  }
+  Block& b = blocks_.back();
+  double* p = reinterpret_cast<double*>(b.data + b.used);
+  b.used += bytes;
+  return p;
+}
+
 void CompactMetrics::expand_into(MetricMap& into) const {
   if (!table) return;
-  for (std::size_t i = 0; i < values.size(); ++i) {
+  for (std::size_t i = 0; i < table->names.size(); ++i) {
     if (std::isnan(values[i])) continue;
     MetricValue mv;
     mv.value = values[i];
@@ -51,6 +81,7 @@ struct RawPageReader::State {
   detail::LaunchIndex index{page};
   ValueWarnings bad_values;
   std::vector<CompactMetrics> compact_rows;
+  std::shared_ptr<ValueArena> arena = std::make_shared<ValueArena>();
 
   // The current table.
   bool have_header = false;
@@ -60,6 +91,7 @@ struct RawPageReader::State {
   std::vector<int> metric_columns;  // indices of metric columns in the row
   std::vector<UnitScale> scales;    // per metric column
   std::vector<char> eager;          // per metric column: needed_before_grouping
+  std::vector<char> derived_temp;   // per metric column: a derived_temp* metric (is_skipped_cell)
   std::shared_ptr<RawTable> table;
   bool expect_units = true;  // the row after a header may be the units row
   std::size_t rows = 0;
@@ -77,7 +109,11 @@ struct RawPageReader::State {
       if (!cols.is_launch_column(i) && !header[i].empty()) metric_columns.push_back(i);
     scales.assign(metric_columns.size(), UnitScale{});
     eager.clear();
-    for (int i : metric_columns) eager.push_back(needed_before_grouping(header[i]));
+    derived_temp.clear();
+    for (int i : metric_columns) {
+      eager.push_back(needed_before_grouping(header[i]));
+      derived_temp.push_back(header[i].rfind("derived_temp", 0) == 0);
+    }
     expect_units = true;
     rows = 0;
     make_table();
@@ -112,7 +148,9 @@ struct RawPageReader::State {
         compact_rows.emplace_back();
         cm = &compact_rows.back();
         cm->table = table;
-        cm->values.assign(metric_columns.size(), kAbsent);
+        cm->arena = arena;
+        cm->values = arena->allocate(metric_columns.size());
+        std::fill_n(cm->values, metric_columns.size(), kAbsent);
       } else if (!compact_rows[slot].empty()) {
         // The same launch again (a second table): what came first wins, as with a MetricMap.
         compact_rows[slot].expand_into(k.metrics);
@@ -122,10 +160,13 @@ struct RawPageReader::State {
     for (std::size_t m = 0; m < metric_columns.size(); ++m) {
       const std::string& cell = row.fields[metric_columns[m]];
       const std::string& name = header[metric_columns[m]];
-      if (is_skipped_cell(name, cell)) continue;
-      if (cm && cell.find(';') == std::string::npos) {
-        // The common cell, a plain number: no MetricValue built unless the value needs a closer look.
+      if (cm) {
+        // The common cell, a plain number: no MetricValue built unless the value needs a closer look. The cell is
+        // parsed once; a skipped cell (is_skipped_cell) is one parse_cell calls missing, or a derived_temp metric's
+        // non-finite value. Anything else that is not a number (text, "a;b" per-instance values, a decimal comma)
+        // takes the general path below.
         ParsedCell pc = parse_cell(cell);
+        if (pc.kind == CellKind::missing || (pc.kind == CellKind::not_finite && derived_temp[m])) continue;
         if (pc.kind == CellKind::number) {
           const double v = pc.value * scales[m].factor;
           if (v < 0 || v > 100) {
@@ -139,6 +180,8 @@ struct RawPageReader::State {
           if (eager[m]) k.metrics.try_emplace(name, MetricValue{v, scales[m].base_unit, "", true});
           continue;
         }
+      } else if (is_skipped_cell(name, cell)) {
+        continue;
       }
       ValueProblem problem;
       MetricValue mv = make_checked_metric_value(name, cell, scales[m], problem);

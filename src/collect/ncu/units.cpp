@@ -94,6 +94,17 @@ bool valid_grouping(std::string_view t) {
 
 // Allocation-free: this runs once per cell, millions of times for a large raw page.
 ParsedCell parse_cell(std::string_view text) {
+  // Most cells of a raw page are digits with at most a decimal point ("128", "93.75"): read in place.
+  if (!text.empty() && text.size() <= 64 && text[0] >= '0' && text[0] <= '9') {
+    bool plain = true;
+    for (char c : text)
+      if (!((c >= '0' && c <= '9') || c == '.')) { plain = false; break; }
+    if (plain) {
+      double v = 0;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec == std::errc() && ptr == text.data() + text.size()) return {CellKind::number, v};
+    }
+  }
   std::string_view t = trim_view(text);
   if (t.empty() || iequals(t, "n/a") || iequals(t, "no data") || t == "-") return {CellKind::missing, 0};
   if (is_non_finite_word(t)) return {CellKind::not_finite, 0};
