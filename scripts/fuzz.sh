@@ -7,7 +7,8 @@
 # New inputs go to build/fuzz/corpus/<target>/ (not committed); a crash, leak, timeout or sanitizer report is saved
 # as build/fuzz/findings/<target>/crash-* etc. and makes the script exit 1 after the remaining targets ran.
 # Prints one summary row per target (target, executions, seconds, exec/s, result); also written to
-# build/fuzz/summary.md (FUZZ_SUMMARY). FUZZ_NO_BUILD=1 runs the targets already built. FUZZ_NICE (default 19) sets the niceness; FUZZ_RSS_MB (default 2048) libFuzzer's RSS limit.
+# build/fuzz/summary.md (FUZZ_SUMMARY). FUZZ_NO_BUILD=1 runs the targets already built. FUZZ_RUNS=N stops a
+# target after N executions (SECONDS stays the upper bound). FUZZ_LOG_DIR (default build/fuzz) holds the logs. FUZZ_NICE (default 19) sets the niceness; FUZZ_RSS_MB (default 2048) libFuzzer's RSS limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -36,11 +37,12 @@ for t in "${targets[@]}"; do
   findings=build/fuzz/findings/$t
   mkdir -p "$work" "$findings"
   seeds=fuzz/corpus/$t
-  log=build/fuzz/$t.log
+  log=${FUZZ_LOG_DIR:-build/fuzz}/$t.log
   start=$(date +%s.%N)
   set +e
   nice -n "${FUZZ_NICE:-19}" "build/fuzz/fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 \
-    -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -timeout=10 -artifact_prefix="$findings/" "$work" "$seeds" >"$log" 2>&1
+    -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -timeout=10 ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} \
+    -artifact_prefix="$findings/" "$work" "$seeds" >"$log" 2>&1
   rc=$?
   set -e
   end=$(date +%s.%N)

@@ -1,5 +1,6 @@
 // util/fs: copy_file_atomic, the artifact's copy of its raw inputs (session/artifact.hpp ExtraFile::copy_of).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,8 +15,17 @@ using namespace kprof;
 
 namespace {
 
+const fs::path kRoot = fs::temp_directory_path() / ("kprof_test_fs_" + std::to_string(::getpid()));
+
+// A fresh folder per test; the whole root is removed when the test program ends.
 fs::path scratch(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("kprof_test_fs_" + std::to_string(::getpid())) / name;
+  static const struct Cleanup {
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(kRoot, ec);
+    }
+  } cleanup;
+  fs::path d = kRoot / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -65,6 +75,8 @@ TEST(CopyFileAtomic, AMissingSourceIsBadInputAndLeavesNothing) {
   }
   EXPECT_EQ(files_in(d), 0u);
   EXPECT_THROW(copy_file_atomic(d, d / "copy.csv"), Error);  // a directory
+  EXPECT_THROW(copy_file_atomic(d / "nope.csv", d / "new/dir/copy.csv"), Error);
+  EXPECT_FALSE(fs::exists(d / "new"));  // a bad source creates no folder for the copy
   EXPECT_EQ(files_in(d), 0u);
 }
 

@@ -18,17 +18,17 @@ struct adl_serializer<std::optional<T>> {
   }
 };
 
-// A number that does not fit the integer it is read into. nlohmann converts with a plain cast: a float out of the
-// target's range (1e69 into an int, found by fuzz_devices) is undefined behaviour, an integer out of range wraps.
-// Derived from json::exception, so every loader that reports nlohmann's errors with its file name reports this too.
-class number_out_of_range : public detail::exception {
- public:
-  explicit number_out_of_range(const std::string& what_arg)
-      : detail::exception(406, ("[json.exception.out_of_range.406] " + what_arg).c_str()) {}
-};
-
+// Integers read from JSON. nlohmann converts numbers with a plain cast: a float out of the target's range (1e69
+// into an int, found by fuzz_devices) is undefined behaviour, an integer out of range wraps, a fraction truncates.
+//
+// Every translation unit of kprof includes nlohmann only through this header (the test
+// LayerIncludes.NlohmannOnlyThroughJsonSupport keeps it so), so this specialisation is the only definition in
+// kprof. A program linking kprof's C++ libraries that also reads integers with nlohmann in files that do not include
+// a kprof header would have two definitions of the same specialisation (docs/api.md says so): include
+// "model/json_support.hpp" there too.
 // Every integer (not bool) read from JSON, in every model type, goes through here: an integer in the target's
-// range, or a float with an integral value in it (132.0); anything else throws number_out_of_range.
+// range, or a float with an integral value in it (132.0); anything else throws json::out_of_range (406, as nlohmann
+// does for a number too large to parse), which every loader reports with its file name.
 template <typename T>
 struct adl_serializer<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
   template <typename BasicJsonType>
@@ -47,13 +47,15 @@ struct adl_serializer<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same
                           : x >= 0 && static_cast<unsigned long long>(x) <= static_cast<unsigned long long>(L::max());
     } else if (j.is_number_float()) {
       double x = j.template get_ref<const typename BasicJsonType::number_float_t&>();
-      // L::max() + 1 is a power of two, exact as a double; L::min() is 0 or minus one.
+      // L::max() + 1 = 2^digits is exact as a double; L::min() is 0 or -2^digits, exact too.
       const double upper = std::ldexp(1.0, L::digits);
       fits = std::isfinite(x) && x == std::trunc(x) && x >= static_cast<double>(L::min()) && x < upper;
     }
     if (!fits)
-      throw number_out_of_range("number " + j.dump() + " is not " + (L::is_signed ? "a signed " : "an unsigned ") +
-                                std::to_string(L::digits + (L::is_signed ? 1 : 0)) + "-bit integer");
+      throw detail::out_of_range::create(406,
+                                         "number " + j.dump() + " is not " + (L::is_signed ? "a signed " : "an unsigned ") +
+                                             std::to_string(L::digits + (L::is_signed ? 1 : 0)) + "-bit integer",
+                                         &j);
     ::nlohmann::from_json(j, v);
   }
 };

@@ -53,8 +53,9 @@ std::vector<std::string> export_report(const std::string& report, const std::str
 }
 
 // An artifact directory re-analysed as it is; anything else is a list of ncu CSV files (or .ncu-rep reports,
-// exported to CSV by ncu first). `copy_inputs`: the input files are read into `copies` for the artifact (not when
-// nothing is written: a 200 MB page read whole again cost a quarter of the import's time).
+// exported to CSV by ncu first). `copy_inputs`: the input files go into `copies` for the artifact, as copies made
+// when it is written (not at all when nothing is written: a 200 MB page read whole again cost a quarter of the
+// import's time).
 Inputs load_inputs(const std::vector<std::string>& inputs, ExtraFiles& copies, const std::string& ncu,
                    bool copy_inputs) {
   if (inputs.empty()) throw Error("analyze: no input (an artifact directory or ncu CSV files)", kExitUsage);

@@ -98,56 +98,63 @@ void append_file_atomic(const fs::path& p, const std::string& content) {
 }
 
 void copy_file_atomic(const fs::path& from, const fs::path& to) {
-  if (to.has_parent_path()) ensure_dir(to.parent_path());
   std::error_code ec;
   if (fs::is_directory(from, ec)) throw Error("cannot read " + from.string() + ": is a directory", kExitBadInput);
-  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) throw Error("cannot read " + from.string() + ": " + std::strerror(errno), kExitBadInput);
+  struct Fd {  // closed on every path out, exceptions included
+    int fd = -1;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
+  Fd in{::open(from.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0) throw Error("cannot read " + from.string() + ": " + std::strerror(errno), kExitBadInput);
+  if (to.has_parent_path()) ensure_dir(to.parent_path());  // after the source opened: a bad one leaves nothing
+  constexpr std::size_t kBuf = std::size_t{1} << 20;
+  auto buf = std::make_unique_for_overwrite<char[]>(kBuf);  // allocated before the temporary file exists
   fs::path tmp = to;
   tmp += ".tmp." + std::to_string(::getpid());
-  int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out < 0) {
-    int err = errno;
-    ::close(in);
-    throw CannotWrite(to, std::strerror(err));
-  }
+  Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+  if (out.fd < 0) throw CannotWrite(to, std::strerror(errno));
   // Which side failed decides the error: reading `from` (exit 3) or writing the copy (exit 9).
   int read_err = 0, write_err = 0;
   // copy_file_range copies nothing from files that report no size (procfs) and refuses pipes: those go through the
-  // buffer from the start.
+  // buffer from the start. It may also copy nothing on some file systems (FUSE, older kernels across file
+  // systems): a first call that copies nothing from a file with a size falls back to the buffer too.
   struct stat st {};
-  bool kernel_copy = ::fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-  constexpr std::size_t kBuf = std::size_t{1} << 20;
-  std::unique_ptr<char[]> buf;  // for the copy through a buffer only
+  bool kernel_copy = ::fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+  bool copied_any = false;
   for (;;) {
     if (kernel_copy) {
-      ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, std::size_t{1} << 30, 0);
-      if (n > 0) continue;
-      if (n == 0) break;
-      if (errno == EINTR) continue;
-      if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EPERM) {
-        kernel_copy = false;  // not between these files: copy through a buffer (from where copy_file_range stopped)
+      ssize_t n = ::copy_file_range(in.fd, nullptr, out.fd, nullptr, std::size_t{1} << 30, 0);
+      if (n > 0) {
+        copied_any = true;
         continue;
       }
-      // copy_file_range does not say which side failed: ENOSPC, EDQUOT, EFBIG are the copy's, the rest the input's.
+      if (n == 0 && copied_any) break;
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 0 || errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EPERM) {
+        kernel_copy = false;  // through the buffer, from where copy_file_range stopped
+        continue;
+      }
+      // copy_file_range does not say which side failed: ENOSPC, EDQUOT, EFBIG are the copy's; anything else (EIO)
+      // is blamed on the input.
       (errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? write_err : read_err) = errno;
       break;
     }
-    if (!buf) buf = std::make_unique_for_overwrite<char[]>(kBuf);
-    ssize_t n = ::read(in, buf.get(), kBuf);
+    ssize_t n = ::read(in.fd, buf.get(), kBuf);
     if (n < 0) {
       if (errno == EINTR) continue;
       read_err = errno;
       break;
     }
     if (n == 0) break;
-    if (!write_all(out, buf.get(), static_cast<std::size_t>(n))) {
+    if (!write_all(out.fd, buf.get(), static_cast<std::size_t>(n))) {
       write_err = errno;
       break;
     }
   }
-  ::close(in);
-  if (::close(out) != 0 && !read_err && !write_err) write_err = errno;
+  if (::close(out.fd) != 0 && !read_err && !write_err) write_err = errno;
+  out.fd = -1;
   if (read_err || write_err) {
     ::unlink(tmp.c_str());
     if (read_err) throw Error("cannot read " + from.string() + ": " + std::strerror(read_err), kExitBadInput);

@@ -23,7 +23,7 @@ void write_file_atomic(const std::filesystem::path& p, const std::string& conten
 void append_file_atomic(const std::filesystem::path& p, const std::string& content);  // read + write whole
 // `from` copied to `to` as write_file_atomic writes (temporary file + rename), by the kernel (copy_file_range) where
 // it can, else in 1 MiB blocks: never held in memory whole. Throws Error (exit 3) when `from` cannot be read,
-// CannotWrite when `to` cannot be written.
+// CannotWrite (exit 9) when `to` cannot be written; an I/O error (EIO) during a kernel copy counts as the input's.
 void copy_file_atomic(const std::filesystem::path& from, const std::filesystem::path& to);
 std::string utc_timestamp();        // "2026-11-30T12:34:56Z"
 std::string utc_timestamp_dir();    // "20261130-123456" (filesystem-safe, sorts by time)

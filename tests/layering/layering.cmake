@@ -40,4 +40,4 @@ set_tests_properties(LayerCompile.UpwardIncludeDoesNotCompile PROPERTIES
 # nlohmann/json.hpp only through model/json_support.hpp, which range-checks every integer read (a file that
 # included it directly would get nlohmann's unchecked conversion, and two definitions of the same serializer).
 add_test(NAME LayerIncludes.NlohmannOnlyThroughJsonSupport
-         COMMAND sh -c "cd '${PROJECT_SOURCE_DIR}' && ! grep -rln --include='*.[ch]pp' '<nlohmann/json.hpp>' src tests fuzz examples bench | grep -v '^src/model/json_support.hpp$'")
+         COMMAND sh -c "cd '${PROJECT_SOURCE_DIR}' && ! grep -rlE --include='*.[ch]pp' --include='*.h' --include='*.cc' --include='*.cu' --include='*.cuh' '#[[:space:]]*include[[:space:]]*[<\\\"]nlohmann/' src tests fuzz examples bench kernels python | grep -v '^src/model/json_support.hpp$'")

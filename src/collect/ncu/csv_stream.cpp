@@ -3,6 +3,9 @@
 #include <csv.h>
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -247,18 +250,22 @@ void stream_csv_file(const std::string& path, const CsvSink& sink, std::vector<l
   Splitter split(path, sink, recovered);
   // One buffer, read into directly: the unconsumed tail (at most one partial line) moves to its front before each
   // read, and the buffer doubles only for a line longer than a block.
-  constexpr std::size_t kBlock = 1 << 22;
-  std::size_t cap = 2 * kBlock;
+  // A file smaller than a block gets a buffer of its size (the fuzzer reads millions of small files).
+  std::size_t block = std::size_t{1} << 22;
+  struct stat st {};
+  if (::fstat(::fileno(f.get()), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) < block)
+    block = std::max<std::size_t>(static_cast<std::size_t>(st.st_size) + 1, 4096);
+  std::size_t cap = 2 * block;
   auto buf = std::make_unique_for_overwrite<char[]>(cap);  // not zeroed: fread fills it
   std::size_t len = 0;  // bytes in buf
   for (;;) {
-    if (cap - len < kBlock) {
+    if (cap - len < block) {
       auto bigger = std::make_unique_for_overwrite<char[]>(cap * 2);
       std::memcpy(bigger.get(), buf.get(), len);
       buf = std::move(bigger);
       cap *= 2;
     }
-    std::size_t n = std::fread(buf.get() + len, 1, kBlock, f.get());
+    std::size_t n = std::fread(buf.get() + len, 1, block, f.get());
     if (n == 0) {
       if (std::ferror(f.get())) throw Error("cannot read " + path + ": read error", kExitBadInput);
       break;
