@@ -304,6 +304,16 @@ std::vector<Case> cases() {
                  return kprof_cmd("analyze " + q(a) + " --out-root " + q(d / "out"));
                },
                3, "at field stages[0].kernels[0].launches[0].duration_ns", no_artifact});
+  c.push_back({"ProfileJsonIntegerFieldOutOfRange",  // UB in nlohmann's cast before json_support.hpp checked it
+               [](const fs::path& d) {
+                 fs::path a = analysed(d, "art");
+                 auto j = nlohmann::json::parse(get(a / "profile.json"));
+                 j["stages"][0]["kernels"][0]["launches"][0]["device"] = 1e69;
+                 put(a / "profile.json", j.dump());
+                 return kprof_cmd("analyze " + q(a) + " --out-root " + q(d / "out"));
+               },
+               3, "at field stages[0].kernels[0].launches[0].device: [json.exception.out_of_range.406] number 1e+69",
+               no_artifact});
   c.push_back({"CompareWithGarbageBaseline",
                [](const fs::path& d) {
                  fs::path a = analysed(d, "art");
