@@ -42,6 +42,10 @@ class Tracer {
   // Flushes CUPTI (forced) and writes everything traced so far. Safe to call repeatedly: each call rewrites the
   // file with the full trace (atomic rename). Re-entrant calls return at once.
   void write_snapshot(bool interrupted);
+  // What a signal writes first: the records CUPTI has already handed over, without a flush (a forced flush can wait
+  // on a lock held by the thread the signal interrupted) and without waiting more than `wait_ms` for the record
+  // lock. False when nothing was written (lock not free in time, another write under way, or a write error).
+  bool write_delivered(bool interrupted, int wait_ms);
   // In-process profiling (the C API, capi/): flushes CUPTI, writes what was traced since the last window to
   // `path`, then forgets it, so the next window starts empty. False when the file could not be written.
   bool write_window(const std::string& path);

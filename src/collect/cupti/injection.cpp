@@ -1,19 +1,27 @@
 // Entry point the CUDA driver calls when CUDA_INJECTION64_PATH names this library (activity tracer, or the
 // range-profiler counters when KPROF_COUNTERS_FILE is set), plus the exit paths:
-// atexit writes the trace; SIGINT/SIGTERM write what was traced so far, then chain to the previous handler.
+// atexit writes the trace; SIGINT/SIGTERM write what was traced so far, then take the signal's previous action.
 //
-// The signal handler does no work itself (flushing CUPTI and writing a file are not async-signal-safe, and the
-// interrupted thread may hold the tracer's lock): it wakes a helper thread through a pipe, waits up to 10 s for
-// its answer with poll(), then chains. A program that survives the signal (Python turns SIGINT into
-// KeyboardInterrupt) gets the file rewritten, complete, at exit.
+// The signal handler does no work itself and never waits: flushing CUPTI and writing a file are not
+// async-signal-safe, and a forced flush can need a lock that the interrupted thread holds (on the H200 a handler
+// that waited for the writer deadlocked in about one Ctrl-C in twenty: the program hung until kprof killed it 10 s
+// later, and the trace was lost). It hands the signal to a writer thread through a pipe and returns, so the
+// interrupted thread goes on and releases what it holds. When the previous action was the default one (terminate),
+// the writer writes the records CUPTI has already delivered (no flush, so a file exists whatever follows), then
+// flushes and writes everything, then restores the default action and sends the signal again: the program ends of
+// the same signal, its trace complete. Otherwise (a program's own handler: Python turns SIGINT into
+// KeyboardInterrupt; or SIG_IGN) the previous action is taken at once and the writer writes a snapshot; a program
+// that survives gets the file rewritten, complete, at exit. A second signal while the writer works takes the
+// default action at once.
 #include <cupti.h>
 #include <cstring>
 #include <dlfcn.h>
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <poll.h>
 #include <thread>
 #include <unistd.h>
 #include "collect/cupti/counter_collector.hpp"
@@ -22,15 +30,24 @@
 namespace {
 
 int g_request_pipe[2] = {-1, -1};
-int g_done_pipe[2] = {-1, -1};
 struct sigaction g_previous[2];
 constexpr int kSignals[2] = {SIGINT, SIGTERM};
 std::atomic<bool> g_started{false};
+std::atomic<int> g_ending_signal{0};  // the signal the writer ends the program with once the file is written
+std::atomic<bool> g_writer_busy{false};
 bool g_counter_mode = false;  // KPROF_COUNTERS_FILE set: range-profiler counters instead of activity tracing
 
 void write_results(bool interrupted) {
   if (g_counter_mode) kprof::cupti::write_counters(interrupted);
   else kprof::cupti::Tracer::instance().write_snapshot(interrupted);
+}
+
+void die_of(int sig) {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  ::kill(::getpid(), sig);  // this thread blocks it: it goes to a program thread, whose default action ends all
 }
 
 void writer_thread() {
@@ -39,10 +56,18 @@ void writer_thread() {
     ssize_t n = ::read(g_request_pipe[0], &c, 1);
     if (n < 0) continue;  // EINTR
     if (n == 0) return;
+    g_writer_busy.store(true);
+    const int ending = g_ending_signal.load();
+    // First what CUPTI has already handed over: a trace file exists even if the flush below never returns.
+    if (ending && !g_counter_mode)
+      kprof::cupti::Tracer::instance().write_delivered(/*interrupted=*/true, /*wait_ms=*/2000);
     write_results(/*interrupted=*/true);
-    (void)!::write(g_done_pipe[1], &c, 1);
+    g_writer_busy.store(false);
+    if (ending) die_of(ending);
   }
 }
+
+bool default_action(const struct sigaction& a) { return !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL; }
 
 void chain(int sig, siginfo_t* info, void* uctx) {
   int i = sig == SIGINT ? 0 : 1;
@@ -61,21 +86,26 @@ void chain(int sig, siginfo_t* info, void* uctx) {
 
 void on_signal(int sig, siginfo_t* info, void* uctx) {
   int saved_errno = errno;
-  char c = 1;
-  if (g_request_pipe[1] >= 0 && ::write(g_request_pipe[1], &c, 1) == 1) {
-    pollfd p{g_done_pipe[0], POLLIN, 0};
-    if (::poll(&p, 1, 10000) > 0) (void)!::read(g_done_pipe[0], &c, 1);
+  const bool dies = default_action(g_previous[sig == SIGINT ? 0 : 1]);
+  int expected = 0;
+  // A second signal while the writer is at work (or a first one with no writer): the previous action, now.
+  if (dies && !g_ending_signal.compare_exchange_strong(expected, sig)) {
+    errno = saved_errno;
+    chain(sig, info, uctx);
+    return;
   }
+  char c = 1;
+  const bool handed_over = g_request_pipe[1] >= 0 && ::write(g_request_pipe[1], &c, 1) == 1;
   errno = saved_errno;
-  chain(sig, info, uctx);
+  if (!dies || !handed_over) chain(sig, info, uctx);
 }
 
 void install_signal_handlers() {
-  if (::pipe(g_request_pipe) != 0 || ::pipe(g_done_pipe) != 0) {
+  if (::pipe(g_request_pipe) != 0) {
     std::fprintf(stderr, "kprof tracer: no pipe; Ctrl-C will lose the trace\n");
     return;
   }
-  // The writer must not take the signals itself (it would wait on its own answer): it starts with them blocked.
+  // The writer must not take the signals itself (it would ask itself to write): it starts with them blocked.
   sigset_t block, previous;
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
@@ -92,7 +122,14 @@ void install_signal_handlers() {
   }
 }
 
-void at_exit() { write_results(/*interrupted=*/false); }
+void at_exit() {
+  // A snapshot the writer is taking (after a signal the program survived) finishes first: a write that started
+  // then would otherwise return at once and leave that snapshot as the file.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (g_writer_busy.load() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  write_results(/*interrupted=*/g_ending_signal.load() != 0);
+}
 
 }  // namespace
 
