@@ -70,6 +70,21 @@ TEST(MergeCounters, SameShapeCountersAttachAndOtherShapesStayDurationOnly) {
   EXPECT_NE(warnings[0].find("another launch shape"), std::string::npos) << warnings[0];
 }
 
+// A faulting kernel under Nsight Compute (misbehave fault on the H200): ncu prints nan for every value of its launch,
+// the launch shape included, so the launch has no shape. That is "no values", not "another launch shape".
+TEST(MergeCounters, AProfiledLaunchWithoutValuesIsNotAnotherShape) {
+  KernelLaunch measured_nothing;
+  measured_nothing.id = 3;
+  measured_nothing.name = "wild_store(float *, int)";
+  measured_nothing.function = "wild_store";
+  auto stages = group_into_stages(std::vector<KernelLaunch>{traced("wild_store", 65536, 5000.0)});
+  auto warnings = attach_counters(stages, {measured_nothing});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("reported no values for its launch"), std::string::npos) << warnings[0];
+  EXPECT_EQ(warnings[0].find("another launch shape"), std::string::npos) << warnings[0];
+  EXPECT_EQ(stages[0].kernels[0].counters_note, "its profiled launch has no values");
+}
+
 TEST(AnnotationCapture, StreamingCopyIsMemoryBoundWithoutLocalityBlame) {
   ProfileRun run = ncu::import_ncu_files({kAnnotation});
   auto db = analyze::DeviceDb::load();

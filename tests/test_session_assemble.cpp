@@ -16,6 +16,7 @@
 #include "session/collector.hpp"
 #include "session/mode_table.hpp"
 #include "session/publish.hpp"
+#include "util/errors.hpp"
 
 namespace fs = std::filesystem;
 using namespace kprof;
@@ -143,6 +144,26 @@ TEST(SessionAssemble, MissingOrBrokenRawFilesBecomeWarningsNotCrashes) {
   std::ofstream(dir / "counters.json") << "{broken";
   a = assemble(spec, plan, c);
   EXPECT_NE(a.run.warnings.back().find("counters not read"), std::string::npos) << a.run.warnings.back();
+  // An ncu counter pass stopped by SIGTERM left an empty table (on the H200): a warning, and what the tracer pass
+  // measured stays; a re-analysis, which reads only finished runs, refuses it.
+  spec.counters = CounterSource::Ncu;
+  const ModePlan ncu_plan = plan_run(spec);
+  c.passes.clear();
+  for (CollectorKind k : ncu_plan.collectors) c.passes.push_back(PassRecord{k});
+  fs::create_directories(dir / "ncu");
+  std::ofstream(dir / "ncu" / "ncu_raw.csv") << "==PROF== Connected to process 1 (/app)\n";
+  a = assemble(spec, ncu_plan, c);
+  EXPECT_NE(a.run.warnings.back().find("ncu's output not read: "), std::string::npos) << a.run.warnings.back();
+  for (auto& p : c.passes)
+    if (p.kind == CollectorKind::NcuMetrics) {
+      p.process = ProcessResult{};
+      p.process->interrupted = true;
+    }
+  a = assemble(spec, ncu_plan, c);
+  EXPECT_NE(a.run.warnings.back().find("ncu was interrupted before its output was complete"), std::string::npos)
+      << a.run.warnings.back();
+  c.reanalysis = true;
+  EXPECT_THROW(assemble(spec, ncu_plan, c), ParseError);
   fs::remove_all(dir);
 }
 
@@ -284,4 +305,31 @@ TEST(SessionAssemble, ALaterPassWhoseProgramFailedIsAWarning) {
   for (auto& p : c.passes) p.process->exit_code = 0;
   const ProfileRun ok = assemble(spec, plan, c).run;
   for (const auto& w : ok.warnings) EXPECT_EQ(w.find("run of the program"), std::string::npos) << w;
+}
+
+// A live run's parsers name the pages in the staging directory (".<name>.partial-<pid>/ncu/ncu_raw.csv:4: ..."),
+// which is renamed when the artifact is complete: the published warnings name them relative to the artifact
+// (seen on the H200 with a faulting kernel, scripts/device/reliability.sh).
+TEST(SessionAssemble, PublishedWarningsNameFilesInTheArtifactNotTheStagingDirectory) {
+  const fs::path root = fs::temp_directory_path() / ("kprof_publish_paths_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  ProfileResult r;
+  r.dir = root / "art";
+  r.stage = std::make_shared<ArtifactStage>(r.dir, /*exact=*/true, /*replace=*/false);
+  r.context = AnalysisContext::load({});
+  r.run.mode = "ncu";
+  r.run.kernel = "misbehave";
+  const std::string staged = (r.stage->dir() / "ncu" / "ncu_raw.csv").string();
+  ASSERT_NE(staged.find(".partial-"), std::string::npos) << staged;
+  r.run.warnings.push_back(staged + ":4: \"x\" = \"nan\": not a finite number; value left out");
+  OutputSpec out;
+  out.out_dir = r.dir.string();
+  Published p = publish(r, out);
+  ASSERT_FALSE(p.warnings.empty());  // the analysis may add its own (no stages here)
+  EXPECT_EQ(p.warnings[0], "ncu/ncu_raw.csv:4: \"x\" = \"nan\": not a finite number; value left out");
+  std::ifstream report(r.dir / "report.md");
+  std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find(".partial-"), std::string::npos);
+  EXPECT_NE(text.find("ncu/ncu_raw.csv:4"), std::string::npos) << text.substr(0, 2000);
+  fs::remove_all(root);
 }

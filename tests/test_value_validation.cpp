@@ -3,6 +3,7 @@
 // a warning that names the file, line and field (and the value is left out), or a ParseError naming them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,9 @@
 #include "collect/ncu/raw_page.hpp"
 #include "collect/ncu/units.hpp"
 #include "collect/ncu/value_checks.hpp"
+#include "collect/merge_counters.hpp"
+#include "collect/stage_grouping.hpp"
+#include "collect/trace/trace_launches.hpp"
 #include "collect/trace/trace_reader.hpp"
 #include "collect/trace/trace_writer.hpp"
 #include "ncu_test_support.hpp"
@@ -127,6 +131,74 @@ TEST(ValueValidation, NanAndInfDurationsReachTheRunsWarnings) {
   EXPECT_TRUE(has(r.warnings, "(2 cells like it)")) << joined(r.warnings);
 }
 
+// A launch ncu could not measure (a kernel that faulted, on the H200: 1 733 fields of `--set full`) prints nan in
+// every field: the first few fields are named, the rest summed up in one line naming the launch; not one warning
+// per field.
+TEST(ValueValidation, ALaunchOfNanValuesIsOneSummaryNotAWarningPerField) {
+  std::string header = "\"ID\",\"Process ID\",\"Process Name\",\"Kernel Name\",\"Block Size\",\"Grid Size\"";
+  std::string units = "\"\",\"\",\"\",\"\",\"\",\"\"";
+  std::string good = "\"0\",\"1\",\"app\",\"k(float *)\",\"(256, 1, 1)\",\"(64, 1, 1)\"";
+  std::string faulted = "\"1\",\"1\",\"app\",\"wild_store(float *, int)\",\"(256, 1, 1)\",\"(64, 1, 1)\"";
+  for (int m = 0; m < 12; ++m) {
+    header += ",\"metric_" + std::string(1, static_cast<char>('a' + m)) + "__x.sum\"";
+    units += ",\"byte\"";
+    good += ",\"" + std::to_string(m + 1) + "\"";
+    faulted += ",\"nan\"";
+  }
+  LaunchPage p = raw(header + "\n" + units + "\n" + good + "\n" + faulted + "\n");
+  ASSERT_EQ(p.warnings.size(), ValueWarnings::kListedFields + 1) << joined(p.warnings);
+  EXPECT_TRUE(has(p.warnings, "page.csv:4: \"metric_a__x.sum\" = \"nan\": not a finite number")) << joined(p.warnings);
+  const std::string& summary = p.warnings.back();
+  EXPECT_NE(summary.find("9 more fields (9 cells, the first at line 4) are not finite numbers"), std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("from launch 1 (wild_store)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("could not measure"), std::string::npos) << summary;
+  EXPECT_EQ(p.launches[1].metrics.count("metric_a__x.sum"), 0u);
+  EXPECT_EQ(p.launches[0].metrics.count("metric_a__x.sum"), 1u);
+  // Four fields or fewer: each named, no summary.
+  ValueWarnings few;
+  for (const char* f : {"a", "b", "c", "d"}) few.note(ValueProblem::not_finite, "x.csv", 2, f, "nan", "0 (k)");
+  EXPECT_EQ(few.messages().size(), 4u);
+}
+
+// The same on the H200 (tests/fixtures/h200-misbehave): `kprof run --prof-type=ncu -- misbehave fault`, whose
+// `wild_store` faults. ncu prints nan in every field of that launch (1 680 on the raw page, 54 on the details page)
+// and gave 1 733 warnings before; now a handful, naming the launch. Its launch has no shape ((0, 0, 0)), so the
+// traced group says the launch had no values instead of "another launch shape".
+TEST(ValueValidation, H200FaultedLaunchIsSummedUpAndNamedNotAnotherShape) {
+  const std::string dir = std::string(KPROF_FIXTURES) + "/h200-misbehave/fault_ncu/";
+  NcuImport imported = import_ncu({dir + "ncu_raw.csv", dir + "ncu_details.csv", dir + "ncu_session.csv"});
+  const auto& w = imported.run.warnings;
+  EXPECT_LE(w.size(), 2 * (ValueWarnings::kListedFields + 1)) << joined(w);
+  EXPECT_TRUE(has(w, "ncu_raw.csv: 1677 more fields (1677 cells, the first at line 4) are not finite numbers"))
+      << joined(w);
+  EXPECT_TRUE(has(w, "from launch 1 (wild_store)")) << joined(w);
+  std::vector<KernelLaunch> ncu_launches;
+  for (auto& st : imported.run.stages)
+    for (auto& g : st.kernels)
+      for (auto& l : g.launches) ncu_launches.push_back(l);
+  auto stages = group_into_stages(kernel_launches(read_trace(dir + "trace.kptrace")));
+  auto attach = attach_counters(stages, ncu_launches);
+  ASSERT_EQ(attach.size(), 1u) << joined(attach);
+  EXPECT_NE(attach[0].find("no counters for wild_store: the counter run reached it but reported no values"),
+            std::string::npos)
+      << attach[0];
+  int with_counters = 0;
+  for (const auto& st : stages)
+    for (const auto& g : st.kernels)
+      if (g.kernel == "scale") with_counters += g.metrics.dram_bytes.has_value();
+  EXPECT_EQ(with_counters, 1);  // the kernel that ran before the fault keeps its counters
+  // The annotation metric list's raw page of the same fault: 222 nan fields, four warnings.
+  NcuImport annot = import_ncu({std::string(KPROF_FIXTURES) + "/h200-misbehave/fault_annot_ncu/ncu_raw.csv"});
+  const auto nan_lines = std::count_if(annot.run.warnings.begin(), annot.run.warnings.end(), [](const std::string& l) {
+    return l.find("not a finite number") != std::string::npos || l.find("are not finite numbers") != std::string::npos;
+  });
+  EXPECT_EQ(nan_lines, static_cast<long>(ValueWarnings::kListedFields + 1)) << joined(annot.run.warnings);
+  // What ncu left when SIGTERM stopped it during the counter pass: no table, a ParseError (assemble() makes it a
+  // warning in a live run: SessionAssemble.MissingOrBrokenRawFilesBecomeWarningsNotCrashes).
+  EXPECT_THROW(import_ncu({std::string(KPROF_FIXTURES) + "/h200-misbehave/term_ncu_metrics/ncu_raw.csv"}), ParseError);
+}
+
 TEST(ValueValidation, ShortRowsAndBadIdsAreParseErrors) {
   // The issue's page: a row of one field whose value reads 12,3,4 used to become a stage with an empty name.
   expect_parse_error([&] { raw(std::string(kHeader) + "\"12,3,4\"\n"); }, 3, "row has 1 field but the header");
@@ -162,6 +234,9 @@ TEST(ValueValidation, CountersJsonValuesAreChecked) {
                    R"({"schema":"kprof.counters/1","kernels":[{"mangled":"_Z1fv","registers":1e300,"values":{}}]})",
                    "counters.json"),
                ParseError);
+  // A schema that is not a string (fuzz_counters_json, run H): a ParseError, not nlohmann's type_error escaping.
+  for (const char* doc : {R"({"schema": 741.517425})", R"({"schema": null})", R"({"schema": ["kprof.counters/1"]})"})
+    EXPECT_THROW(counters::parse_counters(doc, "counters.json"), ParseError) << doc;
 }
 
 TEST(ValueValidation, TraceJsonlRejectsNegativeAndFractionalTimestamps) {

@@ -10,12 +10,14 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
     for (auto& g : stage.kernels) {
       const KernelLaunch* same_shape = nullptr;
       const KernelLaunch* same_name = nullptr;
+      bool shapeless = false;  // a same-name launch without a launch shape: values nan or missing
       // The group's mangled name, when both sides know it, tells template instantiations apart.
       const std::string& mangled = g.launches.empty() ? std::string() : g.launches.front().mangled;
       for (const auto& l : ncu_launches) {
         if (l.function != g.kernel) continue;
         if (!mangled.empty() && !l.mangled.empty() && l.mangled != mangled) continue;
         if (!same_name) same_name = &l;
+        if (l.launch.grid == std::array<int, 3>{0, 0, 0}) shapeless = true;
         if (l.launch.grid == g.launch.grid && l.launch.block == g.launch.block) {
           // Prefer the launch profiled inside the same NVTX range.
           if (!same_shape || (l.nvtx_range == stage.name && same_shape->nvtx_range != stage.name)) same_shape = &l;
@@ -25,10 +27,21 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
       // nothing like its 1056-block launch), so a group without a same-shape launch keeps its duration only.
       const KernelLaunch* src = same_shape;
       if (!src) {
-        g.counters_note = same_name ? "only another launch shape of it was profiled" : "not profiled";
-        warnings.push_back(same_name ? "no counters for " + g.label + " " + g.launch.str() +
-                                           ": the counter run profiled only another launch shape of it (use --all-launches)"
-                                     : "no counters for " + g.label + " (the counter run did not profile it): duration only");
+        // A profiled launch of it whose shape the profiler could not give (Nsight Compute prints nan for every
+        // metric of a launch it could not measure, such as one that faulted) is not "another shape".
+        if (same_name && shapeless) {
+          g.counters_note = "its profiled launch has no values";
+          warnings.push_back("no counters for " + g.label + ": the counter run reached it but reported no values for "
+                             "its launch (nan or empty: the profiler could not measure it, as for a kernel that "
+                             "faulted or was cut short): duration only");
+        } else {
+          g.counters_note = same_name ? "only another launch shape of it was profiled" : "not profiled";
+          warnings.push_back(same_name ? "no counters for " + g.label + " " + g.launch.str() +
+                                             ": the counter run profiled only another launch shape of it (use "
+                                             "--all-launches)"
+                                       : "no counters for " + g.label +
+                                             " (the counter run did not profile it): duration only");
+        }
         g.metrics.grid_size = static_cast<double>(g.launch.grid[0]) * g.launch.grid[1] * g.launch.grid[2];
         g.metrics.block_size = static_cast<double>(g.launch.block[0]) * g.launch.block[1] * g.launch.block[2];
         continue;

@@ -112,13 +112,25 @@ std::vector<std::string> ncu_csv_files(const fs::path& dir) {
   return files;
 }
 
-void read_ncu_pass(Assembled& a, const fs::path& dir, const PassRecord& pass) {
+void read_ncu_pass(Assembled& a, const fs::path& dir, const PassRecord& pass, bool reanalysis) {
   auto csv = ncu_csv_files(dir);
   if (csv.empty()) {
     if (pass.failure.empty()) a.run.warnings.push_back("ncu produced no CSV output");
     return;
   }
-  auto imported = ncu::import_ncu(csv);
+  ncu::NcuImport imported;
+  try {
+    imported = ncu::import_ncu(csv);
+  } catch (const ParseError& e) {
+    // What the earlier passes measured is still written. An ncu stopped by Ctrl-C/SIGTERM (SIGTERM on the H200:
+    // an empty raw page) or one that failed leaves pages it never finished; a re-analysis reads only finished runs.
+    if (reanalysis) throw;
+    const bool stopped = pass.process && pass.process->interrupted;
+    a.run.warnings.push_back(std::string(stopped ? "ncu was interrupted before its output was complete; "
+                                                 : "ncu's output not read: ") +
+                             e.what());
+    return;
+  }
   a.run.device = imported.run.device;
   for (const auto& w : imported.run.warnings) a.run.warnings.push_back(w);
   if (a.trace) {
@@ -213,7 +225,7 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
       case CollectorKind::Tracer: read_trace_pass(a, c.dir, spec.filters.nvtx_include); break;
       case CollectorKind::CuptiCounters: read_counter_pass(a, c.dir, c.reanalysis); break;
       case CollectorKind::NcuMetrics:
-      case CollectorKind::NcuFull: read_ncu_pass(a, c.dir, pass); break;
+      case CollectorKind::NcuFull: read_ncu_pass(a, c.dir, pass, c.reanalysis); break;
       case CollectorKind::Clocks:
       case CollectorKind::CompiledCode: break;
     }

@@ -102,6 +102,14 @@ Published publish_into(ProfileRun& run, const AnalysisContext& ctx, const Output
                        ExtraFiles files, Trace* trace, const ModeOutputs& outputs,
                        const SourceView* source) {
   make_text_valid(run, trace);
+  // Parsers name the files they read in the staging directory, which is renamed (or removed) when the artifact is
+  // complete: name them relative to the artifact instead ("ncu/ncu_raw.csv:4: ...").
+  if (stage) {
+    const std::string staging = stage->dir().string() + "/";
+    for (auto& w : run.warnings)
+      for (std::size_t at = w.find(staging); at != std::string::npos; at = w.find(staging, at))
+        w.erase(at, staging.size());
+  }
   auto analysis = analyze::analyze_run(run, ctx.devices, ctx.thresholds, trace, outputs.timeline);
   keep_representative_metrics(run);
   add_mode_outputs(files, outputs, trace, analysis, source);

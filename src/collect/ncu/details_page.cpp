@@ -82,7 +82,7 @@ LaunchPage parse_details_page(const CsvStream& stream) {
     if (name.rfind("derived_temp", 0) == 0 && is_skipped_cell(name, value)) continue;
     if (!is_missing(value)) mv = make_checked_metric_value(name, value, unit_scale(cell(c.unit)), problem);
     if (problem != ValueProblem::none) {
-      bad_values.note(problem, stream.file, item.line, name, value);
+      bad_values.note(problem, stream.file, item.line, name, value, launch_label(k));
       continue;
     }
     if (name.find("__") != std::string::npos) {

@@ -172,7 +172,7 @@ struct RawPageReader::State {
           if (v < 0 || v > 100) {
             MetricValue probe{v, scales[m].base_unit, "", true};
             if (ValueProblem p = check_value(name, probe); p != ValueProblem::none) {
-              bad_values.note(p, file, row.line, name, cell);
+              bad_values.note(p, file, row.line, name, cell, launch_label(k));
               continue;
             }
           }
@@ -186,7 +186,7 @@ struct RawPageReader::State {
       ValueProblem problem;
       MetricValue mv = make_checked_metric_value(name, cell, scales[m], problem);
       if (problem != ValueProblem::none) {
-        bad_values.note(problem, file, row.line, name, cell);
+        bad_values.note(problem, file, row.line, name, cell, launch_label(k));
         continue;
       }
       if (cm) {

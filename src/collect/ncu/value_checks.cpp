@@ -1,6 +1,9 @@
 #include "collect/ncu/value_checks.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -54,21 +57,63 @@ MetricValue make_checked_metric_value(const std::string& name, const std::string
   return mv;
 }
 
+std::string launch_label(const KernelLaunch& k) {
+  return k.function.empty() ? std::to_string(k.id) : fmt::format("{} ({})", k.id, k.function);
+}
+
 void ValueWarnings::note(ValueProblem p, const std::string& file, long line, const std::string& field,
-                         const std::string& cell) {
+                         const std::string& cell, const std::string& launch) {
   if (p == ValueProblem::none) return;
   auto [it, fresh] = index_.try_emplace({static_cast<int>(p), field}, entries_.size());
   if (fresh) entries_.push_back(Entry{p, file, field, cell, line, 0});
   ++entries_[it->second].count;
+  if (!launch.empty()) {
+    auto& l = launches_[static_cast<int>(p)];
+    auto found = std::find_if(l.begin(), l.end(), [&](const auto& e) { return e.first == launch; });
+    if (found == l.end()) l.emplace_back(launch, 1);
+    else ++found->second;
+  }
 }
 
 std::vector<std::string> ValueWarnings::messages() const {
   std::vector<std::string> out;
+  std::map<int, std::size_t> fields_of;  // problem → fields with it
+  for (const auto& e : entries_) ++fields_of[static_cast<int>(e.problem)];
+  std::map<int, std::size_t> listed;
   for (const auto& e : entries_) {
+    const int p = static_cast<int>(e.problem);
+    if (listed[p]++ >= kListedFields && fields_of[p] > kListedFields + 1) continue;  // summed up below
     std::string where = e.line > 0 ? fmt::format("{}:{}", e.file, e.line) : e.file;
     std::string cell = e.cell.size() > 40 ? e.cell.substr(0, 40) + "..." : e.cell;
     out.push_back(fmt::format("{}: \"{}\" = \"{}\": {}; value left out{}", where, e.field, cell, describe(e.problem),
                               e.count > 1 ? fmt::format(" ({} cells like it)", e.count) : ""));
+  }
+  for (const auto& [p, n] : fields_of) {
+    if (n <= kListedFields + 1) continue;
+    const Entry* first = nullptr;
+    std::size_t cells = 0, seen = 0;
+    for (const auto& e : entries_)
+      if (static_cast<int>(e.problem) == p) {
+        if (++seen == kListedFields + 1) first = &e;
+        if (seen > kListedFields) cells += e.count;
+      }
+    std::string from;
+    if (auto l = launches_.find(p); l != launches_.end() && !l->second.empty()) {
+      std::vector<std::string> names;
+      for (std::size_t i = 0; i < l->second.size() && i < 3; ++i)
+        names.push_back(fmt::format("launch {}", l->second[i].first));
+      from = fmt::format("; from {}{}", fmt::join(names, ", "),
+                         l->second.size() > 3 ? fmt::format(" and {} more", l->second.size() - 3) : "");
+    }
+    const bool nan = static_cast<ValueProblem>(p) == ValueProblem::not_finite;
+    out.push_back(fmt::format(
+        "{}: {} more fields ({} cells, the first at line {}) {}; values left out{}{}", first->file, n - kListedFields,
+        cells, first->line, nan ? "are not finite numbers" : fmt::format("had the same problem ({})",
+                                                                          describe(static_cast<ValueProblem>(p))),
+        from,
+        nan ? ". Nsight Compute prints nan for the metrics of a launch it could not measure (a kernel that faulted or "
+              "was cut short)"
+            : ""));
   }
   return out;
 }

@@ -12,6 +12,7 @@
 
 #include "collect/ncu/units.hpp"
 #include "model/metric.hpp"
+#include "model/profile.hpp"
 
 namespace kprof::ncu {
 
@@ -35,13 +36,22 @@ bool is_skipped_cell(const std::string& metric_name, const std::string& cell);
 MetricValue make_checked_metric_value(const std::string& metric_name, const std::string& cell, const UnitScale& scale,
                                       ValueProblem& problem);
 
+// "3 (wild_store)": a launch's ID and function, as ValueWarnings names it.
+std::string launch_label(const KernelLaunch& k);
+
 class ValueWarnings {
  public:
-  void note(ValueProblem p, const std::string& file, long line, const std::string& field, const std::string& cell);
+  // `launch` names the launch the cell belongs to ("3 (wild_store)"), for the summary line below; "" when unknown.
+  void note(ValueProblem p, const std::string& file, long line, const std::string& field, const std::string& cell,
+            const std::string& launch = "");
   bool empty() const { return entries_.empty(); }
   // One line per (field, problem), in order of first occurrence:
   //   raw.csv:7: "gpu__time_duration.sum" = "-5,000": negative time; value left out (3 cells)
+  // A problem found in more than kListedFields fields is listed for the first kListedFields and summed up in one
+  // more line naming the launches it came from: a launch Nsight Compute could not measure (a kernel that faulted)
+  // has "nan" in every one of its ~1 700 fields, and that is one fact, not 1 700 warnings.
   std::vector<std::string> messages() const;
+  static constexpr std::size_t kListedFields = 3;
 
  private:
   struct Entry {
@@ -52,6 +62,7 @@ class ValueWarnings {
   };
   std::vector<Entry> entries_;
   std::map<std::pair<int, std::string>, std::size_t> index_;
+  std::map<int, std::vector<std::pair<std::string, std::size_t>>> launches_;  // problem → (launch, cells), in order
 };
 
 }  // namespace kprof::ncu
