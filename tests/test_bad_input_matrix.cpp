@@ -293,6 +293,8 @@ std::vector<Case> cases() {
                3, "profile.json", no_artifact});
   c.push_back({"ProfileJsonWrongSchema", bad_profile("{\"schema\": \"something.else/1\", \"stages\": []}"), 3,
                "not a kprof profile", no_artifact});
+  c.push_back({"ProfileJsonSchemaIsANumber", bad_profile("{\"schema\": 741.5, \"stages\": []}"), 3,
+               "not a kprof profile", no_artifact});
   c.push_back({"ProfileJsonStagesNotAnArray", bad_profile("{\"schema\": \"kprof.profile/1\", \"stages\": 5}"), 3,
                "malformed profile.json", no_artifact});
   c.push_back({"ProfileJsonDurationIsText",

@@ -267,7 +267,8 @@ ProfileRun load_artifact(const fs::path& dir_or_file) {
   std::string text = read_file(p);
   try {
     auto j = json::parse(text);
-    auto schema = j.value("schema", std::string());
+    const auto found = j.is_object() ? j.find("schema") : j.end();  // not value(): a non-string would throw
+    const std::string schema = found != j.end() && found->is_string() ? found->get<std::string>() : std::string();
     if (schema.rfind("kprof.profile/", 0) != 0)
       throw ParseError(p.string(), 0, "not a kprof profile (schema '" + schema + "')");
     try {

@@ -90,7 +90,8 @@ Timings read_timings(const fs::path& file) {
   } catch (const json::exception& e) {
     throw ParseError(file.string(), 0, e.what());
   }
-  if (j.value("schema", "") != "kprof.kernels.timings/1")
+  const auto schema = j.is_object() ? j.find("schema") : j.end();  // not value(): it throws for a non-string
+  if (schema == j.end() || !schema->is_string() || schema->get_ref<const std::string&>() != "kprof.kernels.timings/1")
     throw ParseError(file.string(), 0, "not a kprof.kernels.timings/1 document");
   try {
     t.samples_ms = j.at("plan").at("samples_ms").get<std::vector<double>>();
