@@ -1,12 +1,10 @@
 #include "collect/cupti/cupti_tracer.hpp"
 
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <pthread.h>
 #include <thread>
 #include <unistd.h>
 
@@ -172,35 +170,9 @@ void Tracer::request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_
   *max_records = 0;  // as many as fit
 }
 
-namespace {
-// Set while this library flushes CUPTI on the calling thread (CUPTI may then complete buffers on that thread).
-thread_local bool t_flushing = false;
-
-CUptiResult flush_forced() {
-  t_flushing = true;
-  CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  t_flushing = false;
-  return r;
-}
-}  // namespace
-
 void Tracer::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
                               std::size_t valid) {
   Tracer& t = instance();
-  // CUPTI's own worker thread must not take SIGINT/SIGTERM: the handler (injection.cpp) waits for a writer that
-  // needs this thread (a forced flush) or the record lock it may hold here, and on this thread that wait can only
-  // time out and lose the trace. Blocked here, a signal sent to the process goes to one of the program's threads.
-  // Not on a thread that is flushing through this library: that is a program thread (the C API's windows, exit).
-  if (!t_flushing) {
-    static thread_local const bool masked = [] {
-      sigset_t block;
-      sigemptyset(&block);
-      sigaddset(&block, SIGINT);
-      sigaddset(&block, SIGTERM);
-      return pthread_sigmask(SIG_BLOCK, &block, nullptr) == 0;
-    }();
-    (void)masked;
-  }
   if (!t.options_.discard) {
     std::lock_guard<std::mutex> lock(t.mu_);
     CUpti_Activity* record = nullptr;
@@ -241,7 +213,7 @@ TraceFileInfo Tracer::file_info(bool interrupted) {
 void Tracer::write_snapshot(bool interrupted) {
   bool expected = false;
   if (!writing_.compare_exchange_strong(expected, true)) return;
-  CUptiResult fr = flush_forced();
+  CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (fr != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", fr);
@@ -277,7 +249,7 @@ bool Tracer::write_delivered(bool interrupted, int wait_ms) {
 bool Tracer::write_window(const std::string& path) {
   bool expected = false;
   if (!writing_.compare_exchange_strong(expected, true)) return false;
-  CUptiResult fr = flush_forced();
+  CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   bool ok = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
