@@ -246,6 +246,15 @@ bool Tracer::write_delivered(bool interrupted, int wait_ms) {
   return ok;
 }
 
+bool Tracer::wait_idle(int wait_ms) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (writing_.load()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
 bool Tracer::write_window(const std::string& path) {
   bool expected = false;
   if (!writing_.compare_exchange_strong(expected, true)) return false;

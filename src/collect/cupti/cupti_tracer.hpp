@@ -46,6 +46,8 @@ class Tracer {
   // on a lock held by the thread the signal interrupted) and without waiting more than `wait_ms` for the record
   // lock. False when nothing was written (lock not free in time, another write under way, or a write error).
   bool write_delivered(bool interrupted, int wait_ms);
+  // Waits up to `wait_ms` for a write under way (another thread's) to finish; true when none is.
+  bool wait_idle(int wait_ms) const;
   // In-process profiling (the C API, capi/): flushes CUPTI, writes what was traced since the last window to
   // `path`, then forgets it, so the next window starts empty. False when the file could not be written.
   bool write_window(const std::string& path);

@@ -4,18 +4,20 @@
 //
 // The signal handler does no work itself and never waits: flushing CUPTI and writing a file are not
 // async-signal-safe, and a forced flush can need a lock that the interrupted thread holds (on the H200 a handler
-// that waited for the writer deadlocked in about one Ctrl-C in twenty: the program hung until kprof killed it 10 s
+// that waited for the writer deadlocked in 7 of 44 Ctrl-Cs: the program hung until kprof killed it 10 s
 // later, and the trace was lost). It hands the signal to a writer thread through a pipe and returns, so the
 // interrupted thread goes on and releases what it holds. When the previous action was the default one (terminate),
 // the writer writes the records CUPTI has already delivered (no flush, so a file exists whatever follows), then
 // flushes and writes everything, then restores the default action and sends the signal again: the program ends of
-// the same signal, its trace complete. Otherwise (a program's own handler: Python turns SIGINT into
+// the same signal, its trace flushed. Otherwise (a program's own handler: Python turns SIGINT into
 // KeyboardInterrupt; or SIG_IGN) the previous action is taken at once and the writer writes a snapshot; a program
 // that survives gets the file rewritten, complete, at exit. A second signal while the writer works takes the
-// default action at once.
+// default action at once, and so does the first after 5 s (a flush that never returns). A child made by fork()
+// without exec inherits the handler but not the writer: it takes the previous action at once.
 #include <cupti.h>
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -32,38 +34,58 @@ namespace {
 int g_request_pipe[2] = {-1, -1};
 struct sigaction g_previous[2];
 constexpr int kSignals[2] = {SIGINT, SIGTERM};
+pid_t g_pid = 0;  // the process the handlers were installed in (a fork()ed child inherits them, not the writer)
 std::atomic<bool> g_started{false};
 std::atomic<int> g_ending_signal{0};  // the signal the writer ends the program with once the file is written
 std::atomic<bool> g_writer_busy{false};
 bool g_counter_mode = false;  // KPROF_COUNTERS_FILE set: range-profiler counters instead of activity tracing
+constexpr auto kWriterLimit = std::chrono::seconds(5);  // then the program ends without a complete write
 
 void write_results(bool interrupted) {
   if (g_counter_mode) kprof::cupti::write_counters(interrupted);
   else kprof::cupti::Tracer::instance().write_snapshot(interrupted);
 }
 
-void die_of(int sig) {
+// Default action, unblocked on this thread, raised here: the process ends of `sig` whatever other threads block.
+[[noreturn]] void die_of(int sig) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   sigaction(sig, &dfl, nullptr);
-  ::kill(::getpid(), sig);  // this thread blocks it: it goes to a program thread, whose default action ends all
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  raise(sig);
+  _exit(128 + sig);  // not reached
 }
 
 void writer_thread() {
   char c;
   for (;;) {
     ssize_t n = ::read(g_request_pipe[0], &c, 1);
-    if (n < 0) continue;  // EINTR
-    if (n == 0) return;
-    g_writer_busy.store(true);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
     const int ending = g_ending_signal.load();
-    // First what CUPTI has already handed over: a trace file exists even if the flush below never returns.
-    if (ending && !g_counter_mode)
-      kprof::cupti::Tracer::instance().write_delivered(/*interrupted=*/true, /*wait_ms=*/2000);
+    if (ending) {
+      // A flush that never returns (a hung kernel) must not keep the program alive after its Ctrl-C.
+      try {
+        std::thread([ending] {
+          std::this_thread::sleep_for(kWriterLimit);
+          die_of(ending);
+        }).detach();
+      } catch (...) {
+      }
+      // First what CUPTI has already handed over: a trace file exists even if the flush below never returns.
+      if (!g_counter_mode) kprof::cupti::Tracer::instance().write_delivered(/*interrupted=*/true, /*wait_ms=*/2000);
+    }
     write_results(/*interrupted=*/true);
+    if (ending) {
+      // The exit path may be writing the same file (the signal came during exit): let it finish the rename.
+      if (!g_counter_mode) kprof::cupti::Tracer::instance().wait_idle(/*wait_ms=*/3000);
+      die_of(ending);
+    }
     g_writer_busy.store(false);
-    if (ending) die_of(ending);
   }
 }
 
@@ -86,46 +108,72 @@ void chain(int sig, siginfo_t* info, void* uctx) {
 
 void on_signal(int sig, siginfo_t* info, void* uctx) {
   int saved_errno = errno;
+  // A child made by fork() without exec has this handler but no writer thread: the previous action, now.
+  if (::getpid() != g_pid) {
+    errno = saved_errno;
+    chain(sig, info, uctx);
+    return;
+  }
   const bool dies = default_action(g_previous[sig == SIGINT ? 0 : 1]);
   int expected = 0;
-  // A second signal while the writer is at work (or a first one with no writer): the previous action, now.
+  // A second signal while the writer is at work: the previous action, now.
   if (dies && !g_ending_signal.compare_exchange_strong(expected, sig)) {
     errno = saved_errno;
     chain(sig, info, uctx);
     return;
   }
+  g_writer_busy.store(true);  // before the writer wakes: the exit path waits for it from now on
   char c = 1;
   const bool handed_over = g_request_pipe[1] >= 0 && ::write(g_request_pipe[1], &c, 1) == 1;
+  if (!handed_over && !dies) g_writer_busy.store(false);
   errno = saved_errno;
   if (!dies || !handed_over) chain(sig, info, uctx);
 }
 
 void install_signal_handlers() {
-  if (::pipe(g_request_pipe) != 0) {
+  // Close-on-exec (a program that execs keeps no stray descriptor); the write end never blocks a handler.
+  if (::pipe2(g_request_pipe, O_CLOEXEC) != 0) {
     std::fprintf(stderr, "kprof tracer: no pipe; Ctrl-C will lose the trace\n");
+    g_request_pipe[0] = g_request_pipe[1] = -1;
     return;
   }
+  ::fcntl(g_request_pipe[1], F_SETFL, ::fcntl(g_request_pipe[1], F_GETFL) | O_NONBLOCK);
   // The writer must not take the signals itself (it would ask itself to write): it starts with them blocked.
   sigset_t block, previous;
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &block, &previous);
-  std::thread(writer_thread).detach();
+  bool started = true;
+  try {
+    std::thread(writer_thread).detach();
+  } catch (...) {
+    started = false;
+  }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (!started) {  // no writer: the signals keep their actions (Ctrl-C loses the trace, as without this library)
+    std::fprintf(stderr, "kprof tracer: no writer thread; Ctrl-C will lose the trace\n");
+    ::close(g_request_pipe[0]);
+    ::close(g_request_pipe[1]);
+    g_request_pipe[0] = g_request_pipe[1] = -1;
+    return;
+  }
+  g_pid = ::getpid();
   for (int i = 0; i < 2; ++i) {
+    // The previous action is read before ours is installed: a signal in between sees it, not a zeroed one.
+    sigaction(kSignals[i], nullptr, &g_previous[i]);
     struct sigaction sa {};
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(kSignals[i], &sa, &g_previous[i]);
+    sigaction(kSignals[i], &sa, nullptr);
   }
 }
 
 void at_exit() {
-  // A snapshot the writer is taking (after a signal the program survived) finishes first: a write that started
-  // then would otherwise return at once and leave that snapshot as the file.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  // A snapshot the writer is taking (after a signal) finishes first: a write that started then would otherwise
+  // return at once and leave that snapshot as the file.
+  const auto deadline = std::chrono::steady_clock::now() + kWriterLimit;
   while (g_writer_busy.load() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   write_results(/*interrupted=*/g_ending_signal.load() != 0);
