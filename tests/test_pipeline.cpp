@@ -83,6 +83,13 @@ TEST(MergeCounters, AProfiledLaunchWithoutValuesIsNotAnotherShape) {
   EXPECT_NE(warnings[0].find("reported no values for its launch"), std::string::npos) << warnings[0];
   EXPECT_EQ(warnings[0].find("another launch shape"), std::string::npos) << warnings[0];
   EXPECT_EQ(stages[0].kernels[0].counters_note, "its profiled launch has no values");
+  // With another launch of it profiled in a real, different shape, the --all-launches hint is the useful one.
+  KernelLaunch other_shape = traced("wild_store", 66, 4000.0);
+  other_shape.id = 2;
+  auto stages2 = group_into_stages(std::vector<KernelLaunch>{traced("wild_store", 65536, 5000.0)});
+  auto warnings2 = attach_counters(stages2, {measured_nothing, other_shape});
+  ASSERT_EQ(warnings2.size(), 1u);
+  EXPECT_NE(warnings2[0].find("another launch shape"), std::string::npos) << warnings2[0];
 }
 
 TEST(AnnotationCapture, StreamingCopyIsMemoryBoundWithoutLocalityBlame) {

@@ -151,7 +151,7 @@ TEST(ValueValidation, ALaunchOfNanValuesIsOneSummaryNotAWarningPerField) {
   const std::string& summary = p.warnings.back();
   EXPECT_NE(summary.find("9 more fields (9 cells, the first at line 4) are not finite numbers"), std::string::npos)
       << summary;
-  EXPECT_NE(summary.find("from launch 1 (wild_store)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("; in launch 1 (wild_store). "), std::string::npos) << summary;
   EXPECT_NE(summary.find("could not measure"), std::string::npos) << summary;
   EXPECT_EQ(p.launches[1].metrics.count("metric_a__x.sum"), 0u);
   EXPECT_EQ(p.launches[0].metrics.count("metric_a__x.sum"), 1u);
@@ -159,6 +159,16 @@ TEST(ValueValidation, ALaunchOfNanValuesIsOneSummaryNotAWarningPerField) {
   ValueWarnings few;
   for (const char* f : {"a", "b", "c", "d"}) few.note(ValueProblem::not_finite, "x.csv", 2, f, "nan", "0 (k)");
   EXPECT_EQ(few.messages().size(), 4u);
+  // Five: three named, "2 more fields"; ten launches: three named, "and 7 more".
+  ValueWarnings many;
+  for (int launch = 0; launch < 10; ++launch)
+    for (const char* f : {"a", "b", "c", "d", "e"})
+      many.note(ValueProblem::not_finite, "x.csv", 2 + launch, f, "nan", std::to_string(launch) + " (k)");
+  const auto m = many.messages();
+  ASSERT_EQ(m.size(), 4u) << joined(m);
+  EXPECT_NE(m[3].find("x.csv: 2 more fields (20 cells, the first at line 2) are not finite numbers"), std::string::npos)
+      << m[3];
+  EXPECT_NE(m[3].find("; in launch 0 (k), launch 1 (k), launch 2 (k) and 7 more."), std::string::npos) << m[3];
 }
 
 // The same on the H200 (tests/fixtures/h200-misbehave): `kprof run --prof-type=ncu -- misbehave fault`, whose
@@ -172,7 +182,7 @@ TEST(ValueValidation, H200FaultedLaunchIsSummedUpAndNamedNotAnotherShape) {
   EXPECT_LE(w.size(), 2 * (ValueWarnings::kListedFields + 1)) << joined(w);
   EXPECT_TRUE(has(w, "ncu_raw.csv: 1677 more fields (1677 cells, the first at line 4) are not finite numbers"))
       << joined(w);
-  EXPECT_TRUE(has(w, "from launch 1 (wild_store)")) << joined(w);
+  EXPECT_TRUE(has(w, "; in launch 1 (wild_store). ")) << joined(w);
   std::vector<KernelLaunch> ncu_launches;
   for (auto& st : imported.run.stages)
     for (auto& g : st.kernels)

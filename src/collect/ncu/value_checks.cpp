@@ -1,7 +1,5 @@
 #include "collect/ncu/value_checks.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -69,9 +67,8 @@ void ValueWarnings::note(ValueProblem p, const std::string& file, long line, con
   ++entries_[it->second].count;
   if (!launch.empty()) {
     auto& l = launches_[static_cast<int>(p)];
-    auto found = std::find_if(l.begin(), l.end(), [&](const auto& e) { return e.first == launch; });
-    if (found == l.end()) l.emplace_back(launch, 1);
-    else ++found->second;
+    if ((l.first.empty() || l.first.back() != launch) && l.seen.insert(launch).second && l.first.size() < 3)
+      l.first.push_back(launch.size() > 60 ? launch.substr(0, 60) + "..." : launch);
   }
 }
 
@@ -98,12 +95,11 @@ std::vector<std::string> ValueWarnings::messages() const {
         if (seen > kListedFields) cells += e.count;
       }
     std::string from;
-    if (auto l = launches_.find(p); l != launches_.end() && !l->second.empty()) {
+    if (auto l = launches_.find(p); l != launches_.end() && !l->second.first.empty()) {
       std::vector<std::string> names;
-      for (std::size_t i = 0; i < l->second.size() && i < 3; ++i)
-        names.push_back(fmt::format("launch {}", l->second[i].first));
-      from = fmt::format("; from {}{}", fmt::join(names, ", "),
-                         l->second.size() > 3 ? fmt::format(" and {} more", l->second.size() - 3) : "");
+      for (const auto& label : l->second.first) names.push_back(fmt::format("launch {}", label));
+      const std::size_t more = l->second.seen.size() - l->second.first.size();
+      from = fmt::format("; in {}{}", fmt::join(names, ", "), more ? fmt::format(" and {} more", more) : "");
     }
     const bool nan = static_cast<ValueProblem>(p) == ValueProblem::not_finite;
     out.push_back(fmt::format(

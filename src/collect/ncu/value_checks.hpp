@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,7 +63,11 @@ class ValueWarnings {
   };
   std::vector<Entry> entries_;
   std::map<std::pair<int, std::string>, std::size_t> index_;
-  std::map<int, std::vector<std::pair<std::string, std::size_t>>> launches_;  // problem → (launch, cells), in order
+  struct Launches {
+    std::vector<std::string> first;      // the first few launch labels, in order of first occurrence
+    std::set<std::string> seen;          // every label (counted, not listed)
+  };
+  std::map<int, Launches> launches_;     // by problem
 };
 
 }  // namespace kprof::ncu
