@@ -25,7 +25,7 @@ state_of() {
   elif [ -d "$out" ]; then echo "dir-without-report"
   else echo "none"; fi
 }
-leftovers() { pgrep -f "$P" > /dev/null && echo "LEFT RUNNING" || echo "none left"; }
+leftovers() { pgrep -f "$P|torch_loop.py" > /dev/null && echo "LEFT RUNNING" || echo "none left"; }
 row() {  # name expected rc wall
   local name=$1 expect=$2 rc=$3 wall=$4 out=$O/$1
   local st; st=$(state_of "$out")
@@ -53,7 +53,7 @@ interrupt() {  # name signal after-seconds expected-rc subcommand kprof-args...
   local t1=$(now)
   ( sleep 60; kill -KILL $pid 2>/dev/null ) & local guard=$!
   wait $pid; local rc=$?
-  kill $guard 2>/dev/null
+  kill -- -$guard 2>/dev/null; wait $guard 2>/dev/null  # the guard's group (set -m): its sleep too
   echo "stopped $(dt $t1 $(now)) s after SIG$sig" >> $R/$name.err
   sleep 1
   row $name $expect $rc "$(dt $t1 $(now))"
@@ -90,7 +90,8 @@ interrupt int_python       INT  9 130 run --prof-type=event --kernel torch_loop 
 interrupt int_cupti_pass   INT  6.5 130 run --prof-type=annotation --counters cupti --kernel misbehave -- $P long 4
 interrupt term_ncu_metrics TERM 7 143 run --prof-type=annotation --counters ncu --kernel misbehave -- $P long 4
 interrupt int_ncu_full     INT  8 130 run --prof-type=ncu --kernel misbehave -- $P long 4
-# 2b. Ctrl-C at spread times, many times, in the traced pass (event, ncu): was the trace kept, how fast did it stop?
+# 2b. Ctrl-C at spread times, many times, in the traced pass (event, ncu): was a trace kept (kprof read one and said
+# "the trace ends there"; not whether it holds every launch), how fast did the program stop?
 # KPROF_INJECT_AB="name=path ..." alternates tracer libraries (an A/B of the signal path); default: the carried one.
 AB=$R/interrupt-ab.txt; : > $AB
 for rep in $(seq 1 ${REPS:-6}); do
@@ -103,7 +104,7 @@ for rep in $(seq 1 ${REPS:-6}); do
         > $R/$name.out 2> $R/$name.err &
       pid=$!; sleep $after; kill -INT $pid; t1=$(now)
       ( sleep 40; kill -KILL $pid 2>/dev/null ) & guard=$!
-      wait $pid; rc=$?; stop=$(dt $t1 $(now)); kill $guard 2>/dev/null; wait $guard 2>/dev/null
+      wait $pid; rc=$?; stop=$(dt $t1 $(now)); kill -- -$guard 2>/dev/null; wait $guard 2>/dev/null
       kept=no; grep -q "trace ends there" $R/$name.err && kept=yes
       echo "$vname $mode rep=$rep after=$after rc=$rc stop_s=$stop trace_kept=$kept left=$(pgrep -f "$P" | wc -l)" | tee -a $AB
       rm -rf $O/$name $O/$name.interrupted  # keep the folder small; the .err files stay
@@ -122,8 +123,8 @@ for d in $O/*.interrupted; do
   kprof analyze "$d" --no-write > $R/analyze_$b.out 2>&1; rc=$?
   log "analyze $b: rc=$rc $(grep -m1 -i 'partial\|interrupt' $R/analyze_$b.out | cut -c1-120)"
 done
-log "processes of the program left: $(pgrep -fa "$P" | wc -l)"
-ls /tmp | grep -c '^kprof' | sed 's/^/kprof scratch entries in \/tmp: /' | tee -a $S
+log "processes of the program left: $(pgrep -fa "$P|torch_loop.py" | wc -l)"
+log "kprof scratch entries in /tmp (besides this script's $R): $(ls /tmp | grep '^kprof' | grep -vc '^kprof-reliability$')"
 cat $T >> $S
 # The logs, and of each artifact what a test can replay (its report, profile.json, marker and ncu's pages).
 (cd $R && { ls *.err *.out *.tree *.txt 2>/dev/null
