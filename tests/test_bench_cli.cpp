@@ -245,6 +245,26 @@ TEST(BenchCli, AFailingRunIsRecordedAndTheOthersStillRun) {
   EXPECT_NE(r.err.find("[bench 3/3]"), std::string::npos) << r.err;
 }
 
+// A timings file whose schema is not a string: json::value() threw type_error, which escaped as an internal error
+// (exit 1); now the run is recorded as failed with the file's problem, like any other bad timings file.
+TEST(BenchCli, ATimingsFileWithANonStringSchemaIsAFailedRun) {
+  kprof::testing::FakeKernels f(scratch() / "fake_bad_timings");
+  f.set_packages({kGemm});
+  f.set_plan(gemm_plan(), true);
+  for (const char* v : {"v1", "v2", "v3"}) f.set_run("gemm", v, 0, R"({"schema": 741.5, "plan": {"samples_ms": [1]}})");
+  auto out = scratch() / "bad_timings";
+  fs::remove_all(out);
+  auto r = bench("bench_gemm", "--kernels " + f.path() + " --sweep " + sweep_file().string() + " --out " + out.string());
+  EXPECT_EQ(r.code, 7) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  auto t = json::parse(read_file(out / "bench.json")).get<BenchTable>();
+  ASSERT_EQ(t.rows.size(), 3u);
+  for (const auto& row : t.rows) {
+    EXPECT_EQ(row.status, "failed");
+    EXPECT_NE(row.message.find("not a kprof.kernels.timings/1 document"), std::string::npos) << row.message;
+  }
+}
+
 TEST(BenchCli, ShippedSweepResolvesAgainstTheRealKernelsBinary) {
   fs::path bin = fs::path(KPROF_BINARY).parent_path() / "kprof-kernels";
   if (!fs::exists(bin)) GTEST_SKIP() << "kprof-kernels not built (no CUDA toolkit at configure time)";
