@@ -10,16 +10,14 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
     for (auto& g : stage.kernels) {
       const KernelLaunch* same_shape = nullptr;
       const KernelLaunch* same_name = nullptr;
-      bool shapeless = false;     // a same-name launch without a launch shape: values nan or missing
-      bool shaped_other = false;  // a same-name launch with a shape (another one, when no same-shape launch)
+      bool all_shapeless = true;  // every same-name launch lacks a launch shape (its values nan or missing)
       // The group's mangled name, when both sides know it, tells template instantiations apart.
       const std::string& mangled = g.launches.empty() ? std::string() : g.launches.front().mangled;
       for (const auto& l : ncu_launches) {
         if (l.function != g.kernel) continue;
         if (!mangled.empty() && !l.mangled.empty() && l.mangled != mangled) continue;
         if (!same_name) same_name = &l;
-        if (l.launch.grid == std::array<int, 3>{0, 0, 0}) shapeless = true;
-        else shaped_other = true;
+        if (l.launch.grid != std::array<int, 3>{0, 0, 0}) all_shapeless = false;
         if (l.launch.grid == g.launch.grid && l.launch.block == g.launch.block) {
           // Prefer the launch profiled inside the same NVTX range.
           if (!same_shape || (l.nvtx_range == stage.name && same_shape->nvtx_range != stage.name)) same_shape = &l;
@@ -31,7 +29,7 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
       if (!src) {
         // A profiled launch of it whose shape the profiler could not give (Nsight Compute prints nan for every
         // metric of a launch it could not measure, such as one that faulted) is not "another shape".
-        if (same_name && shapeless && !shaped_other) {
+        if (same_name && all_shapeless) {
           g.counters_note = "its profiled launch has no values";
           warnings.push_back("no counters for " + g.label + ": the counter run reached it but reported no values for "
                              "its launch (nan or empty: the profiler could not measure it, as for a kernel that "

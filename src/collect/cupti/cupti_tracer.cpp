@@ -210,6 +210,14 @@ TraceFileInfo Tracer::file_info(bool interrupted) {
   return info;
 }
 
+bool Tracer::write_locked(const std::string& path, bool interrupted) {
+  TraceFileInfo info = file_info(interrupted);
+  std::string error;
+  const bool ok = buffer_.write_file(path, info, &error);
+  if (!ok) std::fprintf(stderr, "kprof tracer: %s\n", error.c_str());
+  return ok;
+}
+
 void Tracer::write_snapshot(bool interrupted) {
   bool expected = false;
   if (!writing_.compare_exchange_strong(expected, true)) return;
@@ -217,10 +225,7 @@ void Tracer::write_snapshot(bool interrupted) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (fr != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", fr);
-    TraceFileInfo info = file_info(interrupted);
-    std::string error;
-    if (!buffer_.write_file(options_.output, info, &error))
-      std::fprintf(stderr, "kprof tracer: %s\n", error.c_str());
+    write_locked(options_.output, interrupted);
   }
   writing_.store(false);
 }
@@ -237,10 +242,7 @@ bool Tracer::write_delivered(bool interrupted, int wait_ms) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  TraceFileInfo info = file_info(interrupted);
-  std::string error;
-  const bool ok = buffer_.write_file(options_.output, info, &error);
-  if (!ok) std::fprintf(stderr, "kprof tracer: %s\n", error.c_str());
+  const bool ok = write_locked(options_.output, interrupted);
   lock.unlock();
   writing_.store(false);
   return ok;
@@ -263,10 +265,7 @@ bool Tracer::write_window(const std::string& path) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (fr != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", fr);
-    TraceFileInfo info = file_info(false);
-    std::string error;
-    ok = buffer_.write_file(path, info, &error);
-    if (!ok) std::fprintf(stderr, "kprof tracer: %s\n", error.c_str());
+    ok = write_locked(path, false);
     buffer_.clear_records();
     cuptiGetTimestamp(&start_ns_);
   }

@@ -60,6 +60,7 @@ class Tracer {
                                std::size_t valid);
   void note_error(const char* what, CUptiResult r);  // caller holds mu_
   TraceFileInfo file_info(bool interrupted);         // the trace file's header fields; caller holds mu_
+  bool write_locked(const std::string& path, bool interrupted);  // the trace file, atomically; caller holds mu_
   bool enable(CUpti_ActivityKind kind, const char* name, bool essential);
 
   TracerOptions options_;
