@@ -5,9 +5,17 @@
 //   misbehave trap       three good launches, then `trap_kernel` executes __trap() (cudaErrorLaunchFailure), exit 1
 //   misbehave long SECS  launches `scale` in a loop for SECS seconds, printing a line per second (something to
 //                        interrupt with Ctrl-C or SIGTERM while it is being profiled); exit 0 when the time is up
+//   misbehave fork       three good launches, then fork() without exec: the child (no CUDA of its own) calls exit(),
+//                        which runs the atexit handlers it inherited; the parent waits for it (at most 20 s, then
+//                        kills it and exits 4), then three more launches; exit 0. With ten or more SECS after
+//                        `fork`, the child instead sleeps and the parent launches for SECS seconds (a process
+//                        group to interrupt: the child must end with the program)
 //
 // Build: CMake with CUDA (KPROF_CUDA_ARCHITECTURES), or `nvcc -O2 -arch=sm_90 -lineinfo misbehave.cu`.
 #include <cuda_runtime.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -42,7 +50,7 @@ int check(cudaError_t e, const char* what) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: misbehave fault | trap | long SECONDS\n");
+    std::fprintf(stderr, "usage: misbehave fault | trap | long SECONDS | fork [SECONDS]\n");
     return 2;
   }
   const char* mode = argv[1];
@@ -84,6 +92,56 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "trap") == 0) {
     trap_kernel<<<grid, block>>>(x, n);
     return check(cudaDeviceSynchronize(), "trap_kernel") ? 1 : 0;
+  }
+  if (std::strcmp(mode, "fork") == 0) {
+    const double secs = argc > 2 ? std::atof(argv[2]) : 0.0;
+    std::fflush(nullptr);
+    const pid_t child = ::fork();
+    if (child < 0) {
+      std::perror("misbehave: fork");
+      return 1;
+    }
+    if (child == 0) {
+      if (secs >= 10) {
+        for (;;) ::pause();  // until the signal that ends the program's group
+      }
+      std::exit(0);  // the inherited atexit handlers run here, in a process without CUDA
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    if (secs >= 10) {
+      long launches = 0;
+      while (elapsed() < secs) {
+        scale<<<grid, block>>>(x, 0.5f, n);
+        if (check(cudaDeviceSynchronize(), "scale")) return 1;
+        ++launches;
+      }
+      ::kill(child, SIGKILL);
+      ::waitpid(child, nullptr, 0);
+      std::printf("misbehave: fork: %ld launches while the child slept\n", launches);
+      return 0;
+    }
+    int status = 0;
+    bool ended = false;
+    while (elapsed() < 20.0) {
+      if (::waitpid(child, &status, WNOHANG) == child) {
+        ended = true;
+        break;
+      }
+      ::usleep(5000);
+    }
+    if (!ended) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      std::printf("misbehave: fork: the child hung in exit() for 20 s; killed it\n");
+      return 4;
+    }
+    std::printf("misbehave: fork: the child exited in %.2f s with status %d\n", elapsed(),
+                WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+    for (int k = 0; k < 3; ++k) scale<<<grid, block>>>(x, 0.5f, n);
+    if (check(cudaDeviceSynchronize(), "scale")) return 1;
+    std::printf("misbehave: three more launches done\n");
+    return 0;
   }
   std::fprintf(stderr, "misbehave: unknown mode %s\n", mode);
   return 2;

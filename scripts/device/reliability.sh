@@ -86,10 +86,24 @@ while time.time() - t < 60:
     torch.cuda.synchronize()
 PY
 interrupt int_python       INT  9 130 run --prof-type=event --kernel torch_loop -- python3 $R/torch_loop.py
+# ... a program whose fork()ed child (no exec) sleeps in the same process group: the group ends, nothing is left
+interrupt fork_term_event  TERM 5 143 run --prof-type=event --kernel misbehave -- $P fork 30
 # ... and in the later passes (the traced pass of a 4 s program is over by then): counters, ncu
 interrupt int_cupti_pass   INT  6.5 130 run --prof-type=annotation --counters cupti --kernel misbehave -- $P long 4
 interrupt term_ncu_metrics TERM 7 143 run --prof-type=annotation --counters ncu --kernel misbehave -- $P long 4
 interrupt int_ncu_full     INT  8 130 run --prof-type=ncu --kernel misbehave -- $P long 4
+# 2a. fork() without exec: the child's exit() runs the atexit entry it inherited from the tracer library (each
+# library of the A/B). The program waits for the child at most 20 s (then exits 4); the trace should hold 6 launches.
+for variant in ${KPROF_INJECT_AB:-current=$D/libkprof_inject.so}; do
+  vname=${variant%%=*}; lib=${variant#*=}
+  for mode in event annotation; do
+    name=fork_${vname}_$mode
+    counters=; [ $mode = annotation ] && counters="--counters cupti"
+    KPROF_INJECT_LIB=$lib run_to_end $name 0 run --prof-type=$mode $counters --kernel misbehave -- $P fork
+    log "$name: $(grep -h 'misbehave: fork' $R/$name.out $R/$name.err | head -1 | cut -c1-90); traced launches of scale:" \
+      "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for s in d["stages"] for k in s["kernels"] if "scale" in k["kernel"] for l in k["launches"] if l.get("start_ns") is not None))' $O/$name/profile.json 2>&1 | tail -1)"
+  done
+done
 # 2b. Ctrl-C at spread times, many times, in the traced pass (event, ncu): was a trace kept (kprof read one and said
 # "the trace ends there"; not whether it holds every launch), how fast did the program stop?
 # KPROF_INJECT_AB="name=path ..." alternates tracer libraries (an A/B of the signal path); default: the carried one.

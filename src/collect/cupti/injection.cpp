@@ -13,7 +13,8 @@
 // KeyboardInterrupt; or SIG_IGN) the previous action is taken at once and the writer writes a snapshot; a program
 // that survives gets the file rewritten, complete, at exit. A second signal while the writer works takes the
 // default action at once, and so does the first after 5 s (a flush that never returns). A child made by fork()
-// without exec inherits the handler but not the writer: it takes the previous action at once.
+// without exec inherits the handlers and the atexit entry but neither the writer nor a working CUPTI: its signals
+// take the previous action at once and its exit writes nothing (the parent's file is the trace).
 #include <cupti.h>
 #include <cstring>
 #include <dlfcn.h>
@@ -34,7 +35,7 @@ namespace {
 int g_request_pipe[2] = {-1, -1};
 struct sigaction g_previous[2];
 constexpr int kSignals[2] = {SIGINT, SIGTERM};
-pid_t g_pid = 0;  // the process the handlers were installed in (a fork()ed child inherits them, not the writer)
+pid_t g_pid = 0;  // the process CUDA loaded this library in (a fork()ed child inherits the handlers, not the writer)
 std::atomic<bool> g_started{false};
 std::atomic<int> g_ending_signal{0};  // the signal the writer ends the program with once the file is written
 std::atomic<bool> g_writer_busy{false};
@@ -158,7 +159,6 @@ void install_signal_handlers() {
     g_request_pipe[0] = g_request_pipe[1] = -1;
     return;
   }
-  g_pid = ::getpid();
   for (int i = 0; i < 2; ++i) {
     // The previous action is read before ours is installed: a signal in between sees it, not a zeroed one.
     sigaction(kSignals[i], nullptr, &g_previous[i]);
@@ -171,6 +171,9 @@ void install_signal_handlers() {
 }
 
 void at_exit() {
+  // A child made by fork() without exec: CUPTI does not work there (a flush could wait forever on a lock some
+  // thread of the parent held at the fork), and its copy of the records would replace the parent's file.
+  if (::getpid() != g_pid) return;
   // A snapshot the writer is taking (after a signal) finishes first: a write that started then would otherwise
   // return at once and leave that snapshot as the file.
   const auto deadline = std::chrono::steady_clock::now() + kWriterLimit;
@@ -195,6 +198,7 @@ void point_nvtx_at_our_cupti() {
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   if (g_started.exchange(true)) return 1;  // the driver may call it once per process; be safe
+  g_pid = ::getpid();
   auto counters = kprof::cupti::CounterOptions::from_env();
   g_counter_mode = !counters.output.empty();
   if (g_counter_mode) {
