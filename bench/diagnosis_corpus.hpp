@@ -24,7 +24,7 @@ namespace kprof::corpus {
 namespace fs = std::filesystem;
 
 struct Expected {
-  std::string program;  // "diag_corpus" or "diag_torch"
+  std::string program;  // "diag_corpus", "diag_torch" or "diag_holdout" (the held-out library kernels)
   std::string stage;    // NVTX range = case name
   std::string cause, fix, why;
 };
@@ -38,8 +38,8 @@ inline std::vector<Expected> load_expected(const fs::path& toml_file) {
     for (auto&& [stage, v] : *t) {
       auto* c = v.as_table();
       if (!c) continue;
-      out.push_back({std::string(program.str()), std::string(stage.str()), c->get("cause")->value_or(std::string()),
-                     c->get("fix")->value_or(std::string()), c->get("why")->value_or(std::string())});
+      out.push_back({std::string(program.str()), std::string(stage.str()), (*c)["cause"].value_or(std::string()),
+                     (*c)["fix"].value_or(std::string()), (*c)["why"].value_or(std::string())});
     }
   }
   return out;
@@ -58,8 +58,8 @@ inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& pro
   session::RunSpec spec;
   spec.mode = s == Source::ncu_full ? session::Mode::Ncu : session::Mode::Annotation;
   spec.kernel = program;
-  spec.command = program == "diag_torch" ? std::vector<std::string>{"python3", "diag_torch.py"}
-                                         : std::vector<std::string>{"diag_corpus"};
+  spec.command = program == "diag_corpus" ? std::vector<std::string>{"diag_corpus"}
+                                          : std::vector<std::string>{"python3", program + ".py"};
   spec.counters = s == Source::annotation_cupti ? session::CounterSource::Cupti : session::CounterSource::Ncu;
   const bool traced = fs::exists(dir / "trace.kptrace");
   spec.timing = traced ? session::TimingSource::Trace : session::TimingSource::Counters;
@@ -142,17 +142,19 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
 
 inline fs::path fixtures() { return fs::path(KPROF_SOURCE_DIR) / "tests/fixtures/h200-corpus"; }
 inline fs::path expected_file() { return fs::path(KPROF_SOURCE_DIR) / "examples/programs/diag_corpus_expected.toml"; }
+// The held-out set: library kernels labelled from Nsight Compute's full report alone, after kprof's rules were written.
+inline fs::path holdout_file() { return fs::path(KPROF_SOURCE_DIR) / "examples/programs/diag_holdout_expected.toml"; }
 
 inline fs::path capture_dir(const std::string& program, Source s) {
-  std::string sub = program == "diag_torch" ? "torch" : "corpus";
+  std::string sub = program == "diag_torch" ? "torch" : program == "diag_holdout" ? "holdout" : "corpus";
   const char* kind = s == Source::annotation_ncu ? "annotation-ncu" : s == Source::annotation_cupti ? "annotation-cupti" : "ncu";
   return fixtures() / sub / kind;
 }
 
 // Every case under every source.
-inline std::vector<Score> score_all() {
+inline std::vector<Score> score_all(const fs::path& labels = expected_file()) {
   std::vector<Score> out;
-  auto expected = load_expected(expected_file());
+  auto expected = load_expected(labels);
   std::map<std::pair<std::string, int>, ProfileRun> runs;
   for (Source s : {Source::annotation_ncu, Source::annotation_cupti, Source::ncu_full})
     for (const auto& e : expected) {
@@ -167,7 +169,7 @@ inline std::string score_table(const std::vector<Score>& scores) {
   std::string out = "| case | designed cause | designed fix | source | kprof cause | kprof first fix (est.) | cause | fix | Nsight Compute's top rule |\n";
   out += "| --- | --- | --- | --- | --- | --- | :-: | :-: | --- |\n";
   for (const auto& s : scores)
-    out += fmt::format("| {}.{} | {} | {} | {} | {} | {} ({:.0f}%) | {} | {} | {} |\n", s.want.program == "diag_torch" ? "torch" : "cu",
+    out += fmt::format("| {}.{} | {} | {} | {} | {} | {} ({:.0f}%) | {} | {} | {} |\n", s.want.program == "diag_torch" ? "torch" : s.want.program == "diag_holdout" ? "lib" : "cu",
                        s.want.stage, s.want.cause, s.want.fix, source_name(s.source), s.found ? s.cause : s.excluded ? "not scored: " + s.note : "no counters",
                        s.first_fix, s.first_gain, s.excluded ? "–" : s.cause_ok ? "✓" : "✗", s.excluded ? "–" : s.fix_ok ? "✓" : "✗", s.ncu_top_rule);
   return out;
