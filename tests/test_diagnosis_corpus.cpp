@@ -83,3 +83,38 @@ TEST(DiagnosisCorpus, TorchScriptEveryGroupWithOnePercentHasCounters) {
     EXPECT_GE(big, 5) << corpus::source_name(src);
   }
 }
+
+// The held-out library kernels (diag_holdout.py, labels in diag_holdout_expected.toml, captured on the H200 with
+// scripts/device/holdout.sh). torch.cumsum runs CUB, which pushes its own NVTX range (domain "CCCL") inside the
+// user's: the stage stays the user's range in every source (the tracer's, CUPTI's and Nsight Compute's stacks).
+TEST(DiagnosisHoldout, ALibraryRangeInsideTheUsersDoesNotTakeTheStage) {
+  for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti, corpus::Source::ncu_full}) {
+    ProfileRun run = corpus::assemble(corpus::capture_dir("diag_holdout", src), src, "diag_holdout");
+    const Stage* cumsum = nullptr;
+    for (const auto& st : run.stages) {
+      EXPECT_NE(st.name, "cub::DeviceScan::InclusiveScan") << corpus::source_name(src);
+      if (st.name == "cumsum_f32") cumsum = &st;
+    }
+    ASSERT_NE(cumsum, nullptr) << corpus::source_name(src);
+    const KernelGroup* g = corpus::main_group(*cumsum);
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->kernel, "DeviceScanKernel");
+    EXPECT_TRUE(g->counters_note.empty()) << g->counters_note;
+  }
+}
+
+// ncu's source page of a program without -lineinfo held only warnings on the H200 (the file is the real one);
+// it is left out with a warning and the other pages' counters stay (before: every kernel lost its counters).
+TEST(DiagnosisHoldout, ASourcePageWithoutATableLeavesTheOtherPagesRead) {
+  ASSERT_TRUE(std::filesystem::exists(corpus::capture_dir("diag_holdout", corpus::Source::ncu_full) / "ncu/ncu_source.csv"));
+  ProfileRun run = corpus::assemble(corpus::capture_dir("diag_holdout", corpus::Source::ncu_full),
+                                    corpus::Source::ncu_full, "diag_holdout");
+  bool warned = false;
+  for (const auto& w : run.warnings) warned = warned || w.find("ncu_source.csv left out") != std::string::npos;
+  EXPECT_TRUE(warned);
+  int with_counters = 0;
+  for (const auto& st : run.stages)
+    if (st.name == "sum_f32" || st.name == "gemv_bf16" || st.name == "sdpa_bf16")
+      for (const auto& l : corpus::main_group(st)->launches) with_counters += l.metrics.size() > 100;
+  EXPECT_EQ(with_counters, 3);
+}

@@ -6,6 +6,7 @@
 
 #include "collect/ncu/details_page.hpp"
 #include "collect/ncu/launch_columns.hpp"
+#include "collect/nvtx_path.hpp"
 #include "collect/ncu/raw_page.hpp"
 #include "collect/ncu/session_page.hpp"
 #include "collect/ncu/source_page.hpp"
@@ -38,6 +39,25 @@ TEST(NcuLaunchColumns, FunctionNameFromSignature) {
   EXPECT_EQ(function_base_name("(anonymous namespace)::tile(int)"), "tile");
   EXPECT_EQ(function_base_name("wmma_gemm(const __nv_bfloat16 *, const __nv_bfloat16 *, float *, int, int, int)"),
             "wmma_gemm");
+}
+
+// torch.cumsum on the H200 (tests/fixtures/h200-corpus/holdout/ncu, launch 16): CUB pushes its own range, in
+// domain "CCCL" with a registered message that holds ':' too, inside the user's range. The stage is the user's.
+TEST(NcuLaunchColumns, ALibraryRangeInItsOwnDomainDoesNotNameTheStage) {
+  const std::string cell =
+      "1091  \"<default domain>:cumsum_f32:none:none:none:none:none:none\"  "
+      "\"CCCL:cub::DeviceScan::InclusiveScan:none:none:none:none:REGISTERED:cub::DeviceScan::InclusiveScan\" ";
+  std::vector<bool> in_default;
+  auto r = parse_nvtx_ranges(cell, &in_default);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], "cumsum_f32");
+  EXPECT_EQ(r[1], "cub::DeviceScan::InclusiveScan");  // not "...InclusiveScan:none:none:none:none"
+  EXPECT_EQ(in_default, (std::vector<bool>{true, false}));
+  EXPECT_EQ(stage_range_index(in_default), 0);
+  // Only library ranges: the innermost names the stage; an empty stack names none.
+  EXPECT_EQ(stage_range_index({false, false}), 1);
+  EXPECT_EQ(stage_range_index({true, false, true, false}), 2);
+  EXPECT_EQ(stage_range_index({}), -1);
 }
 
 TEST(NcuLaunchColumns, NvtxRangesAndDims) {

@@ -27,4 +27,10 @@ bool stack_has_path(const std::vector<std::string>& path, const std::vector<std:
   return false;
 }
 
+int stage_range_index(const std::vector<bool>& in_default_domain) {
+  for (int i = static_cast<int>(in_default_domain.size()) - 1; i >= 0; --i)
+    if (in_default_domain[i]) return i;
+  return static_cast<int>(in_default_domain.size()) - 1;
+}
+
 }  // namespace kprof

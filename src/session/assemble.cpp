@@ -119,17 +119,31 @@ void read_ncu_pass(Assembled& a, const fs::path& dir, const PassRecord& pass, bo
     return;
   }
   ncu::NcuImport imported;
-  try {
-    imported = ncu::import_ncu(csv);
-  } catch (const ParseError& e) {
-    // What the earlier passes measured is still written. An ncu stopped by Ctrl-C/SIGTERM (SIGTERM on the H200:
-    // an empty raw page) or one that failed leaves pages it never finished; a re-analysis reads only finished runs.
-    if (reanalysis) throw;
-    const bool stopped = pass.process && pass.process->interrupted;
-    a.run.warnings.push_back(std::string(stopped ? "ncu was interrupted before its output was complete; "
-                                                 : "ncu's output not read: ") +
-                             e.what());
-    return;
+  const bool stopped = pass.process && pass.process->interrupted;
+  for (;;) {
+    try {
+      imported = ncu::import_ncu(csv);
+      break;
+    } catch (const ParseError& e) {
+      // A page other than raw that holds no table is left out, the rest read: on the H200, ncu's source page of
+      // a PyTorch program (no kernel built with -lineinfo) held only "No lineinfo available" warnings, and
+      // dropping every page for it lost all the counters of the run.
+      const auto failed = std::find(csv.begin(), csv.end(), e.file());
+      if (!stopped && failed != csv.end() && fs::path(*failed).filename() != "ncu_raw.csv") {
+        a.run.warnings.push_back(fmt::format("ncu/{} left out ({}); the other pages are read",
+                                             fs::path(*failed).filename().string(), e.what()));
+        csv.erase(failed);
+        if (!csv.empty()) continue;
+      }
+      // What the earlier passes measured is still written. An ncu stopped by Ctrl-C/SIGTERM (SIGTERM on the
+      // H200: an empty raw page) or one that failed leaves pages it never finished; a re-analysis reads only
+      // finished runs.
+      if (reanalysis) throw;
+      a.run.warnings.push_back(std::string(stopped ? "ncu was interrupted before its output was complete; "
+                                                   : "ncu's output not read: ") +
+                               e.what());
+      return;
+    }
   }
   a.run.device = imported.run.device;
   for (const auto& w : imported.run.warnings) a.run.warnings.push_back(w);

@@ -25,9 +25,10 @@ class CounterCollector {
 
   // Keeps the options; false (with the reason recorded) when the kernel filter is unusable.
   bool start(const CounterOptions& options);
-  // The launch callback on API entry (`nvtx`: the calling thread's push/pop stack) and on exit.
+  // The launch callback on API entry (`nvtx`: the calling thread's push/pop stack, outermost first, of which the
+  // first `stage_entries` end at the range that names the stage: stage_range_index) and on exit.
   void on_launch_enter(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                       const std::vector<std::string>& nvtx);
+                       const std::vector<std::string>& nvtx, std::size_t stage_entries);
   void on_launch_exit(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain);
   // The exit and signal paths: waits a bounded time for a profiled launch in progress, then writes.
   void write(bool interrupted);

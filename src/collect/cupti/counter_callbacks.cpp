@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collect/nvtx_path.hpp"
 #include "collect/cupti/collector.hpp"
 #include "collect/cupti/counter_collector.hpp"
 #include "collect/cupti/kernel_record.hpp"
@@ -17,6 +18,7 @@ namespace kprof::cupti {
 namespace {
 
 thread_local std::vector<std::string> t_nvtx;  // this thread's push/pop stack
+thread_local std::vector<bool> t_nvtx_default;  // parallel: pushed in the default NVTX domain
 
 std::string nvtx_message(const nvtxEventAttributes_t* a) {
   if (!a) return "";
@@ -30,24 +32,29 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* d) {
     case CUPTI_CBID_NVTX_nvtxRangePushA: {
       auto* p = static_cast<const nvtxRangePushA_params*>(d->functionParams);
       t_nvtx.push_back(p && p->message ? p->message : "");
+      t_nvtx_default.push_back(true);
       break;
     }
     case CUPTI_CBID_NVTX_nvtxRangePushW:
       t_nvtx.push_back("<wide string>");
+      t_nvtx_default.push_back(true);
       break;
     case CUPTI_CBID_NVTX_nvtxRangePushEx: {
       auto* p = static_cast<const nvtxRangePushEx_params*>(d->functionParams);
       t_nvtx.push_back(nvtx_message(p ? p->eventAttrib : nullptr));
+      t_nvtx_default.push_back(true);
       break;
     }
     case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
       auto* p = static_cast<const nvtxDomainRangePushEx_params*>(d->functionParams);
       t_nvtx.push_back(nvtx_message(p ? p->core.eventAttrib : nullptr));
+      t_nvtx_default.push_back(!p || p->domain == nullptr);  // a library's own domain (CUB: "CCCL") is not
       break;
     }
     case CUPTI_CBID_NVTX_nvtxRangePop:
     case CUPTI_CBID_NVTX_nvtxDomainRangePop:
       if (!t_nvtx.empty()) t_nvtx.pop_back();
+      if (!t_nvtx_default.empty()) t_nvtx_default.pop_back();
       break;
     default:
       break;
@@ -89,7 +96,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
   if (!is_launch(domain, cbid)) return;
   try {
-    if (cb->callbackSite == CUPTI_API_ENTER) CounterCollector::instance().on_launch_enter(cb, domain, cbid, t_nvtx);
+    if (cb->callbackSite == CUPTI_API_ENTER)
+      CounterCollector::instance().on_launch_enter(cb, domain, cbid, t_nvtx,
+                                                   static_cast<std::size_t>(stage_range_index(t_nvtx_default) + 1));
     else CounterCollector::instance().on_launch_exit(cb, domain);
   } catch (const std::exception& e) {  // an exception must not cross into the driver (it would terminate)
     std::fprintf(stderr, "kprof counters: %s\n", e.what());

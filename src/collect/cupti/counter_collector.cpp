@@ -65,7 +65,8 @@ void CounterCollector::before_capture() {
 }
 
 void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain,
-                                       CUpti_CallbackId cbid, const std::vector<std::string>& nvtx) {
+                                       CUpti_CallbackId cbid, const std::vector<std::string>& nvtx,
+                                       std::size_t stage_entries) {
   int depth = t_depth++;
   if (depth > 0) {  // the driver call inside a runtime launch: it knows the CUfunction and the exact stream
     if (t_pending) {
@@ -122,7 +123,9 @@ void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_Callb
   r.invocation = invocation;
   r.order = order;
   r.context_uid = cb->contextUid;
-  r.nvtx = nvtx;
+  // The stack as far as the stage's range (counters.json's reader names the stage after its last entry): a
+  // library's range inside the user's (CUB's, domain "CCCL") stays out.
+  r.nvtx.assign(nvtx.begin(), nvtx.begin() + static_cast<std::ptrdiff_t>(std::min(stage_entries, nvtx.size())));
   r.api = cb->functionName ? cb->functionName : "";
   if (std::string e = profiler_.start(); !e.empty()) {
     r.error = e;

@@ -1,5 +1,7 @@
 #include "collect/ncu/launch_columns.hpp"
 
+#include "collect/nvtx_path.hpp"
+
 #include <limits>
 
 #include "collect/kernel_name.hpp"
@@ -80,8 +82,9 @@ std::optional<std::array<int, 3>> parse_dim3(const std::string& text) {
   return std::nullopt;  // more than three components
 }
 
-std::vector<std::string> parse_nvtx_ranges(const std::string& cell) {
+std::vector<std::string> parse_nvtx_ranges(const std::string& cell, std::vector<bool>* in_default_domain) {
   std::vector<std::string> out;
+  if (in_default_domain) in_default_domain->clear();
   std::size_t pos = 0;
   while (true) {
     std::size_t q1 = cell.find('"', pos);
@@ -98,16 +101,32 @@ std::vector<std::string> parse_nvtx_ranges(const std::string& cell) {
       if (c == std::string::npos) break;
       s = c + 1;
     }
+    auto join = [&](std::size_t from, std::size_t to) {  // parts[from, to) joined with ':'
+      std::string j;
+      for (std::size_t i = from; i < to; ++i) j += (i > from ? ":" : "") + parts[i];
+      return j;
+    };
     std::string name;
     if (parts.size() >= 8) {
-      // Domain, then the range name (may hold ':'), then six attribute fields.
-      for (std::size_t i = 1; i + 6 < parts.size(); ++i) name += (i > 1 ? ":" : "") + parts[i];
+      // Domain, the range name, four attribute fields, the message type and the message; the name and the
+      // message may hold ':' (CUB's registered "cub::DeviceScan::InclusiveScan" is both). The name is the
+      // shortest run followed by a known message type and a message that is "none" or the name itself.
+      for (std::size_t k = 1; k + 6 < parts.size() && name.empty(); ++k) {
+        const std::string& type = parts[k + 5];
+        const bool known = type == "none" || type == "ASCII" || type == "UNICODE" || type == "REGISTERED";
+        std::string candidate = join(1, k + 1), message = join(k + 6, parts.size());
+        if (known && (message == "none" || message == candidate)) name = std::move(candidate);
+      }
+      // Otherwise: the six trailing fields split off from the right.
+      if (name.empty()) name = join(1, parts.size() - 6);
     } else if (parts.size() >= 2) {
       name = entry.substr(entry.find(':') + 1);
     } else {
       name = entry;
     }
-    if (!name.empty()) out.push_back(name);
+    if (name.empty()) continue;
+    out.push_back(name);
+    if (in_default_domain) in_default_domain->push_back(parts.size() < 2 || parts[0] == "<default domain>");
   }
   return out;
 }
@@ -132,9 +151,10 @@ KernelLaunch read_launch(const LaunchColumns& cols, const std::vector<std::strin
   if (auto v = integer_cell<int>(cell(cols.device))) k.device = *v;
   if (auto d = parse_dim3(cell(cols.block))) k.launch.block = *d;
   if (auto d = parse_dim3(cell(cols.grid))) k.launch.grid = *d;
-  k.nvtx_stack = parse_nvtx_ranges(cell(cols.nvtx_push_pop));
-  if (k.nvtx_stack.empty()) k.nvtx_stack = parse_nvtx_ranges(cell(cols.nvtx_start_stop));
-  if (!k.nvtx_stack.empty()) k.nvtx_range = k.nvtx_stack.back();
+  std::vector<bool> in_default;
+  k.nvtx_stack = parse_nvtx_ranges(cell(cols.nvtx_push_pop), &in_default);
+  if (k.nvtx_stack.empty()) k.nvtx_stack = parse_nvtx_ranges(cell(cols.nvtx_start_stop), &in_default);
+  if (int i = stage_range_index(in_default); i >= 0) k.nvtx_range = k.nvtx_stack[i];
   if (ctx) {
     ctx->process_name = cell(cols.process);
     if (auto v = integer_cell<long>(cell(cols.pid))) ctx->pid = *v;

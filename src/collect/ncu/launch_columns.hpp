@@ -40,7 +40,7 @@ std::optional<std::array<int, 3>> parse_dim3(const std::string& text);
 // Nested ranges appear as several quoted entries, outermost first (innermost last). Each entry is
 // `Domain:Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`; the six trailing attribute fields are split off
 // from the right so a range name containing ':' survives. Returns range names, outermost first.
-std::vector<std::string> parse_nvtx_ranges(const std::string& cell);
+std::vector<std::string> parse_nvtx_ranges(const std::string& cell, std::vector<bool>* in_default_domain = nullptr);
 
 
 }  // namespace kprof::ncu

@@ -1,5 +1,6 @@
 #include "collect/ncu/ncu_driver.hpp"
 
+#include <fstream>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -82,6 +83,17 @@ void classify_ncu_log(const std::string& log, NcuRunResult& r) {
   }
 }
 
+namespace {
+// Whether ncu wrote a CSV row (a line opening with a quote), not only ==WARNING== lines.
+bool has_csv_row(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] == '"') return true;
+  return false;
+}
+}  // namespace
+
 std::vector<std::string> export_report_pages(const std::string& ncu_exe, const std::string& report,
                                              const std::string& out_dir, std::vector<std::string>& messages) {
   // Base units so no auto-scaling guesswork.
@@ -101,6 +113,12 @@ std::vector<std::string> export_report_pages(const std::string& ncu_exe, const s
     ex.stdout_file = out;
     ex.stderr_file = (fs::path(out_dir) / (std::string("ncu_") + p.name + ".err")).string();
     auto res = run_process(ex);
+    // `sass,cuda` prints nothing but a warning per kernel when no kernel was built with -lineinfo (PyTorch's,
+    // cuBLAS's, cuDNN's on the H200): then the SASS alone.
+    if (res.exit_code == 0 && std::string(p.name) == "source" && !has_csv_row(out)) {
+      ex.argv.back() = "sass";
+      res = run_process(ex);
+    }
     if (res.exit_code == 0 && fs::file_size(out) > 0) files.push_back(out);
     else messages.push_back(std::string("export of the ") + p.name + " page failed: " + res.describe());
   }

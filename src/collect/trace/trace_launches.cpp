@@ -1,5 +1,8 @@
 #include "collect/trace/trace_launches.hpp"
 
+#include <algorithm>
+
+#include "collect/nvtx_path.hpp"
 #include "collect/trace/nvtx_attribution.hpp"
 
 namespace kprof {
@@ -15,8 +18,13 @@ std::vector<KernelLaunch> kernel_launches(const Trace& trace) {
     l.function = trace.str(k.function);
     l.mangled = trace.str(k.mangled);
     if (k.nvtx_range >= 0) {
-      l.nvtx_range = trace.str(trace.nvtx[k.nvtx_range].name);
       l.nvtx_stack = nvtx_stack(trace, k.nvtx_range);
+      // CUPTI gives the default domain no name.
+      std::vector<bool> in_default;
+      for (int r = k.nvtx_range; r >= 0 && r < static_cast<int>(trace.nvtx.size()); r = trace.nvtx[r].parent)
+        in_default.push_back(trace.str(trace.nvtx[r].domain).empty());
+      std::reverse(in_default.begin(), in_default.end());
+      if (int i = stage_range_index(in_default); i >= 0) l.nvtx_range = l.nvtx_stack[i];
     }
     l.stream = k.stream;
     l.context = k.context;
