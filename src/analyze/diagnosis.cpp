@@ -89,6 +89,9 @@ struct Rules {
     double all = atom + val(m.global_load_requests) + val(m.global_store_requests);
     double share = atom / all;
     if (share < p("atomic_request_share") || !latency_bound()) return;
+    // A kernel that loads through TMA issues no LSU loads: a few flag atomics are then all of its LSU requests.
+    // Contention needs atomics to be a real part of the L2 traffic (cuBLAS's batched GEMM on the H200: 0.2%).
+    if (m.l2_bytes && *m.l2_bytes > 0 && atom / (*m.l2_bytes / 32.0) < p("atomic_l2_sector_share")) return;
     add("atomic_contention", "atomic contention",
         fmt::format("{} of global memory requests are atomics ({:.3g} requests) while SM {:.1f}% and memory {:.1f}% "
                     "stay low: the atomics serialise on a few addresses",
@@ -323,13 +326,16 @@ struct Rules {
           fmt::format("{}={:.1f}%", pipe->metric, pipe_pct));
       return;
     }
-    if (l2 >= busy() && l2 >= l1) {
+    // On-chip bandwidth bounds the kernel when that unit is near its peak and at least about as busy as the SM:
+    // an L2 at 62-66% beside SM issue at 73-80% (PyTorch's softmax and layer norm on the H200) is not the limit.
+    const double onchip = p("onchip_bound_pct"), sm = val(m.sm_throughput_pct);
+    if (l2 >= onchip && l2 >= l1 && l2 >= sm - 10) {
       add("l2_bandwidth", "L2 bandwidth bound",
           fmt::format("L2 busy {:.1f}% with DRAM at {:.1f}%: data is re-read from L2", l2, dram), "onchip_reuse",
           headroom, false, fmt::format("l2_throughput={:.1f}%, dram={:.1f}%", l2, dram));
       return;
     }
-    if (l1 >= busy()) {
+    if (l1 >= onchip && l1 >= sm - 10) {
       add("l1_bandwidth", "L1/shared-memory bandwidth bound",
           fmt::format("L1/TEX unit busy {:.1f}% with DRAM at {:.1f}%: operands are re-read through L1", l1, dram),
           "onchip_reuse", headroom, false, fmt::format("l1_throughput={:.1f}%, dram={:.1f}%", l1, dram));
@@ -389,6 +395,9 @@ struct Rules {
   // Tensor math whose pipe is mostly idle: operands do not reach the MMA units fast enough.
   void tensor_starved() {
     if (val(m.flops_tensor) <= 0 || !m.tensor_pipe_pct || *m.tensor_pipe_pct >= p("pipe_bound_pct")) return;
+    // Left of the ridge the memory roof binds, not the tensor roof: a batched 32x32x32 GEMM (44 FLOP/B on the
+    // H200, ridge ~250) or a GEMV keeps the tensor pipe idle by its shape, and feeding it faster gains nothing.
+    if (roof && roof->bound_by == "memory") return;
     add("tensor_underfed", "tensor pipe underfed",
         fmt::format("tensor math runs with the tensor pipe busy {:.1f}% of the time", *m.tensor_pipe_pct),
         "feed_tensor", headroom, false, fmt::format("tensor_pipe={:.1f}%", *m.tensor_pipe_pct));
@@ -398,6 +407,11 @@ struct Rules {
 }  // namespace
 
 bool unbounded_by_floor(const std::string& remedy) { return remedy == "tensor_cores" || remedy == "launch_overhead"; }
+
+bool throughput_bound(const std::string& cause) {
+  return cause == "dram_bandwidth" || cause == "fp32_pipe" || cause == "fp16_pipe" || cause == "int_pipe" ||
+         cause == "fp64_pipe" || cause == "sfu_pipe" || cause == "tensor_pipe";
+}
 
 namespace {
 
@@ -531,6 +545,19 @@ std::vector<Cause> find_causes(const CanonicalMetrics& m, const GroupFacts& g, c
   r.occupancy();
   r.bounds();
   r.tensor_starved();
+  // A kernel bound by one saturated unit (DRAM or a pipe) gains from a specific fix only as far as that unit has
+  // room left, unless the specific cause is what keeps the unit busy (explains it): more blocks for a cuBLAS GEMV
+  // at the DRAM roof, or fewer bank conflicts in a flash-attention kernel whose tensor pipe is busy 76% of the
+  // time (both on the H200), do not let the unit run faster than its peak.
+  for (const auto& b : r.out) {
+    if (b.specific || !throughput_bound(b.id)) continue;
+    for (auto& c : r.out)
+      if (c.specific && !unbounded_by_floor(c.remedy) && !explains(c.id, b.id) && c.gain_pct > b.gain_pct) {
+        c.gain_pct = b.gain_pct;
+        c.evidence += fmt::format("; at most the {:.0f}% headroom left by {}", b.gain_pct, b.label);
+      }
+    break;
+  }
   // A plain bound that a specific cause explains (latency from an occupancy limit, L1 traffic from uncoalesced
   // loads, ...) keeps its name but not a remedy of its own: fixing the specific cause is how to approach that roof.
   const double lead_min = t.param("diagnosis.specific_min_gain_pct");
@@ -552,8 +579,12 @@ std::vector<Cause> find_causes(const CanonicalMetrics& m, const GroupFacts& g, c
   // A specific cause leads only when its remedy is worth something; otherwise the plain bound explains more.
   const double lead = t.param("diagnosis.specific_min_gain_pct");
   auto leads = [&](const Cause& c) { return c.specific && (c.gain_pct >= lead || c.id == "launch_overhead"); };
+  // When no specific cause leads, the unit that binds the kernel (DRAM or a pipe) names it, even with no
+  // headroom left: a GEMV at the DRAM roof is DRAM-bound, not "grid too small" with nothing to gain.
+  auto binding = [&](const Cause& c) { return !c.specific && throughput_bound(c.id); };
   std::stable_sort(r.out.begin(), r.out.end(), [&](const Cause& a, const Cause& b) {
     if (leads(a) != leads(b)) return leads(a);
+    if (!leads(a) && binding(a) != binding(b)) return binding(a);
     return a.gain_pct > b.gain_pct;
   });
   return r.out;

@@ -47,6 +47,8 @@ std::optional<double> time_floor_s(const CanonicalMetrics& m, const DeclaredWork
 // Remedies that change the roof itself (tensor cores) or save time outside the kernels (launch gaps): the
 // kernel's current roofline floor does not bound their estimates.
 bool unbounded_by_floor(const std::string& remedy);
+// Plain bounds that name one saturating unit (DRAM or a pipe; bounds() adds them only at/above their thresholds).
+bool throughput_bound(const std::string& cause);
 
 // True when the kernel's name says it multiplies matrices (data/thresholds.toml diagnosis.matmul_names) or the
 // plan declares low-precision matrix work for it.

@@ -14,7 +14,8 @@ namespace {
 
 struct Candidate {
   Opportunity op;
-  double raw_gain = 0;  // fraction of kernel time, before the bounds
+  double raw_gain = 0;            // fraction of kernel time, before the bounds
+  bool bounded_by_unit = false;   // its estimate was cut to the binding unit's headroom
 };
 
 std::string first_sentence(const std::string& text) {
@@ -89,14 +90,14 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
   }
 }
 
-// Plain bounds that name one saturating unit (diagnosis.cpp's bounds()).
-bool throughput_bound(const std::string& cause) {
-  return cause == "dram_bandwidth" || cause == "fp32_pipe" || cause == "fp16_pipe" || cause == "int_pipe" ||
-         cause == "fp64_pipe" || cause == "sfu_pipe" || cause == "tensor_pipe";
-}
-
 bool hides_latency(const std::string& remedy) {
   return remedy == "occupancy" || remedy == "memory_parallelism" || remedy == "pipe_throughput";
+}
+
+// Remedies that leave the binding unit's work as it is (more warps, more blocks, fewer bank conflicts or atomic
+// collisions): with one unit saturated they gain at most that unit's remaining headroom.
+bool beside_the_unit(const std::string& remedy) {
+  return hides_latency(remedy) || remedy == "grid_fill" || remedy == "smem_conflicts" || remedy == "atomics";
 }
 
 // Remedies that cannot help given what else was found.
@@ -107,6 +108,10 @@ bool applies(const std::string& remedy, const std::vector<Cause>& causes) {
   const bool contention = has_cause(causes, "atomic_contention");
   if ((remedy == "grid_fill" || remedy == "occupancy" || remedy == "whole_waves") && (launch_bound || contention))
     return false;
+  // A grid under one wave leaves block slots empty already: a higher occupancy limit adds no resident warps
+  // (Nsight Compute's occupancy rules still estimate it; on the H200 for PyTorch's batch-norm statistics, 256
+  // blocks, 0.48 waves: 52%).
+  if (remedy == "occupancy" && has_cause(causes, "grid_too_small")) return false;
   // Tensor-core advice is for matrix math only: kprof proposes it only for kernels it recognises as matmuls.
   return true;
 }
@@ -149,27 +154,35 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // Remedies that hide latency (more warps, more independent instructions or requests in flight) can at best
   // fill the cycles in which the scheduler issued nothing: a kernel issuing on 90% of its active cycles has at
   // most 10% of its time to win that way, whatever a stall-based estimate says.
-  double issue_room =
+  const double issue_room =
       m.issue_active_pct ? std::clamp(1.0 - *m.issue_active_pct / 100.0, 0.0, 1.0) : 1.0;
-  std::string room_reason = "% of active cycles without an issued instruction";
-  // The same holds for a kernel bound by one unit (a pipe or DRAM near its reachable peak): more warps or more work
-  // in flight only let that unit run closer to its peak, so they gain at most the unit's remaining headroom (the
-  // plain bound's own estimate), however much a stall-based rule promises.
+  // A kernel bound by one unit (a pipe or DRAM near its reachable peak): more warps, more work in flight, more
+  // blocks or fewer conflicts elsewhere only let that unit run closer to its peak, so they gain at most the unit's
+  // remaining headroom (the plain bound's own estimate), however much a stall-based rule promises.
+  std::optional<double> unit_room;
+  std::string unit_label;
   for (const auto& c : causes)
-    if (!c.specific && throughput_bound(c.id) && c.gain_pct / 100.0 < issue_room) {
-      issue_room = std::max(c.gain_pct / 100.0, 0.0);
-      room_reason = "% headroom left by the binding unit (" + c.label + ")";
+    if (!c.specific && throughput_bound(c.id)) {
+      unit_room = std::max(c.gain_pct / 100.0, 0.0);
+      unit_label = c.label;
+      break;
     }
   std::map<std::string, std::size_t> best;  // remedy → index into kept
   std::vector<Candidate> kept;
   for (auto& c : all) {
     if (!applies(c.op.remedy, causes)) continue;
     double bound = unbounded_by_floor(c.op.remedy) ? max_gain : cap;
+    std::string why;
     if (hides_latency(c.op.remedy) && issue_room < bound) {
       bound = issue_room;
-      if (c.raw_gain > bound)
-        c.op.rationale += fmt::format(" (bounded by the {:.0f}{})", issue_room * 100.0, room_reason);
+      why = fmt::format("{:.0f}% of active cycles without an issued instruction", issue_room * 100.0);
     }
+    if (unit_room && beside_the_unit(c.op.remedy) && *unit_room < bound) {
+      bound = *unit_room;
+      why = fmt::format("{:.0f}% headroom left by the binding unit ({})", *unit_room * 100.0, unit_label);
+      c.bounded_by_unit = c.raw_gain > bound;
+    }
+    if (!why.empty() && c.raw_gain > bound) c.op.rationale += " (bounded by the " + why + ")";
     c.op.est_gain_pct = std::min(std::max(c.raw_gain, 0.0), bound) * 100.0;
     if (c.op.est_gain_pct < t.param("opportunities.min_gain_pct")) continue;
     auto it = best.find(c.op.remedy);
@@ -186,9 +199,11 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
     if (also != have.op.source && have.op.rationale.find(also) == std::string::npos)
       have.op.rationale += " (also suggested by " + also + ")";
   }
-  // Equal bounded gains (several capped by the same headroom) rank by the unbounded estimate.
+  // Equal bounded gains (several capped by the same headroom) rank by the unbounded estimate, after the
+  // remedies that act on the binding unit itself (its own remedy carries exactly that headroom).
   std::stable_sort(kept.begin(), kept.end(), [](const Candidate& a, const Candidate& b) {
     if (a.op.est_gain_pct != b.op.est_gain_pct) return a.op.est_gain_pct > b.op.est_gain_pct;
+    if (a.bounded_by_unit != b.bounded_by_unit) return !a.bounded_by_unit;
     return a.raw_gain > b.raw_gain;
   });
   std::vector<Opportunity> out;
