@@ -5,10 +5,12 @@
 
 #include "diagnosis_corpus.hpp"
 
-// `diagnosis_score --holdout`: the held-out library kernels (examples/programs/diag_holdout_expected.toml).
+// `diagnosis_score --holdout` / `--holdout2`: the held-out library kernels (examples/programs/diag_holdout*_expected.toml).
 int main(int argc, char** argv) {
-  const bool holdout = argc > 1 && std::string(argv[1]) == "--holdout";
-  auto scores = kprof::corpus::score_all(holdout ? kprof::corpus::holdout_file() : kprof::corpus::expected_file());
+  const std::string which = argc > 1 ? argv[1] : "";
+  auto scores = kprof::corpus::score_all(which == "--holdout"    ? kprof::corpus::holdout_file()
+                                         : which == "--holdout2" ? kprof::corpus::holdout2_file()
+                                                                 : kprof::corpus::expected_file());
   std::cout << kprof::corpus::score_table(scores) << "\n";
   for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
                    kprof::corpus::Source::ncu_full}) {

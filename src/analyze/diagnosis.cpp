@@ -358,7 +358,7 @@ struct Rules {
       bool memory_wait = total > 0 && scoreboard / total >= p("latency_stall_share");
       double gain = std::min(headroom, 1.0 - sol_max() / t.param("classify.saturated_pct"));
       if (memory_wait)
-        add("memory_latency", "memory latency (dependent loads)",
+        add("memory_latency", "memory latency (too few requests in flight)",
             fmt::format("SM {:.1f}% and memory {:.1f}% with {} of warp stalls waiting on memory (long scoreboard)",
                         val(m.sm_throughput_pct), val(m.memory_throughput_pct), pct(scoreboard / total)),
             "memory_parallelism", gain, false,

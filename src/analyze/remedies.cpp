@@ -36,8 +36,9 @@ const Remedy kRemedies[] = {
      "Too few warps are resident to hide latency; fewer registers (__launch_bounds__), less shared memory per "
      "block or a different block size lets more warps in."},
     {"memory_parallelism", "Put more independent memory requests in flight (ILP, unrolling, prefetching)",
-     "Warps wait on one dependent load after another while the memory system idles; independent loads per "
-     "thread overlap those latencies."},
+     "Warps wait on memory with too few requests outstanding to cover its latency (one small load per thread, or "
+     "each load waiting for the one before) while the memory system idles; more independent loads per thread "
+     "(unrolling, wider loads, prefetching) keep more bytes in flight."},
     {"onchip_reuse", "Reuse data on chip (shared-memory / register tiling)",
      "The same bytes are fetched again and again from L1/L2; tiles held in shared memory or registers serve the "
      "reuse at far higher bandwidth."},
