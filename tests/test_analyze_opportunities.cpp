@@ -284,3 +284,30 @@ TEST(Opportunities, UnderOneWaveOccupancyRulesDoNotApply) {
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_EQ(a.opportunities.front().remedy, "grid_fill");
 }
+
+// Nsight Compute's UncoalescedGlobalAccess estimated 54% on PyTorch's layer norm (first held-out set) and 42% on
+// its RMS norm (second): its excess sectors were L1 hits, and kprof measures 8 sectors per request on average.
+// An access-pattern estimate that kprof's own counters contradict is weighed down; one they confirm is not.
+TEST(Opportunities, AnNcuAccessRuleContradictedByKprofsCountersIsWeighedDown) {
+  auto m = holdout_base(200800, 32768, 128);
+  m.sm_throughput_pct = 79.7, m.memory_throughput_pct = 56.2, m.dram_throughput_pct = 54.0, m.dram_measured_pct = 62.0;
+  m.l2_throughput_pct = 66.3, m.l1_throughput_pct = 57.1, m.issue_active_pct = 80.8, m.fma_pipe_pct = 39.0;
+  m.alu_pipe_pct = 42.5, m.l1_hit_pct = 74.3, m.waves_per_sm = 15.5;
+  m.global_load_requests = 10485760.0, m.global_load_sectors = 83886080.0;  // 8 per request
+  m.global_store_requests = 1114112.0, m.global_store_sectors = 8454007.0;
+  auto rules = std::vector<RuleResult>{rule("MemoryWorkloadAnalysis_Tables", "UncoalescedGlobalAccess", "global", 54.0)};
+  auto a = analyse(m, rules, "vectorized_layer_norm_kernel");
+  const Opportunity* c = by_remedy(a.opportunities, "coalesce");
+  ASSERT_NE(c, nullptr);
+  EXPECT_LE(c->est_gain_pct, 54.0 * 0.25 + 0.01);
+  EXPECT_NE(c->rationale.find("weighed down"), std::string::npos);
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "pipe_throughput");
+  // The same rule on loads that kprof measures at 32 sectors per request keeps its estimate.
+  m.global_load_sectors = 32.0 * 10485760.0;
+  auto b = analyse(m, rules, "vectorized_layer_norm_kernel");
+  const Opportunity* d = by_remedy(b.opportunities, "coalesce");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->rationale.find("weighed down"), std::string::npos);
+  EXPECT_GT(d->est_gain_pct, 54.0 * 0.25 + 0.01);
+}

@@ -61,6 +61,27 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   out.push_back(std::move(k));
 }
 
+// Why kprof's own counters contradict an access-pattern rule of Nsight Compute, or "" when they do not (or are
+// missing). Its estimate assumes the excess sectors or conflict wavefronts cost time; on average-coalesced loads
+// the excess comes from a few instructions whose sectors mostly hit L1 (PyTorch's layer/RMS norm and max pooling
+// on the H200: 8 sectors per request, Nsight Compute estimated 42-54%).
+std::string contradicted(const std::string& remedy, const std::vector<Cause>& causes, const CanonicalMetrics& m,
+                         const Thresholds& t) {
+  if (remedy == "coalesce" && !has_cause(causes, "uncoalesced_global") && !has_cause(causes, "scattered_access")) {
+    auto ld = m.load_sectors_per_request(), st = m.store_sectors_per_request();
+    if (!ld && !st) return "";
+    const double spr = std::max(ld.value_or(0), st.value_or(0));
+    if (spr <= t.param("opportunities.coalesced_max_sectors"))
+      return fmt::format("kprof measures {:.1f} sectors per global request on average, coalesced", spr);
+  }
+  if (remedy == "smem_conflicts" && !has_cause(causes, "smem_bank_conflicts")) {
+    auto share = m.bank_conflict_share();
+    if (share && *share < t.param("diagnosis.bank_conflict_share"))
+      return fmt::format("kprof counts {:.0f}% of shared-memory wavefronts as conflicts", *share * 100.0);
+  }
+  return "";
+}
+
 void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Cause>& causes, const CanonicalMetrics& m,
                     const Thresholds& t, std::vector<Candidate>& out) {
   const double local_weight = t.param("opportunities.local_speedup_weight");
@@ -86,6 +107,10 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
     k.op.rationale = first_sentence(rule.description);
     k.op.source = "ncu:" + rule.name;
     k.raw_gain = *rule.speedup_pct / 100.0 * (local ? local_weight : 1.0);
+    if (auto against = contradicted(remedy, causes, m, t); !against.empty()) {
+      k.raw_gain *= t.param("opportunities.uncorroborated_rule_weight");
+      k.op.rationale += " (weighed down: " + against + ")";
+    }
     out.push_back(std::move(k));
   }
 }
