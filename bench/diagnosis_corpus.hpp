@@ -144,14 +144,17 @@ inline fs::path fixtures() { return fs::path(KPROF_SOURCE_DIR) / "tests/fixtures
 inline fs::path expected_file() { return fs::path(KPROF_SOURCE_DIR) / "examples/programs/diag_corpus_expected.toml"; }
 // The held-out set: library kernels labelled from Nsight Compute's full report alone, after kprof's rules were written.
 inline fs::path holdout_file() { return fs::path(KPROF_SOURCE_DIR) / "examples/programs/diag_holdout_expected.toml"; }
-// The second held-out set, captured after the rule changes the first one prompted.
-inline fs::path holdout2_file() { return fs::path(KPROF_SOURCE_DIR) / "examples/programs/diag_holdout2_expected.toml"; }
+// The later held-out sets (2, 3, ...), each captured after the rule changes the earlier ones prompted.
+inline fs::path holdout_file(int n) {
+  return fs::path(KPROF_SOURCE_DIR) / ("examples/programs/diag_holdout" + std::to_string(n) + "_expected.toml");
+}
+inline fs::path holdout2_file() { return holdout_file(2); }
 
 inline fs::path capture_dir(const std::string& program, Source s) {
-  std::string sub = program == "diag_torch"      ? "torch"
-                    : program == "diag_holdout"  ? "holdout"
-                    : program == "diag_holdout2" ? "holdout2"
-                                                 : "corpus";
+  // diag_holdout, diag_holdout2, ... → holdout, holdout2, ...
+  std::string sub = program == "diag_torch"                ? "torch"
+                    : program.rfind("diag_holdout", 0) == 0 ? program.substr(5)
+                                                             : "corpus";
   const char* kind = s == Source::annotation_ncu ? "annotation-ncu" : s == Source::annotation_cupti ? "annotation-cupti" : "ncu";
   return fixtures() / sub / kind;
 }
@@ -174,7 +177,7 @@ inline std::string score_table(const std::vector<Score>& scores) {
   std::string out = "| case | designed cause | designed fix | source | kprof cause | kprof first fix (est.) | cause | fix | Nsight Compute's top rule |\n";
   out += "| --- | --- | --- | --- | --- | --- | :-: | :-: | --- |\n";
   for (const auto& s : scores)
-    out += fmt::format("| {}.{} | {} | {} | {} | {} | {} ({:.0f}%) | {} | {} | {} |\n", s.want.program == "diag_torch" ? "torch" : s.want.program == "diag_holdout" ? "lib" : s.want.program == "diag_holdout2" ? "lib2" : "cu",
+    out += fmt::format("| {}.{} | {} | {} | {} | {} | {} ({:.0f}%) | {} | {} | {} |\n", s.want.program == "diag_torch" ? "torch" : s.want.program == "diag_holdout" ? "lib" : s.want.program.rfind("diag_holdout", 0) == 0 ? "lib" + s.want.program.substr(12) : "cu",
                        s.want.stage, s.want.cause, s.want.fix, source_name(s.source), s.found ? s.cause : s.excluded ? "not scored: " + s.note : "no counters",
                        s.first_fix, s.first_gain, s.excluded ? "–" : s.cause_ok ? "✓" : "✗", s.excluded ? "–" : s.fix_ok ? "✓" : "✗", s.ncu_top_rule);
   return out;

@@ -1,16 +1,19 @@
 // Prints the diagnosis corpus score table (bench/RESULTS.md §9): every designed case under every capture source,
 // kprof's cause and first fix against the designed ones, and Nsight Compute's own top rule as the anchor.
 #include <iostream>
+#include <cstdlib>
 #include <string>
 
 #include "diagnosis_corpus.hpp"
 
-// `diagnosis_score --holdout` / `--holdout2`: the held-out library kernels (examples/programs/diag_holdout*_expected.toml).
+// `diagnosis_score --holdout` / `--holdout2` / `--holdout3`: the held-out library kernels
+// (examples/programs/diag_holdout*_expected.toml).
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "";
-  auto scores = kprof::corpus::score_all(which == "--holdout"    ? kprof::corpus::holdout_file()
-                                         : which == "--holdout2" ? kprof::corpus::holdout2_file()
-                                                                 : kprof::corpus::expected_file());
+  auto scores = kprof::corpus::score_all(
+      which == "--holdout"                   ? kprof::corpus::holdout_file()
+      : which.rfind("--holdout", 0) == 0     ? kprof::corpus::holdout_file(std::atoi(which.c_str() + 9))
+                                             : kprof::corpus::expected_file());
   std::cout << kprof::corpus::score_table(scores) << "\n";
   for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
                    kprof::corpus::Source::ncu_full}) {

@@ -311,3 +311,29 @@ TEST(Opportunities, AnNcuAccessRuleContradictedByKprofsCountersIsWeighedDown) {
   EXPECT_EQ(d->rationale.find("weighed down"), std::string::npos);
   EXPECT_GT(d->est_gain_pct, 54.0 * 0.25 + 0.01);
 }
+
+// Third held-out set (tests/fixtures/h200-corpus/holdout3). cuDNN's depthwise 3x3 conv is named like a matmul
+// ("conv") and runs on the FMA pipe, but at 6.6 FLOP per DRAM byte it is not matrix math: no tensor-core advice.
+TEST(Opportunities, ADepthwiseConvIsNotAMatmulWithoutTensorCores) {
+  auto m = holdout_base(330976, 34048, 128);
+  m.sm_throughput_pct = 56.67, m.memory_throughput_pct = 50.5, m.dram_throughput_pct = 50.5, m.dram_measured_pct = 57.9;
+  m.l2_throughput_pct = 71.27, m.l1_throughput_pct = 22.25, m.issue_active_pct = 57.47, m.fma_pipe_pct = 32.18;
+  m.alu_pipe_pct = 32.41, m.tensor_pipe_pct = 0.0, m.flops_fp32 = 3970957312.0, m.flops_fp16 = 1368129536.0;
+  m.fma_pipe_instructions = 3146858496.0, m.dram_bytes = 804143872.0, m.waves_per_sm = 36.85;
+  m.achieved_occupancy_pct = 41.32, m.theoretical_occupancy_pct = 43.75;
+  auto a = analyse(m, {}, "conv2d_c1_k1_nhwc_specialized");
+  EXPECT_NE(a.bottleneck.cause, "matmul_without_tensor_cores");
+  EXPECT_EQ(by_remedy(a.opportunities, "tensor_cores"), nullptr);
+}
+
+// PyTorch's argmax: ALU pipe 88.5% busy beside DRAM at 87% of the copy roof, and 63% of its shared wavefronts
+// conflicted. The conflicts do not explain a saturated unit, so they cannot lead (before: "bank conflicts").
+TEST(Opportunities, ASpecificCauseDoesNotLeadPastASaturatedUnitItDoesNotExplain) {
+  auto m = holdout_base(577888, 16384, 512);
+  m.sm_throughput_pct = 87.85, m.memory_throughput_pct = 75.53, m.dram_throughput_pct = 75.53, m.dram_measured_pct = 86.6;
+  m.l2_throughput_pct = 87.84, m.l1_throughput_pct = 19.05, m.issue_active_pct = 69.2, m.alu_pipe_pct = 88.53;
+  m.fma_pipe_pct = 8.1, m.tensor_pipe_pct = 0.0, m.shared_wavefronts = 6095186.0, m.shared_bank_conflicts = 3834194.0;
+  m.dram_bytes = 2100129024.0, m.waves_per_sm = 31.03, m.achieved_occupancy_pct = 97.8;
+  auto a = analyse(m, {}, "reduce_kernel");
+  EXPECT_TRUE(a.bottleneck.cause == "dram_bandwidth" || a.bottleneck.cause == "int_pipe") << a.bottleneck.cause;
+}

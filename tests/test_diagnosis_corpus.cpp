@@ -59,6 +59,10 @@ TEST(DiagnosisCorpus, FirstOpportunityIsTheDesignedFix) {
 
 // Issue 11's bar for real programs: in default annotation on the PyTorch + Triton script, every kernel group whose
 // kernel takes at least 1% of the traced GPU time has counters (both counter sources, as captured on the H200).
+// The ncu capture predates `--kernel-name-base mangled`: ncu profiled one instantiation of
+// vectorized_elementwise_kernel per launch shape (the add), and ~20 other instantiations of the same shape (abs,
+// compare, bitwise, ...) silently took its counters. They now keep their durations only, with that note; the
+// CUPTI capture, which tells them apart by mangled name, has counters for every one.
 TEST(DiagnosisCorpus, TorchScriptEveryGroupWithOnePercentHasCounters) {
   for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti}) {
     ProfileRun run = corpus::assemble(corpus::capture_dir("diag_torch", src), src, "diag_torch");
@@ -76,9 +80,12 @@ TEST(DiagnosisCorpus, TorchScriptEveryGroupWithOnePercentHasCounters) {
       for (const auto& g : st.kernels)
         if (time[g.kernel] / total >= 0.01) {
           ++big;
-          EXPECT_TRUE(g.counters_note.empty()) << corpus::source_name(src) << ": " << st.name << " / " << g.kernel
-                                               << " (" << time[g.kernel] / total * 100 << "% of GPU time): "
-                                               << g.counters_note;
+          const bool other_instantiation =
+              src == corpus::Source::annotation_ncu &&
+              g.counters_note == "its profiled launch fits another kernel of the same name and shape";
+          EXPECT_TRUE(g.counters_note.empty() || other_instantiation)
+              << corpus::source_name(src) << ": " << st.name << " / " << g.kernel << " ("
+              << time[g.kernel] / total * 100 << "% of GPU time): " << g.counters_note;
         }
     EXPECT_GE(big, 5) << corpus::source_name(src);
   }
@@ -153,5 +160,24 @@ TEST(DiagnosisHoldout, SecondSetScoreDoesNotRegress) {
     EXPECT_EQ(n, 13);
     EXPECT_GE(cause, 8) << corpus::source_name(src);
     EXPECT_GE(fix, 7) << corpus::source_name(src);
+  }
+}
+
+// The third held-out set (11 labelled cases), scored as captured after every change the first two prompted:
+// cause 9/11 (annotation ncu, ncu mode) and 8/11 (annotation cupti), first fix 8/11 in annotation and 6/11 in ncu
+// mode. Floors against regressions only; the misses are in bench/RESULTS.md §9c.
+TEST(DiagnosisHoldout, ThirdSetScoreDoesNotRegress) {
+  auto scores = corpus::score_all(corpus::holdout_file(3));
+  std::cout << corpus::score_table(scores);
+  for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti, corpus::Source::ncu_full}) {
+    int n = 0, cause = 0, fix = 0;
+    for (const auto& s : scores)
+      if (s.source == src) {
+        ++n, cause += s.cause_ok, fix += s.fix_ok;
+        EXPECT_TRUE(s.found) << s.want.stage << ": " << s.note;
+      }
+    EXPECT_EQ(n, 11);
+    EXPECT_GE(cause, src == corpus::Source::annotation_cupti ? 8 : 9) << corpus::source_name(src);
+    EXPECT_GE(fix, src == corpus::Source::ncu_full ? 6 : 8) << corpus::source_name(src);
   }
 }

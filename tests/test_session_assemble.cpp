@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <filesystem>
 #include <fstream>
 
@@ -115,12 +116,28 @@ TEST(SessionAssemble, RawOutputsFromTheH200ReassembleIntoTheRecordedRuns) {
     auto stages = thinned.stages;
     for (auto& s : stages)
       for (auto& g : s.kernels) analyze::complete_metrics(g.metrics, recorded.device_spec ? &*recorded.device_spec : nullptr);
-    const json got = without_analysis(stages), want = without_analysis(recorded.stages);
+    // Runs recorded before the counter merge refused one instantiation's counters to another (annotation_triton:
+    // torch's randn and elementwise kernels of one launch shape shared one profiled launch) differ exactly there.
+    const std::string other_instantiation = "its profiled launch fits another kernel of the same name and shape";
+    auto recorded_stages = recorded.stages;
+    std::set<std::string> refused;
+    for (std::size_t si = 0; si < stages.size() && si < recorded_stages.size(); ++si)
+      for (std::size_t gi = 0; gi < stages[si].kernels.size() && gi < recorded_stages[si].kernels.size(); ++gi)
+        if (stages[si].kernels[gi].counters_note == other_instantiation) {
+          recorded_stages[si].kernels[gi] = stages[si].kernels[gi];
+          refused.insert(stages[si].kernels[gi].label);
+        }
+    const json got = without_analysis(stages), want = without_analysis(recorded_stages);
     EXPECT_TRUE(got == want) << "JSON patch from the recorded stages to the reassembled ones (first 2000 chars): "
                              << json::diff(want, got).dump().substr(0, 2000);
     // Every warning assembly gives was in the recorded run's (which also holds the analysis's own).
-    for (const auto& w : a.run.warnings)
-      EXPECT_NE(std::find(recorded.warnings.begin(), recorded.warnings.end(), w), recorded.warnings.end()) << w;
+    for (const auto& w : a.run.warnings) {
+      bool new_refusal = false;
+      for (const auto& label : refused) new_refusal = new_refusal || w.rfind("no counters for " + label + ":", 0) == 0;
+      if (!new_refusal)
+        EXPECT_NE(std::find(recorded.warnings.begin(), recorded.warnings.end(), w), recorded.warnings.end()) << w;
+    }
+    if (r.dir == std::string("profiles/annotation_triton")) EXPECT_FALSE(refused.empty());
   }
 }
 

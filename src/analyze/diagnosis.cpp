@@ -179,6 +179,13 @@ struct Rules {
     double scalar_flops = val(m.flops_fp32) + val(m.flops_fp16);
     bool fma_busy = val(m.fma_pipe_pct) >= 20.0;
     if (scalar_flops <= 0 && !fma_busy) return;
+    // A name is not matrix math: a depthwise convolution (cuDNN's conv2d_c1_k1_nhwc on the H200: ~4 FLOP per DRAM
+    // byte) reduces over 9 taps, not over channels, and has nothing for the tensor cores. Matrix math reuses each
+    // byte many times; the FLOPs (or 2 per FMA-pipe thread instruction where FLOPs are not counted) per DRAM
+    // byte must reach matmul_min_counted_intensity.
+    const double work = scalar_flops > 0 ? scalar_flops : 2.0 * val(m.fma_pipe_instructions);
+    if (work > 0 && m.dram_bytes && *m.dram_bytes > 0 && work / *m.dram_bytes < p("matmul_min_counted_intensity"))
+      return;
     bool compute_side = val(m.fma_pipe_pct) >= 40.0 || val(m.sm_throughput_pct) >= val(m.memory_throughput_pct);
     // Gain: the same FLOPs at the tensor-core roof for this arithmetic intensity.
     double gain = headroom;
@@ -430,7 +437,10 @@ bool explains(const std::string& specific, const std::string& bound) {
       {"local_memory", {"l1_bandwidth", "l2_bandwidth", "dram_bandwidth", "memory_bound", "latency", "memory_latency"}},
       {"warp_divergence", {"fp32_pipe", "fp16_pipe", "int_pipe", "fp64_pipe", "sfu_pipe", "compute_bound"}},
       {"matmul_without_tensor_cores", {"fp32_pipe", "fp16_pipe", "int_pipe", "l1_bandwidth", "compute_bound"}},
-      {"tail_wave", {"latency", "memory_latency", "fp32_pipe", "fp16_pipe", "int_pipe", "fp64_pipe", "sfu_pipe"}},
+      // A partial last wave idles most SMs for its duration: it lowers the average throughput of whatever unit
+      // binds, DRAM as much as a pipe (PyTorch's fused AdamW: 1.21 waves, DRAM at 83% of the copy roof).
+      {"tail_wave", {"latency", "memory_latency", "fp32_pipe", "fp16_pipe", "int_pipe", "fp64_pipe", "sfu_pipe",
+                     "dram_bandwidth"}},
       {"grid_too_small", {"latency", "memory_latency"}},
       {"occupancy_registers", {"latency", "memory_latency"}},
       {"occupancy_shared_memory", {"latency", "memory_latency"}},
@@ -578,7 +588,21 @@ std::vector<Cause> find_causes(const CanonicalMetrics& m, const GroupFacts& g, c
     c.gain_pct = std::min(c.gain_pct, unbounded_by_floor(c.remedy) ? t.param("diagnosis.max_gain_pct") : cap);
   // A specific cause leads only when its remedy is worth something; otherwise the plain bound explains more.
   const double lead = t.param("diagnosis.specific_min_gain_pct");
-  auto leads = [&](const Cause& c) { return c.specific && (c.gain_pct >= lead || c.id == "launch_overhead"); };
+  // A specific cause leads only when its remedy is worth something, and never past a saturated unit it does not
+  // explain: its gain is bounded by that unit's headroom, which the unit's own remedy has in full (the ALU pipe of
+  // PyTorch's argmax at 89% on the H200 was led by bank conflicts worth at most its 11%).
+  const Cause* saturated = nullptr;
+  for (const auto& c : r.out)
+    if (!c.specific && throughput_bound(c.id)) {
+      saturated = &c;
+      break;
+    }
+  const std::string saturated_id = saturated ? saturated->id : "";
+  auto leads = [&](const Cause& c) {
+    if (!c.specific) return false;
+    if (c.id == "launch_overhead") return true;
+    return c.gain_pct >= lead && (saturated_id.empty() || explains(c.id, saturated_id));
+  };
   // When no specific cause leads, the unit that binds the kernel (DRAM or a pipe) names it, even with no
   // headroom left: a GEMV at the DRAM roof is DRAM-bound, not "grid too small" with nothing to gain.
   auto binding = [&](const Cause& c) { return !c.specific && throughput_bound(c.id); };

@@ -279,6 +279,7 @@ ncu::NcuRunOptions ncu_options(const CollectorContext& ctx, bool full) {
   o.launch_skip = ctx.spec.filters.launch_skip;
   o.launch_count = ctx.spec.filters.launch_count;
   o.first_launch_per_kernel = !ctx.spec.filters.all_launches;
+  o.mangled_identity = ctx.spec.filters.kernel_regex.empty();
   if (!full) o.metrics = annotation_metrics();
   // --set full lacks the tensor-pipe metric without HFMA2.MMA (the diagnosis falls back to one that counts it).
   else o.metrics = {"sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active"};

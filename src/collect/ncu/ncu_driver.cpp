@@ -40,7 +40,13 @@ std::vector<std::string> ncu_collect_args(const NcuRunOptions& opt) {
   // One launch of each kernel and launch configuration (grid, block, shared memory): what a kernel group is.
   // Every launch only with --all-launches, or when the user's own skip/count filters apply.
   // KPROF_NCU_FILTER=kernel-id falls back to the first invocation of each kernel name (ncu's --kernel-id).
+  // Kernels are told apart by their mangled names, as the CUPTI counter collector and the tracer do: by its
+  // default (the function name), ncu took two instantiations of one template with one launch shape for one
+  // kernel and profiled only the first (PyTorch's silu and mul vectorized_elementwise_kernel on the H200). Only
+  // without a user's --kernel-regex (searched in base names as documented); kprof's own regex of function names
+  // is unanchored and matches inside the mangled name. Names still print demangled.
   if (opt.first_launch_per_kernel && opt.launch_skip == 0 && opt.launch_count == 0) {
+    if (opt.mangled_identity) a.insert(a.end(), {"--kernel-name-base", "mangled"});
     const char* f = std::getenv("KPROF_NCU_FILTER");
     if (f && std::string(f) == "kernel-id") {
       std::string re = opt.kernel_regex.empty() ? ".*" : opt.kernel_regex;

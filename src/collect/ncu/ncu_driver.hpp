@@ -25,6 +25,9 @@ struct NcuRunOptions {
   // One launch per kernel and launch configuration (--launch-count 1 --filter-mode per-launch-config): the
   // counters of every kernel group, once. Off with --all-launches or the user's own -s/-c.
   bool first_launch_per_kernel = true;
+  // Tell kernels apart by mangled name (ncu --kernel-name-base mangled): off when the kernel regex is the
+  // user's, which is searched in the function's base name as documented.
+  bool mangled_identity = false;
   std::vector<std::string> extra_args;  // passed to ncu verbatim
 };
 
