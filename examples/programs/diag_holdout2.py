@@ -11,9 +11,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
-
-def nvtx(name):
-    return torch.cuda.nvtx.range(name)
+from holdout_cases import report as ok
+from holdout_cases import run_cases
 
 
 def main() -> None:
@@ -62,24 +61,10 @@ def main() -> None:
         ("gemm_skinny_bf16", lambda: sk_a @ sk_b),
         ("gemm_fp8", lambda: torch._scaled_mm(f8_a, f8_b, scale_a=one, scale_b=one, out_dtype=bf)),
     ]
-    results = {}
-    for _ in range(reps):
-        for name, fn in cases:
-            if results.get(name) == "skipped":
-                continue
-            try:
-                with nvtx(name):
-                    results[name] = fn()
-            except (RuntimeError, TypeError, AttributeError) as e:
-                print(f"{name}: skipped ({type(e).__name__}: {str(e)[:120]})", flush=True)
-                results[name] = "skipped"
-    torch.cuda.synchronize()
+    results = run_cases(cases, reps)
     if not check:
         print("ok (not checked)")
         return
-
-    def ok(name, cond):
-        print(f"{name}: {'ok' if cond else 'MISMATCH'}")
 
     if results.get("rms_norm_bf16") is not None and results["rms_norm_bf16"] != "skipped":
         x = rms_x[:8].float()

@@ -10,9 +10,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
-
-def nvtx(name):
-    return torch.cuda.nvtx.range(name)
+from holdout_cases import report as ok
+from holdout_cases import run_cases
 
 
 def main() -> None:
@@ -56,24 +55,10 @@ def main() -> None:
         ("softmax_dim0_f32", lambda: torch.softmax(sd_x, dim=0)),
         ("to_float_bf16", lambda: tf_x.float()),
     ]
-    results = {}
-    for _ in range(reps):
-        for name, fn in cases:
-            if results.get(name) == "skipped":
-                continue
-            try:
-                with nvtx(name):
-                    results[name] = fn()
-            except (RuntimeError, TypeError, AttributeError) as e:
-                print(f"{name}: skipped ({type(e).__name__}: {str(e)[:120]})", flush=True)
-                results[name] = "skipped"
-    torch.cuda.synchronize()
+    results = run_cases(cases, reps)
     if not check:
         print("ok (not checked)")
         return
-
-    def ok(name, cond):
-        print(f"{name}: {'ok' if cond else 'MISMATCH'}")
 
     ok("col_mean_f32", torch.allclose(results["col_mean_f32"], cm_x.double().mean(0).float(), atol=1e-4))
     ok("argmax_f32", torch.equal(results["argmax_f32"][:64], am_x[:64].max(dim=1).indices))

@@ -1,0 +1,23 @@
+"""Shared by the held-out diagnosis scripts (diag_holdout2.py, diag_holdout3.py): runs each case REPS times in an
+NVTX range named after it; a case whose operator this PyTorch build lacks is skipped once, with a message."""
+import torch
+
+
+def run_cases(cases, reps):
+    results = {}
+    for _ in range(reps):
+        for name, fn in cases:
+            if results.get(name) == "skipped":
+                continue
+            try:
+                with torch.cuda.nvtx.range(name):
+                    results[name] = fn()
+            except (RuntimeError, TypeError, AttributeError) as e:
+                print(f"{name}: skipped ({type(e).__name__}: {str(e)[:120]})", flush=True)
+                results[name] = "skipped"
+    torch.cuda.synchronize()
+    return results
+
+
+def report(name, cond):
+    print(f"{name}: {'ok' if cond else 'MISMATCH'}")
