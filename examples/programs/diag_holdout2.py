@@ -6,21 +6,15 @@ range named after it; a case whose operator is missing in this PyTorch build is 
 
     python3 diag_holdout2.py [reps] [nocheck]
 """
-import sys
-
 import torch
 import torch.nn.functional as F
 
+from holdout_cases import arguments, run_cases
 from holdout_cases import report as ok
-from holdout_cases import run_cases
 
 
 def main() -> None:
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 2
-    check = not (len(sys.argv) > 2 and sys.argv[2] == "nocheck")
-    torch.manual_seed(0)
-    dev = "cuda"
-    bf = torch.bfloat16
+    reps, check, dev, bf = arguments()
 
     rms_x = torch.randn(32768, 4096, device=dev, dtype=bf)
     rms_w = torch.randn(4096, device=dev, dtype=bf)

@@ -5,21 +5,15 @@ an NVTX range named after it; a case whose operator is missing in this PyTorch b
 
     python3 diag_holdout3.py [reps] [nocheck]
 """
-import sys
-
 import torch
 import torch.nn.functional as F
 
+from holdout_cases import arguments, run_cases
 from holdout_cases import report as ok
-from holdout_cases import run_cases
 
 
 def main() -> None:
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 2
-    check = not (len(sys.argv) > 2 and sys.argv[2] == "nocheck")
-    torch.manual_seed(0)
-    dev = "cuda"
-    bf = torch.bfloat16
+    reps, check, dev, bf = arguments()
 
     sw_a = torch.randn(16384, 14336, device=dev, dtype=bf)
     sw_b = torch.randn(16384, 14336, device=dev, dtype=bf)

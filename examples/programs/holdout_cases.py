@@ -1,6 +1,16 @@
 """Shared by the held-out diagnosis scripts (diag_holdout2.py, diag_holdout3.py): runs each case REPS times in an
 NVTX range named after it; a case whose operator this PyTorch build lacks is skipped once, with a message."""
+import sys
+
 import torch
+
+
+def arguments():
+    """argv → (reps, check, device, bf16 dtype); seeds torch."""
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 2
+    check = not (len(sys.argv) > 2 and sys.argv[2] == "nocheck")
+    torch.manual_seed(0)
+    return reps, check, "cuda", torch.bfloat16
 
 
 def run_cases(cases, reps):
