@@ -118,7 +118,7 @@ TEST(SessionAssemble, RawOutputsFromTheH200ReassembleIntoTheRecordedRuns) {
       for (auto& g : s.kernels) analyze::complete_metrics(g.metrics, recorded.device_spec ? &*recorded.device_spec : nullptr);
     // Runs recorded before the counter merge refused one instantiation's counters to another (annotation_triton:
     // torch's randn and elementwise kernels of one launch shape shared one profiled launch) differ exactly there.
-    const std::string other_instantiation = "its profiled launch fits another kernel of the same name and shape";
+    const std::string other_instantiation = "the profiled launch of this name and shape belongs to another instantiation";
     auto recorded_stages = recorded.stages;
     std::set<std::string> refused;
     for (std::size_t si = 0; si < stages.size() && si < recorded_stages.size(); ++si)

@@ -1,5 +1,7 @@
 #include "collect/kernel_name.hpp"
 
+#include <cctype>
+
 namespace kprof {
 
 namespace {
@@ -56,6 +58,76 @@ std::string function_base_name(std::string_view in) {
   }
   std::string out(s.substr(begin));
   return out.empty() ? std::string(s) : out;
+}
+
+std::string instantiation_key(std::string_view demangled) {
+  std::string s(demangled);
+  auto erase_all = [&](std::string_view what) {
+    for (std::size_t p; (p = s.find(what)) != std::string::npos;) s.erase(p, what.size());
+  };
+  erase_all("(anonymous namespace)::");
+  erase_all("<unnamed>::");
+  // Lambdas: "{lambda(float)#1}" (c++filt) and "[lambda(float) (instance 1)]" (ncu) → "lambda".
+  for (char open : {'{', '['}) {
+    const char close = open == '{' ? '}' : ']';
+    for (std::size_t p = 0; (p = s.find(std::string(1, open) + "lambda", p)) != std::string::npos;) {
+      int depth = 0;
+      std::size_t e = p;
+      for (; e < s.size(); ++e) {
+        if (s[e] == open) ++depth;
+        else if (s[e] == close && --depth == 0) break;
+      }
+      if (e >= s.size()) break;
+      s.replace(p, e - p + 1, "lambda");
+      p += 6;
+    }
+  }
+  // Drop the return type ("void "), keep the name and template arguments up to the parameter list.
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  std::string out;
+  int angle = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<') ++angle;
+    else if (c == '>' && angle > 0) --angle;
+    else if (c == '(' && angle == 0 && !(i >= 8 && s.compare(i - 8, 8, "operator") == 0)) break;
+    out += c;
+  }
+  // Qualifiers (identifier followed by "::"), casts before numbers ("(int)-2"), integer suffixes ("3ul"), spaces.
+  std::string r;
+  for (std::size_t i = 0; i < out.size();) {
+    const char c = out[i];
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t e = i;
+      while (e < out.size() && (std::isalnum(static_cast<unsigned char>(out[e])) || out[e] == '_')) ++e;
+      if (out.compare(e, 2, "::") == 0) {
+        i = e + 2;
+        continue;
+      }
+      r.append(out, i, e - i);
+      i = e;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      std::size_t e = i;
+      while (e < out.size() && std::isdigit(static_cast<unsigned char>(out[e]))) ++e;
+      r.append(out, i, e - i);
+      while (e < out.size() && (out[e] == 'u' || out[e] == 'l' || out[e] == 'U' || out[e] == 'L')) ++e;
+      i = e;
+      continue;
+    }
+    if (c == '(') {  // "(int)" before a number: a cast
+      std::size_t e = out.find(')', i);
+      if (e != std::string::npos && e + 1 < out.size() &&
+          (std::isdigit(static_cast<unsigned char>(out[e + 1])) || out[e + 1] == '-')) {
+        i = e + 1;
+        continue;
+      }
+    }
+    if (!std::isspace(static_cast<unsigned char>(c))) r += c;
+    ++i;
+  }
+  return r;
 }
 
 }  // namespace kprof

@@ -10,4 +10,12 @@ namespace kprof {
 // ("void ns::gemm<128, float>(float*)" → "gemm"; "init_f(float*)" → "init_f"; "triton_softmax" → itself).
 std::string function_base_name(std::string_view demangled);
 
+// A key that two demanglers agree on for one template instantiation, so that ncu's printed name and the trace's
+// demangled mangled name can be matched: the name with its template arguments, without the return type, the
+// parameter list (ncu prints template parameter names there), namespace and class qualifiers, anonymous
+// namespaces, lambda spellings ("{lambda()#1}" / "[lambda() (instance 1)]"), casts before integers, integer
+// suffixes and spaces. "void at::native::k<4, at::native::F<float>, std::array<char*, 3ul> >(int, F, ...)" and
+// "void at::k<4, at::F<float>, std::array<char *, 3>>(int, T2, T3)" both give "k<4,F<float>,array<char*,3>>".
+std::string instantiation_key(std::string_view demangled);
+
 }  // namespace kprof

@@ -1,10 +1,12 @@
 #include "collect/merge_counters.hpp"
 
+#include "collect/kernel_name.hpp"
 #include "collect/ncu/canonical.hpp"
 
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace kprof {
 
@@ -19,56 +21,59 @@ double time_distance(const KernelLaunch& l, const KernelGroup& g) {
 
 std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::vector<KernelLaunch>& ncu_launches) {
   std::vector<std::string> warnings;
-  // Pass 1: each group's same-shape launch. Pass 2: a launch chosen by groups of different kernels (two
-  // instantiations of one template with one shape, when the counter run profiled only one of them: ncu without
-  // mangled names did) stays with the nearest in time; the others get no counters rather than another kernel's.
-  std::map<std::pair<std::size_t, std::size_t>, const KernelLaunch*> chosen;  // (stage, group) → launch
-  std::map<const KernelLaunch*, std::pair<std::size_t, std::size_t>> owner;
+  // Which profiled launch gives each group its counters: one of the same function and launch shape. Every
+  // (group, launch) pair is ranked: a launch whose printed name reads as the group's instantiation first
+  // (instantiation_key: ncu's and the trace's demanglers spell it differently), then one inside the group's NVTX
+  // range, then the nearest in time. Pairs are taken best first; a launch taken by one kernel is not given to a
+  // different kernel (another mangled name): two instantiations of one template with one shape (PyTorch's silu
+  // and mul on the H200) each get their own launch, and one whose launch the counter run did not profile gets no
+  // counters rather than another's. The same kernel in several stages shares its launch.
+  using GroupId = std::pair<std::size_t, std::size_t>;
+  struct Pair {
+    bool other_name, other_range;
+    double distance;
+    GroupId group;
+    const KernelLaunch* launch;
+  };
+  std::vector<Pair> pairs;
+  std::set<GroupId> has_candidates;
   for (std::size_t si = 0; si < stages.size(); ++si)
     for (std::size_t gi = 0; gi < stages[si].kernels.size(); ++gi) {
       const auto& g = stages[si].kernels[gi];
-      const Stage& stage = stages[si];
       const std::string& mangled = g.launches.empty() ? std::string() : g.launches.front().mangled;
-      const KernelLaunch* same_shape = nullptr;
+      const std::string own_name = g.launches.empty() ? g.signature : g.launches.front().name;
+      const std::string own_key = own_name.empty() ? std::string() : instantiation_key(own_name);
       for (const auto& l : ncu_launches) {
         if (l.function != g.kernel) continue;
         if (!mangled.empty() && !l.mangled.empty() && l.mangled != mangled) continue;
         if (l.launch.grid != g.launch.grid || l.launch.block != g.launch.block) continue;
-        if (!same_shape) {
-          same_shape = &l;
-          continue;
-        }
-        const bool in_range = l.nvtx_range == stage.name, had_range = same_shape->nvtx_range == stage.name;
-        if (in_range != had_range) {
-          if (in_range) same_shape = &l;
-          continue;
-        }
-        // Launches of one kernel (the same name as ncu prints it, template arguments included): the first.
-        // Launches of different instantiations: the one nearest the group's time.
-        if (l.name != same_shape->name && time_distance(l, g) < time_distance(*same_shape, g)) same_shape = &l;
-      }
-      if (!same_shape) continue;
-      auto it = owner.find(same_shape);
-      if (it == owner.end()) {
-        owner[same_shape] = {si, gi};
-        chosen[{si, gi}] = same_shape;
-        continue;
-      }
-      const auto& other = stages[it->second.first].kernels[it->second.second];
-      const std::string& other_mangled = other.launches.empty() ? std::string() : other.launches.front().mangled;
-      const double mine = time_distance(*same_shape, g), theirs = time_distance(*same_shape, other);
-      // The same kernel in two stages, or no times to tell them apart: both use it, as before.
-      if (mangled.empty() || other_mangled.empty() || mangled == other_mangled || std::isinf(mine) ||
-          std::isinf(theirs)) {
-        chosen[{si, gi}] = same_shape;
-        continue;
-      }
-      if (mine < theirs) {
-        chosen.erase(it->second);
-        chosen[{si, gi}] = same_shape;
-        it->second = {si, gi};
+        has_candidates.insert({si, gi});
+        const bool other_name = own_key.empty() || instantiation_key(l.name) != own_key;
+        // Launches of its own instantiation: the first in the range, as profiled (time only tells kernels apart).
+        pairs.push_back({other_name, l.nvtx_range != stages[si].name, other_name ? time_distance(l, g) : 0.0,
+                         {si, gi}, &l});
       }
     }
+  std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
+    if (a.other_name != b.other_name) return !a.other_name;
+    if (a.other_range != b.other_range) return !a.other_range;
+    return a.distance < b.distance;
+  });
+  auto mangled_of = [&](const GroupId& id) -> const std::string& {
+    static const std::string none;
+    const auto& g = stages[id.first].kernels[id.second];
+    return g.launches.empty() ? none : g.launches.front().mangled;
+  };
+  std::map<GroupId, const KernelLaunch*> chosen;
+  std::map<const KernelLaunch*, std::string> owner;  // launch → the mangled name of the kernel that took it
+  for (const auto& p : pairs) {
+    if (chosen.count(p.group)) continue;
+    const std::string& mine = mangled_of(p.group);
+    auto it = owner.find(p.launch);
+    if (it != owner.end() && !mine.empty() && !it->second.empty() && it->second != mine) continue;
+    chosen[p.group] = p.launch;
+    if (it == owner.end()) owner[p.launch] = mine;
+  }
   for (std::size_t si = 0; si < stages.size(); ++si) {
     auto& stage = stages[si];
     for (std::size_t gi = 0; gi < stage.kernels.size(); ++gi) {
@@ -102,10 +107,10 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
                              "its launch (nan or empty: the profiler could not measure it, as for a kernel that "
                              "faulted or was cut short): duration only");
         } else if (same_shape_elsewhere) {
-          g.counters_note = "its profiled launch fits another kernel of the same name and shape";
-          warnings.push_back("no counters for " + g.label + ": the counter run profiled one launch of " + g.kernel +
-                             " with this shape, and its time fits another instantiation of that template: "
-                             "duration only (ncu tells instantiations apart only by mangled name)");
+          g.counters_note = "the profiled launch of this name and shape belongs to another instantiation";
+          warnings.push_back("no counters for " + g.label + ": the counter run profiled " + g.kernel +
+                             " with this launch shape, but its name or time fits another instantiation of that "
+                             "template better, not this one: duration only");
         } else {
           g.counters_note = same_name ? "only another launch shape of it was profiled" : "not profiled";
           warnings.push_back(same_name ? "no counters for " + g.label + " " + g.launch.str() +
