@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <set>
 
 namespace kprof {
 
@@ -36,7 +35,6 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
     const KernelLaunch* launch;
   };
   std::vector<Pair> pairs;
-  std::set<GroupId> has_candidates;
   for (std::size_t si = 0; si < stages.size(); ++si)
     for (std::size_t gi = 0; gi < stages[si].kernels.size(); ++gi) {
       const auto& g = stages[si].kernels[gi];
@@ -47,7 +45,6 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
         if (l.function != g.kernel) continue;
         if (!mangled.empty() && !l.mangled.empty() && l.mangled != mangled) continue;
         if (l.launch.grid != g.launch.grid || l.launch.block != g.launch.block) continue;
-        has_candidates.insert({si, gi});
         const bool other_name = own_key.empty() || instantiation_key(l.name) != own_key;
         // Launches of its own instantiation: the first in the range, as profiled (time only tells kernels apart).
         pairs.push_back({other_name, l.nvtx_range != stages[si].name, other_name ? time_distance(l, g) : 0.0,
