@@ -277,3 +277,25 @@ TEST(NcuPages, MalformedTables) {
   expect_parse_error([&] { parse_source_page(split_csv_stream("\"0x10\",\"NOP\"\n", "s.csv")); }, 1,
                      "before any");
 }
+
+// A hostile NVTX cell: one entry of 200 000 ':' (and one of "none:" repeated). The name/message split reads each
+// field once (the first version built both joins for every split point: quadratic, minutes for a 1 MB cell); here
+// only the result is checked, the time belongs to the fuzz runs (RESULTS §11).
+TEST(NcuLaunchColumns, AHugeNvtxEntryParses) {
+  std::string colons = "1 \"" + std::string(200000, ':') + "\"";
+  std::string nones = "1 \"d:";
+  for (int i = 0; i < 40000; ++i) nones += "none:";
+  nones += "x\"";
+  std::vector<bool> in_default;
+  auto a = parse_nvtx_ranges(colons, &in_default);
+  EXPECT_EQ(a.size(), in_default.size());
+  ASSERT_EQ(a.size(), 1u);
+  // 200 001 empty fields: no message type anywhere, so the trailing six are split off and fields 1..n-7 remain.
+  EXPECT_EQ(a[0].size(), 200000u - 7u);
+  EXPECT_EQ(a[0].find_first_not_of(':'), std::string::npos);
+  auto b = parse_nvtx_ranges(nones, &in_default);
+  ASSERT_EQ(b.size(), 1u);
+  // The message ends in "x": never "none", never the name; again the trailing six fields split off.
+  EXPECT_EQ(b[0].size(), 39995u * 5u - 1u);
+  EXPECT_EQ(in_default, std::vector<bool>{false});
+}

@@ -1,6 +1,7 @@
 #include "collect/kernel_name.hpp"
 
 #include <cctype>
+#include <vector>
 
 namespace kprof {
 
@@ -60,71 +61,129 @@ std::string function_base_name(std::string_view in) {
   return out.empty() ? std::string(s) : out;
 }
 
-std::string instantiation_key(std::string_view demangled) {
-  std::string s(demangled);
-  auto erase_all = [&](std::string_view what) {
-    for (std::size_t p; (p = s.find(what)) != std::string::npos;) s.erase(p, what.size());
-  };
-  erase_all("(anonymous namespace)::");
-  erase_all("<unnamed>::");
-  // Lambdas: "{lambda(float)#1}" (c++filt) and "[lambda(float) (instance 1)]" (ncu) → "lambda".
-  for (char open : {'{', '['}) {
-    const char close = open == '{' ? '}' : ']';
-    for (std::size_t p = 0; (p = s.find(std::string(1, open) + "lambda", p)) != std::string::npos;) {
-      int depth = 0;
-      std::size_t e = p;
-      for (; e < s.size(); ++e) {
-        if (s[e] == open) ++depth;
-        else if (s[e] == close && --depth == 0) break;
-      }
-      if (e >= s.size()) break;
-      s.replace(p, e - p + 1, "lambda");
-      p += 6;
+namespace {
+// Matching ')' for every '(' of `s` (npos when unbalanced), in one pass.
+std::vector<std::size_t> paren_matches(const std::string& s) {
+  std::vector<std::size_t> match(s.size(), std::string::npos), open;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(') open.push_back(i);
+    else if (s[i] == ')' && !open.empty()) {
+      match[open.back()] = i;
+      open.pop_back();
     }
   }
-  // Drop the return type ("void "), keep the name and template arguments up to the parameter list.
-  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
-  std::string out;
-  int angle = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '<') ++angle;
-    else if (c == '>' && angle > 0) --angle;
-    else if (c == '(' && angle == 0 && !(i >= 8 && s.compare(i - 8, 8, "operator") == 0)) break;
-    out += c;
+  return match;
+}
+bool digits_at(const std::string& s, std::size_t i, std::size_t* end) {
+  std::size_t e = i;
+  while (e < s.size() && std::isdigit(static_cast<unsigned char>(s[e]))) ++e;
+  *end = e;
+  return e > i;
+}
+}  // namespace
+
+std::string instantiation_key(std::string_view demangled) {
+  // 1. Anonymous namespaces, in either spelling.
+  std::string a;
+  a.reserve(demangled.size());
+  for (std::size_t i = 0; i < demangled.size();) {
+    if (demangled.compare(i, 23, "(anonymous namespace)::") == 0) i += 23;
+    else if (demangled.compare(i, 11, "<unnamed>::") == 0) i += 11;
+    else a += demangled[i++];
   }
-  // Qualifiers (identifier followed by "::"), casts before numbers ("(int)-2"), integer suffixes ("3ul"), spaces.
+  // 2. Lambdas: "{lambda(P)#N}" (c++filt) and "[lambda(P) (instance N)]" (ncu) both become "lambda(P)#N".
+  std::string b;
+  b.reserve(a.size());
+  {
+    const auto match = paren_matches(a);
+    for (std::size_t i = 0; i < a.size();) {
+      if ((a[i] == '{' || a[i] == '[') && a.compare(i + 1, 7, "lambda(") == 0 && match[i + 7] != std::string::npos) {
+        const std::size_t close = match[i + 7];
+        std::size_t e = 0;
+        if (a[i] == '{' && close + 1 < a.size() && a[close + 1] == '#' && digits_at(a, close + 2, &e) && e < a.size() &&
+            a[e] == '}') {
+          b.append(a, i + 1, close - i).append("#").append(a, close + 2, e - close - 2);
+          i = e + 1;
+          continue;
+        }
+        if (a[i] == '[' && a.compare(close + 1, 11, " (instance ") == 0 && digits_at(a, close + 12, &e) &&
+            a.compare(e, 2, ")]") == 0) {
+          b.append(a, i + 1, close - i).append("#").append(a, close + 12, e - close - 12);
+          i = e + 2;
+          continue;
+        }
+      }
+      b += a[i++];
+    }
+  }
+  // 3. Without the return type, up to the kernel's own parameter list; a parameter list of an enclosing function
+  //    ("f(T1, float)::lambda..." or "operator()() const::") is dropped: ncu prints template parameter names there.
+  if (b.rfind("void ", 0) == 0) b.erase(0, 5);
+  std::string c;
+  c.reserve(b.size());
+  {
+    const auto match = paren_matches(b);
+    int angle = 0;
+    for (std::size_t i = 0; i < b.size();) {
+      const char ch = b[i];
+      if (ch == '<') ++angle;
+      else if (ch == '>' && angle > 0) --angle;
+      else if (ch == '(') {
+        const bool op = i >= 8 && b.compare(i - 8, 8, "operator") == 0;
+        const bool lambda = i >= 6 && b.compare(i - 6, 6, "lambda") == 0;
+        const std::size_t close = match[i];
+        if (!op && !lambda && close != std::string::npos) {
+          std::size_t after = close + 1;
+          if (b.compare(after, 6, " const") == 0) after += 6;
+          if (b.compare(after, 2, "::") == 0) {
+            i = after;  // the enclosing function's parameters (and const) go; "::" stays
+            continue;
+          }
+        }
+        if (angle == 0 && !op && !lambda) break;  // the kernel's own parameter list
+      }
+      c += ch;
+      ++i;
+    }
+  }
+  // 4. Qualifiers (identifier followed by "::"), "void " return types, casts before numbers ("(int)-2"), integer suffixes ("3ul"), spaces.
   std::string r;
-  for (std::size_t i = 0; i < out.size();) {
-    const char c = out[i];
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+  r.reserve(c.size());
+  for (std::size_t i = 0; i < c.size();) {
+    const char ch = c[i];
+    if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') {
       std::size_t e = i;
-      while (e < out.size() && (std::isalnum(static_cast<unsigned char>(out[e])) || out[e] == '_')) ++e;
-      if (out.compare(e, 2, "::") == 0) {
+      while (e < c.size() && (std::isalnum(static_cast<unsigned char>(c[e])) || c[e] == '_')) ++e;
+      if (c.compare(e, 2, "::") == 0) {
         i = e + 2;
         continue;
       }
-      r.append(out, i, e - i);
+      if (c.compare(i, e - i, "void") == 0 && e < c.size() && c[e] == ' ') {  // a nested function's return type
+        i = e + 1;                                                              // (ncu prints it, c++filt not)
+        continue;
+      }
+      r.append(c, i, e - i);
       i = e;
       continue;
     }
-    if (std::isdigit(static_cast<unsigned char>(c))) {
+    if (std::isdigit(static_cast<unsigned char>(ch))) {
       std::size_t e = i;
-      while (e < out.size() && std::isdigit(static_cast<unsigned char>(out[e]))) ++e;
-      r.append(out, i, e - i);
-      while (e < out.size() && (out[e] == 'u' || out[e] == 'l' || out[e] == 'U' || out[e] == 'L')) ++e;
+      while (e < c.size() && std::isdigit(static_cast<unsigned char>(c[e]))) ++e;
+      r.append(c, i, e - i);
+      while (e < c.size() && (c[e] == 'u' || c[e] == 'l' || c[e] == 'U' || c[e] == 'L')) ++e;
       i = e;
       continue;
     }
-    if (c == '(') {  // "(int)" before a number: a cast
-      std::size_t e = out.find(')', i);
-      if (e != std::string::npos && e + 1 < out.size() &&
-          (std::isdigit(static_cast<unsigned char>(out[e + 1])) || out[e + 1] == '-')) {
+    if (ch == '(') {  // "(int)" or "(unsigned long)" right before a number: a cast (looked for within 32 characters)
+      std::size_t e = i + 1;
+      while (e < c.size() && e < i + 32 && (std::isalpha(static_cast<unsigned char>(c[e])) || c[e] == ' ')) ++e;
+      if (e > i + 1 && e + 1 < c.size() && c[e] == ')' &&
+          (std::isdigit(static_cast<unsigned char>(c[e + 1])) || c[e + 1] == '-')) {
         i = e + 1;
         continue;
       }
     }
-    if (!std::isspace(static_cast<unsigned char>(c))) r += c;
+    if (!std::isspace(static_cast<unsigned char>(ch))) r += ch;
     ++i;
   }
   return r;

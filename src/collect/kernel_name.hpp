@@ -12,9 +12,9 @@ std::string function_base_name(std::string_view demangled);
 
 // A key that two demanglers agree on for one template instantiation, so that ncu's printed name and the trace's
 // demangled mangled name can be matched: the name with its template arguments, without the return type, the
-// parameter list (ncu prints template parameter names there), namespace and class qualifiers, anonymous
-// namespaces, lambda spellings ("{lambda()#1}" / "[lambda() (instance 1)]"), casts before integers, integer
-// suffixes and spaces. "void at::native::k<4, at::native::F<float>, std::array<char*, 3ul> >(int, F, ...)" and
+// parameter list and those of enclosing functions (ncu prints template parameter names there), namespace and class
+// qualifiers, anonymous namespaces, casts before integers, integer suffixes and spaces; lambdas in either spelling
+// ("{lambda(float)#1}" / "[lambda(float) (instance 1)]") become "lambda(float)#1". "void at::native::k<4, at::native::F<float>, std::array<char*, 3ul> >(int, F, ...)" and
 // "void at::k<4, at::F<float>, std::array<char *, 3>>(int, T2, T3)" both give "k<4,F<float>,array<char*,3>>".
 std::string instantiation_key(std::string_view demangled);
 

@@ -1,11 +1,14 @@
 #include "collect/merge_counters.hpp"
 
+#include <fmt/format.h>
+
 #include "collect/kernel_name.hpp"
 #include "collect/ncu/canonical.hpp"
 
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace kprof {
 
@@ -32,23 +35,34 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
     bool other_name, other_range;
     double distance;
     GroupId group;
-    const KernelLaunch* launch;
+    std::size_t launch;  // index into ncu_launches
   };
+  std::vector<std::string> launch_keys;  // each profiled launch's instantiation key, computed once
+  launch_keys.reserve(ncu_launches.size());
+  for (const auto& l : ncu_launches) launch_keys.push_back(instantiation_key(l.name));
+  std::map<GroupId, std::string> identity, own_keys;  // a group's kernel: its mangled name, else its key, else itself
+  std::map<GroupId, std::vector<std::size_t>> candidates;
   std::vector<Pair> pairs;
   for (std::size_t si = 0; si < stages.size(); ++si)
     for (std::size_t gi = 0; gi < stages[si].kernels.size(); ++gi) {
       const auto& g = stages[si].kernels[gi];
-      const std::string& mangled = g.launches.empty() ? std::string() : g.launches.front().mangled;
+      const std::string mangled = g.launches.empty() ? std::string() : g.launches.front().mangled;
       const std::string own_name = g.launches.empty() ? g.signature : g.launches.front().name;
       const std::string own_key = own_name.empty() ? std::string() : instantiation_key(own_name);
-      for (const auto& l : ncu_launches) {
+      identity[{si, gi}] = !mangled.empty() ? "m:" + mangled
+                           : !own_key.empty() ? "k:" + own_key
+                                              : fmt::format("g:{}/{}", si, gi);
+      own_keys[{si, gi}] = own_key;
+      for (std::size_t li = 0; li < ncu_launches.size(); ++li) {
+        const auto& l = ncu_launches[li];
         if (l.function != g.kernel) continue;
         if (!mangled.empty() && !l.mangled.empty() && l.mangled != mangled) continue;
         if (l.launch.grid != g.launch.grid || l.launch.block != g.launch.block) continue;
-        const bool other_name = own_key.empty() || instantiation_key(l.name) != own_key;
+        candidates[{si, gi}].push_back(li);
+        const bool other_name = own_key.empty() || launch_keys[li] != own_key;
         // Launches of its own instantiation: the first in the range, as profiled (time only tells kernels apart).
         pairs.push_back({other_name, l.nvtx_range != stages[si].name, other_name ? time_distance(l, g) : 0.0,
-                         {si, gi}, &l});
+                         {si, gi}, li});
       }
     }
   std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
@@ -56,20 +70,25 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
     if (a.other_range != b.other_range) return !a.other_range;
     return a.distance < b.distance;
   });
-  auto mangled_of = [&](const GroupId& id) -> const std::string& {
-    static const std::string none;
-    const auto& g = stages[id.first].kernels[id.second];
-    return g.launches.empty() ? none : g.launches.front().mangled;
-  };
   std::map<GroupId, const KernelLaunch*> chosen;
-  std::map<const KernelLaunch*, std::string> owner;  // launch → the mangled name of the kernel that took it
+  std::map<std::size_t, std::string> owner;  // launch → the kernel (identity) that took it
+  std::map<std::string, std::set<std::size_t>> owned;  // kernel → the launches it took
   for (const auto& p : pairs) {
     if (chosen.count(p.group)) continue;
-    const std::string& mine = mangled_of(p.group);
+    const std::string& me = identity[p.group];
     auto it = owner.find(p.launch);
-    if (it != owner.end() && !mine.empty() && !it->second.empty() && it->second != mine) continue;
-    chosen[p.group] = p.launch;
-    if (it == owner.end()) owner[p.launch] = mine;
+    if (it != owner.end() && it->second != me) continue;  // another kernel's launch
+    if (it == owner.end()) {
+      // An unclaimed launch that is not recognisably ours, while ours has one this group can use (the same kernel
+      // in another stage): leave it for the kernel it belongs to.
+      const std::string& key = own_keys[p.group];
+      bool ours_elsewhere = false;
+      for (std::size_t li : candidates[p.group]) ours_elsewhere = ours_elsewhere || owned[me].count(li) > 0;
+      if (ours_elsewhere && (key.empty() || launch_keys[p.launch] != key)) continue;
+      owner[p.launch] = me;
+      owned[me].insert(p.launch);
+    }
+    chosen[p.group] = &ncu_launches[p.launch];
   }
   for (std::size_t si = 0; si < stages.size(); ++si) {
     auto& stage = stages[si];

@@ -3,6 +3,7 @@
 #include "collect/nvtx_path.hpp"
 
 #include <limits>
+#include <string_view>
 
 #include "collect/kernel_name.hpp"
 
@@ -93,40 +94,45 @@ std::vector<std::string> parse_nvtx_ranges(const std::string& cell, std::vector<
     if (q2 == std::string::npos) break;
     std::string entry = cell.substr(q1 + 1, q2 - q1 - 1);
     pos = q2 + 1;
-    std::vector<std::string> parts;
-    std::size_t s = 0;
-    while (true) {
+    // The fields as views into the entry (begin offsets; each ends before the next ':'), so that any run of them
+    // joined with ':' is one substring of it: every step below is linear in the entry.
+    std::vector<std::size_t> begin;
+    for (std::size_t s = 0;;) {
+      begin.push_back(s);
       std::size_t c = entry.find(':', s);
-      parts.push_back(entry.substr(s, c == std::string::npos ? std::string::npos : c - s));
       if (c == std::string::npos) break;
       s = c + 1;
     }
-    auto join = [&](std::size_t from, std::size_t to) {  // parts[from, to) joined with ':'
-      std::string j;
-      for (std::size_t i = from; i < to; ++i) j += (i > from ? ":" : "") + parts[i];
-      return j;
+    const std::size_t n = begin.size();
+    const std::string_view view(entry);
+    auto end_of = [&](std::size_t i) { return i + 1 < n ? begin[i + 1] - 1 : entry.size(); };
+    auto run = [&](std::size_t from, std::size_t to) {  // fields [from, to) joined with ':'
+      return view.substr(begin[from], end_of(to - 1) - begin[from]);
     };
     std::string name;
-    if (parts.size() >= 8) {
+    if (n >= 8) {
       // Domain, the range name, four attribute fields, the message type and the message; the name and the
       // message may hold ':' (CUB's registered "cub::DeviceScan::InclusiveScan" is both). The name is the
       // shortest run followed by a known message type and a message that is "none" or the name itself.
-      for (std::size_t k = 1; k + 6 < parts.size() && name.empty(); ++k) {
-        const std::string& type = parts[k + 5];
-        const bool known = type == "none" || type == "ASCII" || type == "UNICODE" || type == "REGISTERED";
-        std::string candidate = join(1, k + 1), message = join(k + 6, parts.size());
-        if (known && (message == "none" || message == candidate)) name = std::move(candidate);
+      for (std::size_t k = 1; k + 6 < n; ++k) {
+        const std::string_view type = run(k + 5, k + 6);
+        if (type != "none" && type != "ASCII" && type != "UNICODE" && type != "REGISTERED") continue;
+        const std::string_view candidate = run(1, k + 1), message = run(k + 6, n);
+        if (message == "none" || message == candidate) {
+          name = std::string(candidate);
+          break;
+        }
       }
       // Otherwise: the six trailing fields split off from the right.
-      if (name.empty()) name = join(1, parts.size() - 6);
-    } else if (parts.size() >= 2) {
+      if (name.empty()) name = std::string(run(1, n - 6));
+    } else if (n >= 2) {
       name = entry.substr(entry.find(':') + 1);
     } else {
       name = entry;
     }
     if (name.empty()) continue;
     out.push_back(name);
-    if (in_default_domain) in_default_domain->push_back(parts.size() < 2 || parts[0] == "<default domain>");
+    if (in_default_domain) in_default_domain->push_back(n < 2 || run(0, 1) == "<default domain>");
   }
   return out;
 }
