@@ -119,10 +119,17 @@ bool hides_latency(const std::string& remedy) {
   return remedy == "occupancy" || remedy == "memory_parallelism" || remedy == "pipe_throughput";
 }
 
-// Remedies that leave the binding unit's work as it is (more warps, more blocks, fewer bank conflicts or atomic
-// collisions): with one unit saturated they gain at most that unit's remaining headroom.
-bool beside_the_unit(const std::string& remedy) {
-  return hides_latency(remedy) || remedy == "grid_fill" || remedy == "smem_conflicts" || remedy == "atomics";
+// Remedies that leave the binding unit's work as it is: with one unit saturated they gain at most that unit's
+// remaining headroom. Only these cut it: for DRAM, fewer bytes (coalescing, locality, no local memory, less
+// traffic, on-chip reuse); for a pipe, fewer instructions on it (uniform warps, fused FP instructions); and a
+// partial last wave idles either (whole waves). Tensor cores and launch overhead change the roof itself.
+bool beside_the_unit(const std::string& remedy, const std::string& unit) {
+  if (unbounded_by_floor(remedy) || remedy == "whole_waves") return false;
+  if (unit == "dram_bandwidth")
+    return !(remedy == "coalesce" || remedy == "locality" || remedy == "local_memory" || remedy == "dram_traffic" ||
+             remedy == "onchip_reuse" || remedy == "dram_bandwidth");
+  return !(remedy == "divergence" || remedy == "fp_instructions" || remedy == "pipe_throughput" ||
+           remedy == "feed_tensor");
 }
 
 // Remedies that cannot help given what else was found.
@@ -185,11 +192,12 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // blocks or fewer conflicts elsewhere only let that unit run closer to its peak, so they gain at most the unit's
   // remaining headroom (the plain bound's own estimate), however much a stall-based rule promises.
   std::optional<double> unit_room;
-  std::string unit_label;
+  std::string unit_label, unit_id;
   for (const auto& c : causes)
     if (!c.specific && throughput_bound(c.id)) {
       unit_room = std::max(c.gain_pct / 100.0, 0.0);
       unit_label = c.label;
+      unit_id = c.id;
       break;
     }
   std::map<std::string, std::size_t> best;  // remedy → index into kept
@@ -202,7 +210,7 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
       bound = issue_room;
       why = fmt::format("{:.0f}% of active cycles without an issued instruction", issue_room * 100.0);
     }
-    if (unit_room && beside_the_unit(c.op.remedy) && *unit_room < bound) {
+    if (unit_room && beside_the_unit(c.op.remedy, unit_id) && *unit_room < bound) {
       bound = *unit_room;
       why = fmt::format("{:.0f}% headroom left by the binding unit ({})", *unit_room * 100.0, unit_label);
       c.bounded_by_unit = c.raw_gain > bound;
