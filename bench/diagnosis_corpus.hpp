@@ -54,7 +54,7 @@ inline const char* source_name(Source s) {
 
 // Assembles the run from the captured raw files through the session's own assemble() (what a live run and
 // `kprof analyze <artifact>` do), then analyses it with the shipped data.
-inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& program) {
+inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& program, bool reanalysis = false) {
   session::RunSpec spec;
   spec.mode = s == Source::ncu_full ? session::Mode::Ncu : session::Mode::Annotation;
   spec.kernel = program;
@@ -67,6 +67,7 @@ inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& pro
   session::Collected c;
   c.dir = dir;
   c.gpu_name = "NVIDIA H200";
+  c.reanalysis = reanalysis;
   for (auto k : plan.collectors)
     if (k != session::CollectorKind::Clocks && k != session::CollectorKind::CompiledCode &&
         (k != session::CollectorKind::Tracer || traced))

@@ -128,8 +128,12 @@ void read_ncu_pass(Assembled& a, const fs::path& dir, const PassRecord& pass, bo
       // A page other than raw that holds no table is left out, the rest read: on the H200, ncu's source page of
       // a PyTorch program (no kernel built with -lineinfo) held only "No lineinfo available" warnings, and
       // dropping every page for it lost all the counters of the run.
+      // A re-analysis reads finished runs only: it leaves out a page that holds no table (what ncu wrote for
+      // kernels without -lineinfo), not one that is inconsistent with the others.
       const auto failed = std::find(csv.begin(), csv.end(), e.file());
-      if (!stopped && failed != csv.end() && fs::path(*failed).filename() != "ncu_raw.csv") {
+      const bool no_table = std::string(e.what()).find("no Nsight Compute CSV table") != std::string::npos;
+      if (!stopped && failed != csv.end() && fs::path(*failed).filename() != "ncu_raw.csv" &&
+          (!reanalysis || no_table)) {
         a.run.warnings.push_back(fmt::format("ncu/{} left out ({}); the other pages are read",
                                              fs::path(*failed).filename().string(), e.what()));
         csv.erase(failed);
