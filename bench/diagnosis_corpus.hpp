@@ -93,6 +93,8 @@ struct Score {
   bool cause_ok = false, fix_ok = false;
   std::string ncu_top_rule;           // Nsight Compute's own top OPT rule (ncu source): the anchor
   std::vector<std::string> implausible;
+  std::string causes;                 // every cause kprof found, with its estimate
+  std::vector<std::string> top;       // kprof's first three opportunities: remedy, estimate, source, trigger
 };
 
 inline const KernelGroup* main_group(const Stage& st) {
@@ -129,6 +131,12 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     sc.first_fix = a.opportunities.empty() ? "none" : a.opportunities.front().remedy;
     sc.first_gain = a.opportunities.empty() ? 0 : a.opportunities.front().est_gain_pct;
     for (const auto& o : a.opportunities) sc.max_gain = std::max(sc.max_gain, o.est_gain_pct);
+    for (const auto& c : a.causes)
+      sc.causes += fmt::format("{}{} {:.1f}%{}", sc.causes.empty() ? "" : ", ", c.id, c.gain_pct, c.specific ? " (specific)" : "");
+    for (std::size_t i = 0; i < a.opportunities.size() && i < 3; ++i) {
+      const auto& o = a.opportunities[i];
+      sc.top.push_back(fmt::format("{} {:.0f}% [{}] {} — {}", o.remedy, o.est_gain_pct, o.source, o.trigger, o.rationale));
+    }
     sc.implausible = a.implausible;
     sc.cause_ok = sc.found && sc.cause == e.cause;
     if (e.fix == "none")

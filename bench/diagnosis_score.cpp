@@ -7,7 +7,7 @@
 #include "diagnosis_corpus.hpp"
 
 // `diagnosis_score --holdout` / `--holdout2` / `--holdout3`: the held-out library kernels
-// (examples/programs/diag_holdout*_expected.toml).
+// (examples/programs/diag_holdout*_expected.toml). `--why` after it: each miss's first three opportunities.
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "";
   auto scores = kprof::corpus::score_all(
@@ -15,6 +15,13 @@ int main(int argc, char** argv) {
       : which.rfind("--holdout", 0) == 0     ? kprof::corpus::holdout_file(std::atoi(which.c_str() + 9))
                                              : kprof::corpus::expected_file());
   std::cout << kprof::corpus::score_table(scores) << "\n";
+  if (argc > 2 && std::string(argv[2]) == "--why")
+    for (const auto& s : scores) {
+      if (s.excluded || (s.cause_ok && s.fix_ok)) continue;
+      std::cout << "### " << s.want.stage << " (" << kprof::corpus::source_name(s.source) << "): want " << s.want.cause
+                << " / " << s.want.fix << ", got " << s.cause << "\n- causes: " << s.causes << "\n";
+      for (const auto& t : s.top) std::cout << "- " << t << "\n";
+    }
   for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
                    kprof::corpus::Source::ncu_full}) {
     int n = 0, cause = 0, fix = 0, unscored = 0;

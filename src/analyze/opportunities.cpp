@@ -28,6 +28,10 @@ bool has_cause(const std::vector<Cause>& causes, const std::string& id) {
   return std::any_of(causes.begin(), causes.end(), [&](const Cause& c) { return c.id == id; });
 }
 
+bool has_occupancy_cause(const std::vector<Cause>& causes) {
+  return std::any_of(causes.begin(), causes.end(), [](const Cause& c) { return c.id.rfind("occupancy_", 0) == 0; });
+}
+
 void from_causes(const std::vector<Cause>& causes, std::vector<Candidate>& out) {
   for (const auto& c : causes) {
     if (c.remedy.empty() || c.remedy == "none") continue;
@@ -61,7 +65,7 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   out.push_back(std::move(k));
 }
 
-// Why kprof's own counters contradict an access-pattern rule of Nsight Compute, or "" when they do not (or are
+// Why kprof's own counters contradict an access-pattern or occupancy rule of Nsight Compute, or "" when they do not (or are
 // missing). Its estimate assumes the excess sectors or conflict wavefronts cost time; on average-coalesced loads
 // the excess comes from a few instructions whose sectors mostly hit L1 (PyTorch's layer/RMS norm and max pooling
 // on the H200: 8 sectors per request, Nsight Compute estimated 42-54%).
@@ -73,6 +77,20 @@ std::string contradicted(const std::string& remedy, const std::vector<Cause>& ca
     const double spr = std::max(ld.value_or(0), st.value_or(0));
     if (spr <= t.param("opportunities.coalesced_max_sectors"))
       return fmt::format("kprof measures {:.1f} sectors per global request on average, coalesced", spr);
+  }
+  // Nsight Compute's occupancy rules estimate from the warps missing (theoretical, or achieved against
+  // theoretical), whatever bounds the kernel. More warps only hide latency: they cannot speed up a kernel bound by a
+  // unit near its peak, nor one whose occupancy already hides its latency (kprof's own occupancy cause needs a
+  // theoretical occupancy at/under diagnosis.occupancy_low_pct in a latency-bound kernel). On the H200: cuBLAS's
+  // DRAM-bound batched GEMM and short-K linear at 3 warps per scheduler by design (ncu 28% and 15%), PyTorch's
+  // fused AdamW at 50% (ncu 28%).
+  if (remedy == "occupancy" && !has_occupancy_cause(causes)) {
+    for (const auto& c : causes)
+      if (!c.specific && throughput_bound(c.id))
+        return fmt::format("kprof finds the kernel {}: more warps cannot raise a unit near its peak", c.label);
+    if (m.theoretical_occupancy_pct && *m.theoretical_occupancy_pct > t.param("diagnosis.occupancy_low_pct"))
+      return fmt::format("a theoretical occupancy of {:.1f}% already hides latency by kprof's threshold ({:.0f}%)",
+                         *m.theoretical_occupancy_pct, t.param("diagnosis.occupancy_low_pct"));
   }
   if (remedy == "smem_conflicts" && !has_cause(causes, "smem_bank_conflicts")) {
     auto share = m.bank_conflict_share();
