@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device call: captures a held-out diagnosis set (PROG=diag_holdout, the default, diag_holdout2 or diag_holdout3: PyTorch,
+# Device call: captures a held-out diagnosis set (PROG=diag_holdout, the default, or diag_holdout2..4: PyTorch,
 # cuBLAS, cuDNN, flash-attention and CUB kernels nobody here wrote; examples/programs/$PROG.py) in the three forms
 # the diagnosis tests replay: annotation with ncu counters, with CUPTI counters, and ncu mode (--set full). Then
 # per artifact: the stages, and how many kernel groups have counters. Never changes clocks. Expects build/dist
