@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <stdexcept>
 
 #include "../bench/diagnosis_corpus.hpp"
 
@@ -227,4 +228,55 @@ TEST(DiagnosisHoldout, SecondSetScoreDoesNotRegress) {
 // against regressions only; the misses are in bench/RESULTS.md §9c.
 TEST(DiagnosisHoldout, ThirdSetScoreDoesNotRegress) {
   expect_holdout_score(corpus::holdout_file(3), 11, {{9, 8}, {8, 8}, {9, 8}});
+}
+
+// The fourth held-out set (17 labelled kernels), scored as captured after every change the first three prompted
+// (kprof ced110c): cause 11/17 and first fix 8/17 in annotation (both counter sources), 11/17 and 9/17 in ncu
+// mode. After the changes it prompted (below): 12/17 and 10/17 in annotation, 12/17 and 12/17 in ncu mode. Floors
+// against regressions only; the misses are in bench/RESULTS.md §9c.
+TEST(DiagnosisHoldout, FourthSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(4), 17, {{12, 10}, {12, 10}, {12, 12}});
+}
+
+namespace {
+const KernelAnalysis& analysis_of(const ProfileRun& run, const std::string& stage) {
+  for (const auto& st : run.stages)
+    if (st.name == stage) {
+      const KernelGroup* g = corpus::main_group(st);
+      if (g && g->analysis) return *g->analysis;
+    }
+  throw std::runtime_error("no analysed stage " + stage);
+}
+}  // namespace
+
+// Set 4's rule changes, each on the kernel that showed it, in every capture source:
+// - CUB's select sweep (nonzero): 33% of shared wavefronts conflicted with the L1/shared unit 54% busy, but warps
+//   waited on shared memory in 12% of stalls: the conflicts (estimated 18%, ncu 40%) led a latency-bound kernel.
+//   The estimate is now bounded by the share of stalls on shared memory (short scoreboard, MIO throttle).
+// - cuDNN's persistent LSTM on 64 of 132 SMs: "tensor pipe underfed" (90%) ranked before filling the GPU; idle
+//   SMs now explain the underfed tensor pipe.
+// - PyTorch's Welford var_mean at 3.88 waves: Nsight Compute's partial-wave estimate (25%) ranked first in ncu
+//   mode; kprof's own tail rule finds the last wave 97% full, and the estimate is weighed down.
+TEST(DiagnosisHoldout, FourthSetRuleChangesHoldInEverySource) {
+  for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti, corpus::Source::ncu_full}) {
+    SCOPED_TRACE(corpus::source_name(src));
+    ProfileRun run = corpus::assemble(corpus::capture_dir("diag_holdout4", src), src, "diag_holdout4");
+    const auto& nonzero = analysis_of(run, "nonzero_bool");
+    EXPECT_EQ(nonzero.bottleneck.cause, "latency");
+    ASSERT_FALSE(nonzero.opportunities.empty());
+    EXPECT_EQ(nonzero.opportunities.front().remedy, "memory_parallelism");
+    for (const auto& o : nonzero.opportunities) {
+      if (o.remedy == "smem_conflicts") { EXPECT_LE(o.est_gain_pct, 13.0) << o.source; }
+    }
+    const auto& lstm = analysis_of(run, "lstm_fp16_cudnn");
+    EXPECT_EQ(lstm.bottleneck.cause, "grid_too_small");
+    ASSERT_FALSE(lstm.opportunities.empty());
+    EXPECT_EQ(lstm.opportunities.front().remedy, "grid_fill");
+    const auto& var_mean = analysis_of(run, "var_mean_f32");
+    ASSERT_FALSE(var_mean.opportunities.empty());
+    EXPECT_EQ(var_mean.opportunities.front().remedy, "dram_bandwidth");
+    for (const auto& o : var_mean.opportunities) {
+      if (o.source == "ncu:LaunchConfiguration") { EXPECT_NE(o.rationale.find("weighed down"), std::string::npos); }
+    }
+  }
 }

@@ -103,10 +103,21 @@ struct Rules {
     auto share = m.bank_conflict_share();
     if (!share || *share < p("bank_conflict_share")) return;
     double l1 = val(m.l1_throughput_pct) / 100.0;
+    // Replayed wavefronts cost time only where warps wait on shared memory: in the MIO queue (mio_throttle) or for
+    // a shared load's result (short_scoreboard, which also covers special-function results: an upper bound). With
+    // those stalls measured, the share of time at stake is the smaller of the L1/shared unit's busy share and
+    // theirs: cuFFT's and CUB's select kernels on the H200 had 33-43% conflicts with the unit half busy but
+    // 12-17% of stalls on shared memory, and were bound elsewhere.
+    double at_stake = std::min(1.0, l1);
+    std::string waits;
+    if (auto wait = m.shared_wait_share()) {
+      at_stake = std::min(at_stake, *wait);
+      waits = fmt::format(", warps waiting on shared memory in {} of stalls", pct(*wait));
+    }
     add("smem_bank_conflicts", "shared-memory bank conflicts",
-        fmt::format("{} of shared-memory wavefronts are bank conflicts (L1/shared unit {:.1f}% busy)", pct(*share),
-                    l1 * 100.0),
-        "smem_conflicts", *share * std::min(1.0, l1), true, fmt::format("bank_conflicts={} of wavefronts", pct(*share)));
+        fmt::format("{} of shared-memory wavefronts are bank conflicts (L1/shared unit {:.1f}% busy{})", pct(*share),
+                    l1 * 100.0, waits),
+        "smem_conflicts", *share * at_stake, true, fmt::format("bank_conflicts={} of wavefronts", pct(*share)));
   }
 
   void access_pattern() {
@@ -441,7 +452,9 @@ bool explains(const std::string& specific, const std::string& bound) {
       // binds, DRAM as much as a pipe (PyTorch's fused AdamW: 1.21 waves, DRAM at 83% of the copy roof).
       {"tail_wave", {"latency", "memory_latency", "fp32_pipe", "fp16_pipe", "int_pipe", "fp64_pipe", "sfu_pipe",
                      "dram_bandwidth"}},
-      {"grid_too_small", {"latency", "memory_latency"}},
+      // Idle SMs lower every unit's average, the tensor pipe's too: cuDNN's persistent LSTM on 64 of 132 SMs read
+      // "tensor pipe underfed" at 24% busy, and filling the GPU is the first step.
+      {"grid_too_small", {"latency", "memory_latency", "tensor_underfed"}},
       {"occupancy_registers", {"latency", "memory_latency"}},
       {"occupancy_shared_memory", {"latency", "memory_latency"}},
       {"occupancy_warps", {"latency", "memory_latency"}},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 
@@ -92,6 +93,14 @@ std::string contradicted(const std::string& remedy, const std::vector<Cause>& ca
       return fmt::format("a theoretical occupancy of {:.1f}% already hides latency by kprof's threshold ({:.0f}%)",
                          *m.theoretical_occupancy_pct, t.param("diagnosis.occupancy_low_pct"));
   }
+  // LaunchConfiguration's partial-wave estimate is the last wave's empty share, however many full waves come
+  // before it: 3.88 waves (PyTorch's Welford var_mean) or 1.78 (a column mean) leave the GPU idle for a small part
+  // of the run, which kprof's own tail rule (waves / ceil(waves) under diagnosis.tail_wave_efficiency) weighs.
+  if (remedy == "whole_waves" && !has_cause(causes, "tail_wave") && m.waves_per_sm && *m.waves_per_sm >= 1.0) {
+    const double w = *m.waves_per_sm, full = std::ceil(w - 0.005);
+    return fmt::format("kprof finds the last of {:.2f} waves leaves {:.0f}% of the run's block slots idle", w,
+                       (1.0 - w / full) * 100.0);
+  }
   if (remedy == "smem_conflicts" && !has_cause(causes, "smem_bank_conflicts")) {
     auto share = m.bank_conflict_share();
     if (share && *share < t.param("diagnosis.bank_conflict_share"))
@@ -128,6 +137,13 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
     if (auto against = contradicted(remedy, causes, m, t); !against.empty()) {
       k.raw_gain *= t.param("opportunities.uncorroborated_rule_weight");
       k.op.rationale += " (weighed down: " + against + ")";
+    }
+    // Conflict replays cost time only while warps wait on shared memory: the conflict rules' estimate (the share
+    // of excess wavefronts) cannot exceed the share of stalls spent so (CUB's select sweep on the H200: 40%
+    // estimated, 12% of stalls on shared memory, latency-bound on global loads).
+    if (auto wait = m.shared_wait_share(); remedy == "smem_conflicts" && wait && k.raw_gain > *wait) {
+      k.raw_gain = *wait;
+      k.op.rationale += fmt::format(" (bounded by the {:.0f}% of warp stalls waiting on shared memory)", *wait * 100.0);
     }
     out.push_back(std::move(k));
   }

@@ -57,4 +57,16 @@ std::optional<double> CanonicalMetrics::bank_conflict_share() const {
   return ratio(shared_bank_conflicts, shared_wavefronts);
 }
 
+std::optional<double> CanonicalMetrics::shared_wait_share() const {
+  if (!stalls.count("short_scoreboard")) return std::nullopt;
+  double total = 0, shared = 0;
+  for (const auto& [reason, v] : stalls) {
+    if (reason == "selected" || reason == "not_selected") continue;
+    total += v;
+    if (reason == "short_scoreboard" || reason == "mio_throttle") shared += v;
+  }
+  if (total <= 0) return std::nullopt;
+  return shared / total;
+}
+
 }  // namespace kprof

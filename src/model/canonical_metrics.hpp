@@ -91,6 +91,9 @@ struct CanonicalMetrics {
   std::optional<double> store_sectors_per_request() const;
   // Share of shared-memory wavefronts spent on bank conflicts, 0..1.
   std::optional<double> bank_conflict_share() const;
+  // Share of warp stalls spent waiting on shared memory (short scoreboard, which also covers special-function
+  // results, plus MIO throttle) among all stall reasons but selected/not selected, 0..1; none without stall data.
+  std::optional<double> shared_wait_share() const;
 };
 KPROF_JSON(CanonicalMetrics, duration_ns, sm_throughput_pct, memory_throughput_pct, dram_throughput_pct,
            tensor_pipe_pct, achieved_occupancy_pct, theoretical_occupancy_pct, l2_hit_pct, l1_hit_pct, waves_per_sm,
