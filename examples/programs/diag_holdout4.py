@@ -9,8 +9,7 @@ NVTX range named after it; a case whose operator is missing in this PyTorch buil
 import torch
 import torch.nn.functional as F
 
-from holdout_cases import arguments, run_cases
-from holdout_cases import report as ok
+from holdout_cases import arguments, run_and_check
 
 
 def main() -> None:
@@ -76,34 +75,16 @@ def main() -> None:
         ("layer_norm_bwd_f32", layer_norm_backward),
         ("nonzero_bool", lambda: torch.nonzero(nz_x)),
     ]
-    results = run_cases(cases, reps)
-    if not check:
-        print("ok (not checked)")
-        return
-
-    def have(name):
-        return not isinstance(results.get(name), str)
-
-    if have("gather_dim1_f32"):
-        ok("gather_dim1_f32", torch.equal(results["gather_dim1_f32"][:4], ga_x[:4].gather(1, ga_i[:4])))
-    if have("logsumexp_f32"):
-        ok("logsumexp_f32", torch.allclose(results["logsumexp_f32"][:64],
-                                           lse_x[:64].double().exp().sum(1).log().float(), atol=1e-4))
-    if have("var_mean_f32"):
-        var, mean = results["var_mean_f32"]
-        ok("var_mean_f32", torch.allclose(mean[:64], vm_x[:64].double().mean(1).float(), atol=1e-5)
-           and torch.allclose(var[:64], vm_x[:64].double().var(1).float(), rtol=1e-4))
-    if have("cdist_p1_f32"):
-        ok("cdist_p1_f32", torch.allclose(results["cdist_p1_f32"][:8, :8],
-                                          (cd_a[:8, None] - cd_b[None, :8]).abs().sum(-1), rtol=1e-4))
-    if have("int8_mm"):
-        ok("int8_mm", torch.equal(results["int8_mm"][:4, :4].cpu().long(),
-                                   i8_a[:4].cpu().long() @ i8_b[:, :4].cpu().long()))
-    if have("nonzero_bool"):
-        ok("nonzero_bool", results["nonzero_bool"].shape[0] == int(nz_x.sum()))
-    if have("scatter_add_1m_f32"):
-        ok("scatter_add_1m_f32", abs(float(results["scatter_add_1m_f32"].sum()) - float(sa_src.sum())) < 1.0)
-    print("ok")
+    run_and_check(cases, reps, check, {
+        "gather_dim1_f32": lambda r: torch.equal(r[:4], ga_x[:4].gather(1, ga_i[:4])),
+        "logsumexp_f32": lambda r: torch.allclose(r[:64], lse_x[:64].double().exp().sum(1).log().float(), atol=1e-4),
+        "var_mean_f32": lambda r: torch.allclose(r[1][:64], vm_x[:64].double().mean(1).float(), atol=1e-5)
+        and torch.allclose(r[0][:64], vm_x[:64].double().var(1).float(), rtol=1e-4),
+        "cdist_p1_f32": lambda r: torch.allclose(r[:8, :8], (cd_a[:8, None] - cd_b[None, :8]).abs().sum(-1), rtol=1e-4),
+        "int8_mm": lambda r: torch.equal(r[:4, :4].cpu().long(), i8_a[:4].cpu().long() @ i8_b[:, :4].cpu().long()),
+        "nonzero_bool": lambda r: r.shape[0] == int(nz_x.sum()),
+        "scatter_add_1m_f32": lambda r: abs(float(r.sum()) - float(sa_src.sum())) < 1.0,
+    })
 
 
 if __name__ == "__main__":

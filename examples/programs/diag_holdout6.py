@@ -9,8 +9,7 @@ named after it; a case whose operator is missing in this PyTorch build is skippe
 import torch
 import torch.nn.functional as F
 
-from holdout_cases import arguments, run_cases
-from holdout_cases import report as ok
+from holdout_cases import arguments, run_and_check
 
 
 def main() -> None:
@@ -55,24 +54,12 @@ def main() -> None:
         ("cross_f32", lambda: torch.linalg.cross(cr_a, cr_b, dim=1)),
         ("bernoulli_f32", lambda: torch.bernoulli(ei_x.abs())),
     ]
-    results = run_cases(cases, reps)
-    if not check:
-        print("ok (not checked)")
-        return
-
-    def have(name):
-        return not isinstance(results.get(name), str)
-
-    if have("flip_hw_f32"):
-        ok("flip_hw_f32", torch.equal(results["flip_hw_f32"][0, 0, 0, 0], fl_x[0, 0, -1, -1]))
-    if have("roll_w_f32"):
-        ok("roll_w_f32", torch.equal(results["roll_w_f32"][0, 0, 0, 17], ro_x[0, 0, 0, 0]))
-    if have("global_avgpool_f32"):
-        ok("global_avgpool_f32", torch.allclose(results["global_avgpool_f32"][:2, :8, 0, 0],
-                                                ap_x[:2, :8].mean((2, 3)), atol=1e-5))
-    if have("cross_f32"):
-        ok("cross_f32", torch.allclose(results["cross_f32"][:4], torch.linalg.cross(cr_a[:4].cpu(), cr_b[:4].cpu()).to(dev)))
-    print("ok")
+    run_and_check(cases, reps, check, {
+        "flip_hw_f32": lambda r: torch.equal(r[0, 0, 0, 0], fl_x[0, 0, -1, -1]),
+        "roll_w_f32": lambda r: torch.equal(r[0, 0, 0, 17], ro_x[0, 0, 0, 0]),
+        "global_avgpool_f32": lambda r: torch.allclose(r[:2, :8, 0, 0], ap_x[:2, :8].mean((2, 3)), atol=1e-5),
+        "cross_f32": lambda r: torch.allclose(r[:4], torch.linalg.cross(cr_a[:4].cpu(), cr_b[:4].cpu()).to(dev)),
+    })
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Shared by the held-out diagnosis scripts (diag_holdout2.py, diag_holdout3.py): runs each case REPS times in an
+"""Shared by the held-out diagnosis scripts (diag_holdout2.py ... diag_holdout6.py): runs each case REPS times in an
 NVTX range named after it; a case whose operator this PyTorch build lacks is skipped once, with a message."""
 import sys
 
@@ -31,3 +31,16 @@ def run_cases(cases, reps):
 
 def report(name, cond):
     print(f"{name}: {'ok' if cond else 'MISMATCH'}")
+
+
+def run_and_check(cases, reps, check, checks):
+    """run_cases, then (unless `nocheck`) each check of a case that ran: checks maps a case name to a function of
+    its result that returns whether it is right."""
+    results = run_cases(cases, reps)
+    if not check:
+        print("ok (not checked)")
+        return
+    for name, right in checks.items():
+        if not isinstance(results.get(name), str):
+            report(name, right(results[name]))
+    print("ok")
