@@ -8,8 +8,32 @@
 
 // `diagnosis_score --holdout` / `--holdout2` / `--holdout3`: the held-out library kernels
 // (examples/programs/diag_holdout*_expected.toml). `--why` after it: each miss's first three opportunities.
+namespace {
+void print_totals(const std::vector<kprof::corpus::Score>& scores, const std::string& prefix = "") {
+  for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
+                   kprof::corpus::Source::ncu_full}) {
+    int n = 0, cause = 0, fix = 0, unscored = 0;
+    for (const auto& s : scores)
+      if (s.source == src && s.excluded) ++unscored;
+      else if (s.source == src) ++n, cause += s.cause_ok, fix += s.fix_ok;
+    std::cout << prefix << kprof::corpus::source_name(src) << ": cause " << cause << "/" << n << ", first fix " << fix
+              << "/" << n;
+    if (unscored) std::cout << " (" << unscored << " not scored: under the capture's 1% GPU-time share for counters)";
+    std::cout << "\n";
+  }
+}
+}  // namespace
+
+// `diagnosis_score --summary`: the totals of the designed corpus and of every held-out set, with this kprof.
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "";
+  if (which == "--summary") {
+    print_totals(kprof::corpus::score_all(kprof::corpus::expected_file()), "designed corpus, ");
+    print_totals(kprof::corpus::score_all(kprof::corpus::holdout_file()), "held-out set 1, ");
+    for (int n = 2; std::filesystem::exists(kprof::corpus::holdout_file(n)); ++n)
+      print_totals(kprof::corpus::score_all(kprof::corpus::holdout_file(n)), "held-out set " + std::to_string(n) + ", ");
+    return 0;
+  }
   auto scores = kprof::corpus::score_all(
       which == "--holdout"                   ? kprof::corpus::holdout_file()
       : which.rfind("--holdout", 0) == 0     ? kprof::corpus::holdout_file(std::atoi(which.c_str() + 9))
@@ -22,15 +46,6 @@ int main(int argc, char** argv) {
                 << " / " << s.want.fix << ", got " << s.cause << "\n- causes: " << s.causes << "\n";
       for (const auto& t : s.top) std::cout << "- " << t << "\n";
     }
-  for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
-                   kprof::corpus::Source::ncu_full}) {
-    int n = 0, cause = 0, fix = 0, unscored = 0;
-    for (const auto& s : scores)
-      if (s.source == src && s.excluded) ++unscored;
-      else if (s.source == src) ++n, cause += s.cause_ok, fix += s.fix_ok;
-    std::cout << kprof::corpus::source_name(src) << ": cause " << cause << "/" << n << ", first fix " << fix << "/" << n;
-    if (unscored) std::cout << " (" << unscored << " not scored: under the capture's 1% GPU-time share for counters)";
-    std::cout << "\n";
-  }
+  print_totals(scores);
   return 0;
 }
