@@ -250,6 +250,14 @@ const KernelAnalysis& analysis_of(const ProfileRun& run, const std::string& stag
     }
   throw std::runtime_error("no analysed stage " + stage);
 }
+// `check` on the program's capture in each of the three sources, the source named in any failure.
+template <class Check>
+void in_every_source(const std::string& program, Check check) {
+  for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti, corpus::Source::ncu_full}) {
+    SCOPED_TRACE(corpus::source_name(src));
+    check(corpus::assemble(corpus::capture_dir(program, src), src, program));
+  }
+}
 }  // namespace
 
 // Set 4's rule changes, each on the kernel that showed it, in every capture source:
@@ -261,9 +269,7 @@ const KernelAnalysis& analysis_of(const ProfileRun& run, const std::string& stag
 // - PyTorch's Welford var_mean at 3.88 waves: Nsight Compute's partial-wave estimate (25%) ranked first in ncu
 //   mode; kprof's own tail rule finds the last wave 97% full, and the estimate is weighed down.
 TEST(DiagnosisHoldout, FourthSetRuleChangesHoldInEverySource) {
-  for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti, corpus::Source::ncu_full}) {
-    SCOPED_TRACE(corpus::source_name(src));
-    ProfileRun run = corpus::assemble(corpus::capture_dir("diag_holdout4", src), src, "diag_holdout4");
+  in_every_source("diag_holdout4", [](const ProfileRun& run) {
     const auto& nonzero = analysis_of(run, "nonzero_bool");
     EXPECT_EQ(nonzero.bottleneck.cause, "latency");
     ASSERT_FALSE(nonzero.opportunities.empty());
@@ -281,7 +287,7 @@ TEST(DiagnosisHoldout, FourthSetRuleChangesHoldInEverySource) {
     for (const auto& o : var_mean.opportunities) {
       if (o.source == "ncu:LaunchConfiguration") { EXPECT_NE(o.rationale.find("weighed down"), std::string::npos); }
     }
-  }
+  });
 }
 
 // The fifth held-out set (15 kernels), scored as captured after set 4's changes (kprof 0067aa0): cause 13/15 and
@@ -294,9 +300,7 @@ TEST(DiagnosisHoldout, FifthSetScoreDoesNotRegress) {
 // (local memory) named their specific cause but ranked "feed the tensor cores" first, on the roofline headroom
 // (71%, 76%): the conflicts and the spills are why the tensor pipe is underfed, so they come first.
 TEST(DiagnosisHoldout, ASpecificCauseThatStarvesTheTensorPipeRanksFirst) {
-  for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti, corpus::Source::ncu_full}) {
-    SCOPED_TRACE(corpus::source_name(src));
-    ProfileRun run = corpus::assemble(corpus::capture_dir("diag_holdout5", src), src, "diag_holdout5");
+  in_every_source("diag_holdout5", [](const ProfileRun& run) {
     const auto& conv = analysis_of(run, "conv7x7_s2_fp16_cudnn");
     EXPECT_EQ(conv.bottleneck.cause, "smem_bank_conflicts");
     ASSERT_FALSE(conv.opportunities.empty());
@@ -305,7 +309,7 @@ TEST(DiagnosisHoldout, ASpecificCauseThatStarvesTheTensorPipeRanksFirst) {
     EXPECT_EQ(attention.bottleneck.cause, "local_memory");
     ASSERT_FALSE(attention.opportunities.empty());
     EXPECT_EQ(attention.opportunities.front().remedy, "local_memory");
-  }
+  });
 }
 
 // The sixth held-out set (14 kernels), captured and labelled after every change of this session (the fifth set's

@@ -360,12 +360,8 @@ struct Rules {
       return;
     }
     if (latency_bound()) {
-      double total = 0, scoreboard = 0;
-      for (const auto& [reason, v] : m.stalls) {
-        if (reason == "selected" || reason == "not_selected") continue;
-        total += v;
-        if (reason == "long_scoreboard") scoreboard = v;
-      }
+      double total = m.waiting_stalls();
+      const double scoreboard = m.waiting_stalls({"long_scoreboard"});
       // With only a few stall reasons collected, the total comes from Little's law: resident warps per scheduler
       // over instructions issued per cycle is the warps waiting per issued instruction.
       if (m.stalls.size() < 10 && m.achieved_occupancy_pct && m.issue_active_pct && *m.issue_active_pct > 0) {

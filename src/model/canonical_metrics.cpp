@@ -1,5 +1,7 @@
 #include "model/canonical_metrics.hpp"
 
+#include <algorithm>
+
 namespace kprof {
 
 std::optional<double> CanonicalMetrics::total_flops() const {
@@ -57,16 +59,20 @@ std::optional<double> CanonicalMetrics::bank_conflict_share() const {
   return ratio(shared_bank_conflicts, shared_wavefronts);
 }
 
-std::optional<double> CanonicalMetrics::shared_wait_share() const {
-  if (!stalls.count("short_scoreboard")) return std::nullopt;
-  double total = 0, shared = 0;
+double CanonicalMetrics::waiting_stalls(std::initializer_list<std::string_view> reasons) const {
+  double sum = 0;
   for (const auto& [reason, v] : stalls) {
     if (reason == "selected" || reason == "not_selected") continue;
-    total += v;
-    if (reason == "short_scoreboard" || reason == "mio_throttle") shared += v;
+    if (reasons.size() == 0 || std::find(reasons.begin(), reasons.end(), reason) != reasons.end()) sum += v;
   }
+  return sum;
+}
+
+std::optional<double> CanonicalMetrics::shared_wait_share() const {
+  if (!stalls.count("short_scoreboard")) return std::nullopt;
+  const double total = waiting_stalls();
   if (total <= 0) return std::nullopt;
-  return shared / total;
+  return waiting_stalls({"short_scoreboard", "mio_throttle"}) / total;
 }
 
 }  // namespace kprof

@@ -1,9 +1,11 @@
 // The handful of quantities kprof reasons with, derived from whatever a profile holds.
 // Every field is optional: a quantity the export cannot support stays empty and is listed in `unavailable`.
 #pragma once
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 #include "model/json_support.hpp"
 
@@ -91,8 +93,11 @@ struct CanonicalMetrics {
   std::optional<double> store_sectors_per_request() const;
   // Share of shared-memory wavefronts spent on bank conflicts, 0..1.
   std::optional<double> bank_conflict_share() const;
-  // Share of warp stalls spent waiting on shared memory (short scoreboard, which also covers special-function
-  // results, plus MIO throttle) among all stall reasons but selected/not selected, 0..1; none without stall data.
+  // Warp cycles spent waiting: the stall reasons in `reasons` (every reason when empty), never selected or
+  // not selected (those issued or could have).
+  double waiting_stalls(std::initializer_list<std::string_view> reasons = {}) const;
+  // Share of waiting stalls spent on shared memory (short scoreboard, which also covers special-function results,
+  // plus MIO throttle), 0..1; none without stall data.
   std::optional<double> shared_wait_share() const;
 };
 KPROF_JSON(CanonicalMetrics, duration_ns, sm_throughput_pct, memory_throughput_pct, dram_throughput_pct,
