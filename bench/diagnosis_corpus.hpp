@@ -77,9 +77,9 @@ inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& pro
         (k != session::CollectorKind::Tracer || traced))
       c.passes.push_back(session::PassRecord{k});
   ProfileRun run = session::assemble(spec, plan, c).run;
-  auto db = analyze::DeviceDb::parse(read_file(KPROF_SOURCE_DIR "/data/devices.json"), "devices.json");
+  auto db = analyze::DeviceDb::parse(read_file(KPROF_SOURCE_DIR + "/data/devices.json"), "devices.json");
   analyze::Thresholds t;
-  t.apply_file(KPROF_SOURCE_DIR "/data/thresholds.toml");
+  t.apply_file(KPROF_SOURCE_DIR + "/data/thresholds.toml");
   analyze::analyze_run(run, db, t);
   return run;
 }

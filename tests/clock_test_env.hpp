@@ -14,7 +14,7 @@ class FakeSmiEnv {
   FakeSmiEnv() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "kprof-clock-XXXXXX").string();
     dir_ = ::mkdtemp(tmpl.data());
-    set("NVIDIA_SMI", KPROF_FIXTURES "/fake-nvidia-smi/nvidia-smi");
+    set("NVIDIA_SMI", KPROF_FIXTURES + "/fake-nvidia-smi/nvidia-smi");
     set("XDG_STATE_HOME", (dir_ / "state").string());
     set("FAKE_SMI_LOG", log().string());
     set("KPROF_LOCK_DIR", dir_.string());

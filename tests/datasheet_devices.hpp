@@ -7,7 +7,7 @@
 #include "util/fs.hpp"
 
 inline std::string datasheet_devices_json() {
-  auto doc = nlohmann::json::parse(kprof::read_file(KPROF_SOURCE_DIR "/data/devices.json"));
+  auto doc = nlohmann::json::parse(kprof::read_file(KPROF_SOURCE_DIR + "/data/devices.json"));
   for (auto& d : doc["devices"]) d.erase("measured");
   return doc.dump();
 }

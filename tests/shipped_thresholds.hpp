@@ -4,6 +4,6 @@
 
 inline kprof::analyze::Thresholds shipped() {
   kprof::analyze::Thresholds t;
-  t.apply_file(KPROF_SOURCE_DIR "/data/thresholds.toml");
+  t.apply_file(KPROF_SOURCE_DIR + "/data/thresholds.toml");
   return t;
 }

@@ -13,7 +13,7 @@ using namespace kprof;
 using namespace kprof::analyze;
 
 namespace {
-DeviceDb shipped() { return DeviceDb::parse(read_file(KPROF_SOURCE_DIR "/data/devices.json"), "devices.json"); }
+DeviceDb shipped() { return DeviceDb::parse(read_file(KPROF_SOURCE_DIR + "/data/devices.json"), "devices.json"); }
 DeviceDb datasheet() { return datasheet_db(); }
 DeviceInfo info(std::string name, std::string cc = "", int sms = 0) {
   DeviceInfo d;

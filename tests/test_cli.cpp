@@ -157,7 +157,7 @@ TEST(Cli, EventModeOnARealGpu) {
 TEST(Cli, LockClocksNeedsConsentAndRestoresAfterTheRun) {
   auto dir = tmp("clocks");
   fs::create_directories(dir);
-  std::string env = "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true NVIDIA_SMI=" KPROF_FIXTURES "/fake-nvidia-smi/nvidia-smi FAKE_SMI_LOG=" + (dir / "smi.log").string() +
+  std::string env = "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true NVIDIA_SMI=" + KPROF_FIXTURES + "/fake-nvidia-smi/nvidia-smi FAKE_SMI_LOG=" + (dir / "smi.log").string() +
                     " XDG_STATE_HOME=" + (dir / "state").string() + " KPROF_LOCK_DIR=" + dir.string() + " ";
   // Without consent: refused before anything runs.
   auto refused = run_kprof("run --prof_type=event --lock-clocks --out " + (dir / "a").string() + " -- /bin/true");

@@ -8,7 +8,7 @@ using namespace kprof;
 
 namespace {
 using Cmd = std::vector<std::string>;
-ClockState h200() { return parse_clock_query(read_file(KPROF_FIXTURES "/nvidia-smi/h200-idle.csv"), 0); }
+ClockState h200() { return parse_clock_query(read_file(KPROF_FIXTURES + "/nvidia-smi/h200-idle.csv"), 0); }
 }  // namespace
 
 TEST(ClockPlan, LocksSmToDefaultApplicationClockAndLeavesHbmAlone) {

@@ -9,8 +9,8 @@
 using namespace kprof;
 
 namespace {
-const std::string kScripts = KPROF_SOURCE_DIR "/scripts/";
-const std::string kSmi = KPROF_FIXTURES "/fake-nvidia-smi/nvidia-smi";
+const std::string kScripts = KPROF_SOURCE_DIR + "/scripts/";
+const std::string kSmi = KPROF_FIXTURES + "/fake-nvidia-smi/nvidia-smi";
 
 CommandResult script(const std::string& name, std::vector<std::string> args) {
   args.insert(args.begin(), {"bash", kScripts + name});

@@ -7,7 +7,7 @@
 using namespace kprof;
 
 TEST(ClockQuery, ParsesIdleH200) {
-  auto s = parse_clock_query(read_file(KPROF_FIXTURES "/nvidia-smi/h200-idle.csv"), 0);
+  auto s = parse_clock_query(read_file(KPROF_FIXTURES + "/nvidia-smi/h200-idle.csv"), 0);
   EXPECT_EQ(s.name, "NVIDIA H200");
   EXPECT_EQ(s.sm_mhz, 345);
   EXPECT_EQ(s.mem_mhz, 3201);
@@ -21,7 +21,7 @@ TEST(ClockQuery, ParsesIdleH200) {
 }
 
 TEST(ClockQuery, ParsesPowerCappedGpu) {
-  auto s = parse_clock_query(read_file(KPROF_FIXTURES "/nvidia-smi/h200-busy-power-capped.csv"), 3);
+  auto s = parse_clock_query(read_file(KPROF_FIXTURES + "/nvidia-smi/h200-busy-power-capped.csv"), 3);
   EXPECT_EQ(s.gpu, 3);
   EXPECT_EQ(s.sm_mhz, 1755);
   EXPECT_EQ(decode_event_reasons(*s.event_reasons), std::vector<std::string>{"sw_power_cap"});

@@ -40,7 +40,7 @@ TEST(DevicePage, DatasheetOnly) {
 
 TEST(DevicePage, MeasuredPeaksOverrideAndAddL2Ridges) {
   auto spec = h200();
-  const std::string path = KPROF_FIXTURES "/peaks/h200-sample.json";
+  const std::string path = KPROF_FIXTURES + "/peaks/h200-sample.json";
   merge_measured(spec, parse_peaks_json(read_file(path), path));
   spec.measured["l2_gbps"] = {10000, "kprof-peaks 2026-11-30, median of 7 (9900..10100 GB/s)"};
   auto md = render_device_page(spec);

@@ -8,7 +8,7 @@ using namespace kprof;
 
 namespace {
 PeaksReport sample() {
-  const std::string path = KPROF_FIXTURES "/peaks/h200-sample.json";
+  const std::string path = KPROF_FIXTURES + "/peaks/h200-sample.json";
   return parse_peaks_json(read_file(path), path);
 }
 }  // namespace

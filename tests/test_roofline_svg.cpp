@@ -142,7 +142,7 @@ TEST(RooflineSvg, PointsWithoutFlopsAreCountedNotDrawn) {
 
 // docs/images/roofline-example.svg is this chart. KPROF_UPDATE_GOLDEN=1 rewrites it after a deliberate change.
 TEST(RooflineSvg, ExampleMatchesCommittedImage) {
-  const std::string path = KPROF_SOURCE_DIR "/docs/images/roofline-example.svg";
+  const std::string path = KPROF_SOURCE_DIR + "/docs/images/roofline-example.svg";
   auto svg = render_roofline_svg(probe_chart());
   if (const char* u = std::getenv("KPROF_UPDATE_GOLDEN"); u && std::string(u) == "1") write_file_atomic(path, svg);
   EXPECT_EQ(read_file(path), svg) << "re-run with KPROF_UPDATE_GOLDEN=1 if the change is intended";
