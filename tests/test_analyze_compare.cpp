@@ -88,7 +88,7 @@ TEST(Compare, NotesDifferentDevicesParamsModesAndMissingKernels) {
   auto a = run_with(1e6, 5);
   auto b = run_with(1e6, 5, "NVIDIA H100 80GB HBM3");
   b.params.set("n", "1024");
-  b.mode = "event";
+  b.mode = Mode::Event;
   // A second kernel in the stage: kernels are then matched by label, and a renamed one is missing on each side.
   auto extra = a.stages[0].kernels[0];
   extra.kernel = extra.label = "other";

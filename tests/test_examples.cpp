@@ -20,7 +20,7 @@ fs::path examples() { return fs::path(KPROF_SOURCE_DIR) / "examples" / "h200" / 
 
 // nsys mode appends the timeline's headline, computed from the artifact's trace, to the contract and report.
 std::string headline_of(const kprof::ProfileRun& run, const fs::path& dir) {
-  if (run.mode != "nsys" || !fs::exists(dir / "trace.kptrace")) return "";
+  if (run.mode != kprof::Mode::Nsys || !fs::exists(dir / "trace.kptrace")) return "";
   kprof::Trace t = kprof::read_trace((dir / "trace.kptrace").string());
   return kprof::render::render_timeline_headline(t, kprof::analyze::analyze_timeline(t));
 }

@@ -38,7 +38,7 @@ TEST(SampleStats, QuantilesByInterpolation) {
 
 TEST(ProfileRun, JsonRoundTripIsLossless) {
   ProfileRun run;
-  run.mode = "import";
+  run.mode = Mode::Import;
   run.kernel = "kernels";
   run.params.set("b", "32");
   run.params.dtype = "bf16";

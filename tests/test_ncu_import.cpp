@@ -30,7 +30,7 @@ TEST(NcuImport, FullSetPagesMergeIntoOneRun) {
   NcuImport imp = import_ncu({probe_fixture("full_raw.csv"), probe_fixture("full_details.csv"),
                               probe_fixture("session.csv"), probe_fixture("source_wmma.csv")});
   const ProfileRun& r = imp.run;
-  EXPECT_EQ(r.mode, "import");
+  EXPECT_EQ(r.mode, Mode::Import);
   EXPECT_EQ(r.kernel, "kernels");
   EXPECT_EQ(r.sources.size(), 4u);
   EXPECT_EQ(r.device.name, "NVIDIA H200");

@@ -36,7 +36,7 @@ struct Replay {
 // The spec the run had, as far as assembly reads it: mode, names, command and declared work from profile.json.
 RunSpec spec_of(const ProfileRun& recorded, const Replay& r) {
   RunSpec spec;
-  spec.mode = parse_mode(recorded.mode);
+  spec.mode = recorded.mode;
   spec.kernel = recorded.kernel;
   spec.version = recorded.version;
   spec.params = recorded.params;
@@ -334,7 +334,7 @@ TEST(SessionAssemble, PublishedWarningsNameFilesInTheArtifactNotTheStagingDirect
   r.dir = root / "art";
   r.stage = std::make_shared<ArtifactStage>(r.dir, /*exact=*/true, /*replace=*/false);
   r.context = AnalysisContext::load({});
-  r.run.mode = "ncu";
+  r.run.mode = Mode::Ncu;
   r.run.kernel = "misbehave";
   const std::string staged = (r.stage->dir() / "ncu" / "ncu_raw.csv").string();
   ASSERT_NE(staged.find(".partial-"), std::string::npos) << staged;

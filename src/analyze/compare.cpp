@@ -223,8 +223,8 @@ Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current, c
   if (baseline.params.values != current.params.values || baseline.params.dtype != current.params.dtype)
     c.notes.push_back(fmt::format("different params: {} vs {}", baseline.params.dir_name(), current.params.dir_name()));
   if (baseline.mode != current.mode)
-    c.notes.push_back(fmt::format("different modes: {} vs {} (timings from different collectors)", baseline.mode,
-                                  current.mode));
+    c.notes.push_back(fmt::format("different modes: {} vs {} (timings from different collectors)",
+                                  mode_name(baseline.mode), mode_name(current.mode)));
   if (baseline.clock_control != current.clock_control)
     c.notes.push_back(fmt::format("different clock control: \"{}\" vs \"{}\"", baseline.clock_control,
                                   current.clock_control));

@@ -12,6 +12,7 @@
 #include "model/device_spec.hpp"
 #include "model/json_support.hpp"
 #include "model/metric.hpp"
+#include "model/mode.hpp"
 #include "model/params.hpp"
 
 namespace kprof {
@@ -121,7 +122,7 @@ KPROF_JSON(Stage, name, kernels, declared)
 
 struct ProfileRun {
   std::string schema = "kprof.profile/1";
-  std::string mode;              // "annotation", "ncu", "event", "nsys", "import"
+  Mode mode = Mode::Analyze;     // the profiling mode, or import/analyze for exports read from files
   std::string kernel;            // package / kernel name ("mla"), or the process name
   std::string version = "-";
   ProblemParams params;

@@ -126,7 +126,7 @@ ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_bas
   ContractView v;
   v.kernel = run.kernel;
   v.version = run.version;
-  v.mode = run.mode;
+  v.mode = std::string(mode_name(run.mode));
 
   if (run.params.empty()) {
     v.configuration.emplace_back("params", "(none)");
@@ -135,7 +135,7 @@ ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_bas
     if (!run.params.dtype.empty()) v.configuration.emplace_back("dtype", run.params.dtype);
   }
   v.configuration.emplace_back("device", device_line(run));
-  v.configuration.emplace_back("mode", run.mode.empty() ? std::string(kDash) : run.mode);
+  v.configuration.emplace_back("mode", v.mode);
 
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels) {

@@ -145,7 +145,7 @@ DevlogEntry devlog_values(const ProfileRun& run) {
   DevlogEntry e;
   e.version = run.version;
   e.timestamp = run.timestamp;
-  e.mode = run.mode;
+  e.mode = std::string(mode_name(run.mode));
   if (t.duration_ns) e.duration_us = *t.duration_ns / 1000.0;
   e.tflops = t.tflops;
   e.dram_gbps = t.dram_gbps;
@@ -166,7 +166,7 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
   std::string device = run.device.name.empty() && run.device_spec ? run.device_spec->name : run.device.name;
 
   std::string out = fmt::format("## {}{}{}{}{}\n\n", md_text(run.version), kSep, run.timestamp.empty() ? kDash : run.timestamp,
-                                kSep, run.mode.empty() ? kDash : run.mode);
+                                kSep, mode_name(run.mode));
   out += fmt::format("**Performance** ({}, {})\n", device.empty() ? "unknown device" : md_text(device),
                      run.params.dir_name());
   out += markdown_table({"Metric", "Value", "vs Previous"},

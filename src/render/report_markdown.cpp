@@ -44,7 +44,7 @@ std::string header(const ProfileRun& run) {
   out += markdown_table({"Field", "Value"},
                         {{"Kernel", or_dash(run.kernel)},
                          {"Version", or_dash(run.version)},
-                         {"Mode", or_dash(run.mode)},
+                         {"Mode", std::string(mode_name(run.mode))},
                          {"Device", device},
                          {"Params", params_text(run.params)},
                          {"Timestamp", or_dash(run.timestamp)},

@@ -149,7 +149,7 @@ Analyzed analyze_inputs(const AnalyzeSpec& o) {
   if (o.version != "-" || run.version.empty()) run.version = o.version;
   if (!o.params.empty()) run.params = o.params;
   if (run.timestamp.empty()) run.timestamp = utc_timestamp();
-  if (imported || run.mode.empty()) run.mode = "analyze";  // what `kprof analyze` made of ncu's exports
+  if (imported) run.mode = Mode::Analyze;  // what `kprof analyze` made of ncu's exports
   fs::path dir = o.write ? artifact_dir(run, o.output.out_root, o.output.out_dir, utc_timestamp()) : fs::path();
   auto p = publish_run(run, ctx, o.output, dir, std::move(copies));
   return {std::move(run), std::move(p)};

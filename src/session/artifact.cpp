@@ -36,8 +36,7 @@ fs::path artifact_dir(const ProfileRun& run, const std::string& root, const std:
     if (std::isdigit(static_cast<unsigned char>(c))) compact += c;
   if (compact.size() >= 14) compact = compact.substr(0, 8) + "-" + compact.substr(8, 6);
   else compact = utc_timestamp_dir();
-  std::string mode = run.mode.empty() ? "analyze" : run.mode;
-  return fs::path(root) / safe_name(mode) / safe_name(run.kernel.empty() ? "unnamed" : run.kernel) /
+    return fs::path(root) / std::string(mode_name(run.mode)) / safe_name(run.kernel.empty() ? "unnamed" : run.kernel) /
          safe_name(run.params.dir_name()) / compact;
 }
 

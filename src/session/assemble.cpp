@@ -182,8 +182,8 @@ void declare_from_counters(ProfileRun& run, const std::string& counters_from) {
 // Event mode without --counters-from: the latest complete annotation (else ncu) artifact of the same kernel and
 // parameters under the output root, or "" when there is none. Partial and interrupted artifacts are skipped.
 std::string latest_counter_artifact(const ProfileRun& run, const std::string& out_root) {
-  for (const char* mode : {"annotation", "ncu"}) {
-    fs::path d = fs::path(out_root) / mode / safe_name(run.kernel.empty() ? "unnamed" : run.kernel) /
+  for (Mode mode : {Mode::Annotation, Mode::Ncu}) {
+    fs::path d = fs::path(out_root) / std::string(mode_name(mode)) / safe_name(run.kernel.empty() ? "unnamed" : run.kernel) /
                  safe_name(run.params.dir_name());
     std::error_code ec;
     if (!fs::is_directory(d, ec)) continue;
@@ -217,7 +217,7 @@ void apply_declared_stages(ProfileRun& run, const std::map<std::string, Declared
 Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c) {
   Assembled a;
   ProfileRun& run = a.run;
-  run.mode = std::string(mode_name(plan.mode));
+  run.mode = plan.mode;
   run.kernel = kernel_name(spec);
   run.version = spec.version;
   run.params = spec.params;
@@ -306,13 +306,13 @@ std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
   const ProfileRun recorded = load_artifact(dir);
   // A run that timed its launches with the tracer but whose trace file is gone (packed away for size) cannot be
   // rebuilt without losing the timings: its profile.json is re-read instead.
-  if (!trace && recorded.mode != "ncu")
+  if (!trace && recorded.mode != Mode::Ncu)
     for (const auto& s : recorded.stages)
       for (const auto& g : s.kernels)
         if (g.duration_ns.count > 1) return std::nullopt;
   Reassembled r;
   RunSpec& spec = r.spec;
-  spec.mode = parse_mode(recorded.mode);
+  spec.mode = parse_mode(mode_name(recorded.mode), "the recorded mode");
   spec.kernel = recorded.kernel;
   spec.version = recorded.version;
   spec.params = recorded.params;

@@ -4,16 +4,6 @@
 
 namespace kprof::session {
 
-std::string_view mode_name(Mode mode) {
-  switch (mode) {
-    case Mode::Annotation: return "annotation";
-    case Mode::Event: return "event";
-    case Mode::Ncu: return "ncu";
-    case Mode::Nsys: return "nsys";
-  }
-  return "annotation";
-}
-
 std::string mode_names() {
   std::string s;
   for (Mode m : kModes) s += (s.empty() ? "" : ", ") + std::string(mode_name(m));
@@ -21,8 +11,7 @@ std::string mode_names() {
 }
 
 Mode parse_mode(std::string_view name, std::string_view what) {
-  for (Mode m : kModes)
-    if (mode_name(m) == name) return m;
+  if (auto m = mode_from_name(name); m && is_profiling_mode(*m)) return *m;
   throw Error(std::string(what) + " must be one of " + mode_names() + " (got '" + std::string(name) + "')", kExitUsage);
 }
 

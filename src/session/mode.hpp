@@ -6,17 +6,20 @@
 #include <string>
 #include <string_view>
 
+#include "model/mode.hpp"
+
 namespace kprof::session {
 
-enum class Mode { Annotation, Event, Ncu, Nsys };
-inline constexpr std::array<Mode, 4> kModes{Mode::Annotation, Mode::Event, Mode::Ncu, Mode::Nsys};
+// The enum is the model's (model/mode.hpp: the four profiling modes plus import and analyze, as profile.json records
+// them); here is what a front end may ask for.
+using kprof::kModes;
+using kprof::Mode;
+using kprof::mode_name;
 
-// "annotation", "event", "ncu", "nsys": the name on the command line, in the artifact path and in profile.json.
-std::string_view mode_name(Mode mode);
 // "annotation, event, ncu, nsys"
 std::string mode_names();
-// The mode called `name`; anything else throws Error(kExitUsage) listing the valid names, with `what` (the flag or
-// argument that gave it, e.g. "--prof-type") in front.
+// The profiling mode called `name`; anything else (import and analyze too) throws Error(kExitUsage) listing the
+// valid names, with `what` (the flag or argument that gave it, e.g. "--prof-type") in front.
 Mode parse_mode(std::string_view name, std::string_view what = "mode");
 
 // Annotation mode's hardware counters: from Nsight Compute, or from the CUPTI range profiler inside the program.

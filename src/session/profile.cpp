@@ -60,7 +60,7 @@ std::string ProfileResult::outcome() const {
 
 fs::path artifact_dir_for(const RunSpec& spec, const std::string& timestamp) {
   ProfileRun shape;
-  shape.mode = std::string(mode_name(spec.mode));
+  shape.mode = spec.mode;
   shape.kernel = kernel_name(spec);
   shape.params = spec.params;
   shape.timestamp = timestamp;

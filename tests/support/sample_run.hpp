@@ -253,7 +253,7 @@ inline KernelGroup small_grid_group() {
 
 inline ProfileRun base_run() {
   ProfileRun run;
-  run.mode = "ncu";
+  run.mode = Mode::Ncu;
   run.kernel = "kernels";
   run.version = "v1";
   run.params.set("n", "67108864");
@@ -280,7 +280,7 @@ inline ProfileRun sample_run() {
 // Annotation mode: one kernel timed three times (median 519.52 us), no counters, declared work only.
 inline ProfileRun sample_annotation_run() {
   ProfileRun run = base_run();
-  run.mode = "annotation";
+  run.mode = Mode::Annotation;
   run.kernel = "copy";
   run.version = "v2";
   run.command = "python bench_copy.py";

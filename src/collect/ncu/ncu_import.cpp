@@ -76,7 +76,7 @@ std::string text_metric_of(const std::vector<KernelLaunch>& ls, const char* name
 NcuImport import_ncu(const std::vector<std::string>& paths) {
   NcuImport result;
   ProfileRun& run = result.run;
-  run.mode = "import";
+  run.mode = Mode::Import;
   run.timestamp = utc_timestamp();
   run.sources = paths;
 
