@@ -58,7 +58,6 @@ api::ProfilePlanSettings settings() {
   api::ProfilePlanSettings s;
   s.kernels = fake().path();
   s.cache_dir = (scratch() / "cache").string();
-  s.quiet = true;
   s.no_wait = false;
   return s;
 }
@@ -87,7 +86,7 @@ TEST(ProfilePlanApi, AGivenVersionOverridesThePlansAndKeepsItsParameters) {
   auto root = scratch() / "override";
   auto r = api::event_profile_plan(plan_for("v1"), root, "v2", 3, settings());
   EXPECT_TRUE(r.ok()) << r.exit_code;
-  EXPECT_EQ(r.mode, "event");
+  EXPECT_EQ(r.mode, Mode::Event);
   EXPECT_EQ(r.package, "gemm");
   EXPECT_EQ(r.version, "v2");
   EXPECT_EQ(r.params.values, plan_for("v1").params);
@@ -116,7 +115,7 @@ TEST(ProfilePlanApi, AGivenVersionOverridesThePlansAndKeepsItsParameters) {
   ASSERT_TRUE(r.run);
   EXPECT_EQ(r.run->kernel, "gemm");
   EXPECT_EQ(r.run->version, "v2");
-  EXPECT_EQ(r.run->mode, "event");
+  EXPECT_EQ(r.run->mode, Mode::Event);
   EXPECT_TRUE(fs::exists(r.artifact_dir / "profile.json"));
 }
 
@@ -141,7 +140,7 @@ TEST(ProfilePlanApi, EachFunctionProfilesInItsMode) {
       {"ncu", api::ncu_profile_plan(p, root, "", 2, s)},
       {"nsys", api::nsys_profile_plan(p, root, "", 2, s)}};
   for (const auto& [mode, r] : got) {
-    EXPECT_EQ(r.mode, mode);
+    EXPECT_EQ(mode_name(r.mode), mode);
     EXPECT_EQ(r.artifact_dir.parent_path().parent_path().parent_path(), root / mode) << r.artifact_dir;
   }
   s.exact_dir = (scratch() / "exact").string();
@@ -223,7 +222,6 @@ TEST(ProfilePlanApi, ARealProfileNeedsAGpu) {
   ::unsetenv("KPROF_INJECT_LIB");
   api::ProfilePlanSettings s;
   s.kernels = bin.string();
-  s.quiet = true;
   s.cache_dir = (scratch() / "gpu-cache").string();
   auto p = api::describe_plan("gemm", "v1", {{"m", 256}, {"n", 256}, {"k", 256}}, bin.string());
   auto r = api::event_profile_plan(p, scratch() / "gpu", "v3", 3, s);

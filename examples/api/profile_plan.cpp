@@ -12,7 +12,6 @@ int main(int argc, char** argv) {
   try {
     kprof::plan::KernelPlan plan = kprof::api::describe_plan("mla", "v2", {{"b", 32}, {"s", 16}, {"t", 4096}});
     kprof::api::ProfilePlanSettings settings;
-    settings.quiet = true;  // no contract on stdout: this program prints its own summary
     for (const std::string version : {"", "v3"}) {  // "" = the plan's own version (v2)
       auto r = kprof::api::event_profile_plan(plan, out_root, version, 20, settings);
       std::cout << r.package << " " << r.version << " (" << r.params.dir_name() << "): exit " << r.exit_code << ", "

@@ -9,10 +9,11 @@
 """
 from .analysis import analyze, compare
 from .benchmark import bench
-from .errors import BadInputError, KprofError, NoGpuError, NoToolError, ProgramFailedError, UsageError
+from .errors import (BadInputError, BusyError, CannotWriteError, InterruptedRunError, KprofError, NoGpuError,
+                     NoPermissionError, NoToolError, ProgramFailedError, RegressionError, UsageError)
 from .plans import (ConcurrentKernels, KernelPipeline, KernelPlan, PackagePlan, Stage, annotation_profile_plan,
                     describe_plan, event_profile_plan, ncu_profile_plan, nsys_profile_plan)
-from .profiling import MODES, Profiler, profile
+from .profiling import Profiler, modes, profile
 from .result import Comparison, Result
 
 __version__ = "0.1.0"
@@ -24,6 +25,13 @@ def library_version() -> str:
     return _capi.version()
 
 
+def __getattr__(name: str):
+    # kprof.MODES: the profiling modes' names, read from the C library when first used.
+    if name == "MODES":
+        return tuple(modes())
+    raise AttributeError(f"module 'kprof' has no attribute {name!r}")
+
+
 def gpu_status() -> dict:
     """What the CUDA driver reports to this process: {"gpus": N, "name": ..., "reason": ...}."""
     from . import _capi
@@ -33,5 +41,6 @@ def gpu_status() -> dict:
 __all__ = ["analyze", "compare", "profile", "Profiler", "bench", "KernelPlan", "KernelPipeline", "ConcurrentKernels",
            "Stage", "PackagePlan", "describe_plan", "annotation_profile_plan", "event_profile_plan",
            "ncu_profile_plan", "nsys_profile_plan", "Result", "Comparison", "KprofError", "UsageError",
-           "BadInputError", "NoGpuError", "NoToolError", "ProgramFailedError", "MODES", "library_version",
+           "BadInputError", "NoGpuError", "NoToolError", "NoPermissionError", "ProgramFailedError", "BusyError",
+           "CannotWriteError", "RegressionError", "InterruptedRunError", "MODES", "modes", "library_version",
            "gpu_status", "__version__"]

@@ -54,8 +54,9 @@ def lib() -> ctypes.CDLL:
                 fn = getattr(handle, name)
                 fn.argtypes = [ctypes.c_char_p]
                 fn.restype = ctypes.c_void_p  # a malloc'd reply: read it, then kprof_free it
-            handle.kprof_gpu_status.argtypes = []
-            handle.kprof_gpu_status.restype = ctypes.c_void_p
+            for name in ("kprof_gpu_status", "kprof_interface"):
+                getattr(handle, name).argtypes = []
+                getattr(handle, name).restype = ctypes.c_void_p
             handle.kprof_free.argtypes = [ctypes.c_void_p]
             handle.kprof_free.restype = None
             handle.kprof_version.argtypes = []
@@ -90,6 +91,18 @@ def call(function: str, request: dict[str, Any] | None = None) -> dict[str, Any]
 
 def gpu_status() -> dict[str, Any]:
     return _reply(lib().kprof_gpu_status())
+
+
+_interface: dict[str, Any] | None = None
+
+
+def interface() -> dict[str, Any]:
+    """What the C library offers (kprof_interface): its modes, exit codes and profiling options. The package reads
+    them from here rather than keeping copies."""
+    global _interface
+    if _interface is None:
+        _interface = _reply(lib().kprof_interface())
+    return _interface
 
 
 def version() -> str:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 from . import _capi
 from .errors import NoGpuError, UsageError
-from .profiling import Profiler
+from .profiling import Profiler, modes
 from .result import Result
 
 DEFAULT_CACHE = ".cache/kernel-autotune"
@@ -217,9 +217,9 @@ def _profile_plan(mode: str, plan: KernelPlan | PackagePlan, out_dir: str | os.P
                                             "version": version or "", "bench_runs": bench_runs,
                                             "settings": options})
         if reply.get("exit_code"):
-            from .errors import error_for
-            raise error_for(f"the profiled plan run failed (exit {reply['exit_code']}); partial results in "
-                            f"{reply.get('dir')}", int(reply["exit_code"]), "program-failed")
+            from .errors import error_for_exit_code
+            raise error_for_exit_code(f"the profiled plan run failed (exit {reply['exit_code']}); partial results in "
+                                      f"{reply.get('dir')}", int(reply["exit_code"]))
         from .analysis import analyze
         return analyze(reply["dir"])
     if not isinstance(plan, KernelPlan):
@@ -227,9 +227,9 @@ def _profile_plan(mode: str, plan: KernelPlan | PackagePlan, out_dir: str | os.P
                          2, "usage")
     label = version or plan.version
     exact = options.pop("exact_dir", None)
-    if mode == "ncu" and not exact:  # the re-run under ncu writes to a directory named up front
+    if not exact and not modes()[mode]["in_process"]:  # a re-run (ncu) writes to a directory named up front
         stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-        exact = os.path.join(str(out_dir), "ncu", plan.name, stamp)
+        exact = os.path.join(str(out_dir), mode, plan.name, stamp)
     p = Profiler(mode, exact, out_root=out_dir, kernel=plan.name, version=label, params=plan.params,
                  declared_stages=plan.declared_stages(), **options)
     with p:

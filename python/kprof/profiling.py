@@ -16,17 +16,42 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _capi
-from .errors import NoGpuError, NoToolError, UsageError
+from .errors import NoGpuError, NoToolError, UsageError, error_for_exit_code
 from .result import Result
 
-MODES = ("annotation", "event", "ncu", "nsys")
 NCU_RANGE = "kprof.profile"
-# `kprof run`'s own options (docs/cli.md): a plan parameter of the same name cannot be passed as --name=value.
-_RUN_OPTIONS = {"prof-type", "kernel", "version", "baseline", "out-root", "out", "replace", "devlog", "docs",
-                "kernel-regex", "nvtx-include", "declared", "launch-skip", "launch-count", "all-launches", "timing",
-                "counters", "counters-min-share", "clock-control", "ncu", "counters-from", "no-wait", "dry-run",
-                "lock-clocks", "yes", "devices", "thresholds", "json", "quiet", "help", "q", "h"}
 _NCU_CHILD_ENV = "KPROF_PY_NCU_CHILD"
+
+
+def modes() -> dict[str, dict[str, Any]]:
+    """The profiling modes, by name, as the C library describes them (purpose, whether they run in-process)."""
+    return {m["name"]: m for m in _capi.interface()["modes"]}
+
+
+def default_mode() -> str:
+    """The mode every front end profiles in unless told otherwise (the --prof-type default)."""
+    return next(o["default"] for o in _capi.interface()["run_options"] if o["key"] == "mode")
+
+
+def run_options() -> set[str]:
+    """`kprof run`'s options (names and aliases, and the printing flags): a plan parameter of the same name cannot
+    be passed to a re-run as --name=value."""
+    names = {"json", "quiet", "help", "q", "h"}
+    for o in _capi.interface()["run_options"]:
+        if o["run"]:
+            names.add(o["name"])
+            if o["alias"]:
+                names.add(o["alias"])
+    return names
+
+
+def __getattr__(name: str) -> Any:
+    # MODES and _RUN_OPTIONS are read from the C library when first used (importing kprof loads nothing).
+    if name == "MODES":
+        return tuple(modes())
+    if name == "_RUN_OPTIONS":
+        return run_options()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def require_gpu() -> dict[str, Any]:
@@ -65,13 +90,16 @@ def kprof_binary() -> str:
 class Profiler:
     """One profiling window: ``with kprof.profile(mode="event") as p: ...`` then ``p.result``."""
 
-    def __init__(self, mode: str = "annotation", out_dir: str | os.PathLike | None = None, *,
+    def __init__(self, mode: str | None = None, out_dir: str | os.PathLike | None = None, *,
                  out_root: str | os.PathLike = "out/profiles", kernel: str | None = None, version: str = "-",
                  params: dict[str, int] | None = None, declared_stages: dict[str, dict[str, Any]] | None = None,
                  baseline: str | os.PathLike | None = None, nvtx_range: str = NCU_RANGE, ncu: str = "ncu",
                  no_wait: bool = False):
-        if mode not in MODES:
-            raise UsageError(f"kprof.profile: mode must be one of {', '.join(MODES)} (got {mode!r})", 2, "usage")
+        known = modes()
+        mode = mode or default_mode()
+        if mode not in known:
+            raise UsageError(f"kprof.profile: mode must be one of {', '.join(known)} (got {mode!r})", 2, "usage")
+        self._in_process = known[mode]["in_process"]
         self.mode = mode
         self.result: Result | None = None
         self.nvtx_range = nvtx_range
@@ -94,7 +122,7 @@ class Profiler:
         r = self._request
         cmd = [kprof_binary(), "run", "--prof-type=ncu", "--nvtx-include", self.nvtx_range + "/", "--kernel",
                r["kernel"], "--version", r["version"] or "-", "--ncu", self.ncu]
-        clash = sorted(k for k in r["params"] if str(k).replace("_", "-") in _RUN_OPTIONS)
+        clash = sorted(k for k in r["params"] if str(k).replace("_", "-") in run_options())
         if clash:
             raise UsageError(f"kprof.profile(mode='ncu'): parameter name(s) {', '.join(clash)} are also `kprof run` "
                              "options, so the re-run could not pass them as parameters: rename them", 2, "usage")
@@ -131,17 +159,14 @@ class Profiler:
                 os.unlink(self._declared_path)
                 del self._declared_path
         if done.returncode != 0:
-            from .errors import error_for
-            raise error_for(f"kprof: the ncu re-run exited with code {done.returncode}", done.returncode,
-                            {2: "usage", 3: "bad-input", 4: "no-gpu", 5: "no-tool", 7: "program-failed"}
-                            .get(done.returncode, "error"))
+            raise error_for_exit_code(f"kprof: the ncu re-run exited with code {done.returncode}", done.returncode)
         from .analysis import analyze
         self.result = analyze(self._request["out_dir"], write=False)
         self.result.dir = Path(self._request["out_dir"])  # the re-run wrote the artifact there
 
     # --- the window ---------------------------------------------------------------------------------------------
     def __enter__(self) -> "Profiler":
-        if self.mode == "ncu":
+        if not self._in_process:  # ncu: re-run the script under `kprof run`
             if os.environ.get(_NCU_CHILD_ENV) == "1":  # inside the re-run: mark the range ncu is restricted to
                 self._child = True
                 _capi.nvtx_push(self.nvtx_range)
@@ -156,7 +181,7 @@ class Profiler:
         if not self._open:
             return False
         self._open = False
-        if self.mode == "ncu":
+        if not self._in_process:
             if self._child:
                 synchronize()
                 _capi.nvtx_pop()
@@ -174,10 +199,10 @@ def _script_name() -> str:
     return Path(script).stem if script and script != "-c" else "python"
 
 
-def profile(fn: Callable[..., Any] | None = None, *args: Any, mode: str = "annotation",
+def profile(fn: Callable[..., Any] | None = None, *args: Any, mode: str | None = None,
             out_dir: str | os.PathLike | None = None, kwargs: dict[str, Any] | None = None,
             **options: Any) -> Result | Profiler | None:
-    """Profiles ``fn(*args, **kwargs)`` in one mode and returns the analysed Result; without ``fn``, a context
+    """Profiles ``fn(*args, **kwargs)`` in one mode (default: annotation, the command line's) and returns the analysed Result; without ``fn``, a context
     manager (``with kprof.profile(mode="event", out_dir="out/p") as p: ...`` then ``p.result``).
 
     options: out_root, kernel, version, params, declared_stages ({stage: {"flops", "min_bytes", "precision"}}),

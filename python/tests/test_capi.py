@@ -47,3 +47,28 @@ def test_autotune_cache_corrupt_file_is_a_warning_not_an_error(tmp_path):
     reply = _capi.call("autotune_load", {"root": str(tmp_path), "key": key})
     assert reply["file"]["entries"] == [] and reply["warnings"]
     assert json.dumps(reply)  # a plain JSON reply
+
+
+def test_the_library_describes_its_modes_exit_codes_and_options_and_the_package_reads_them():
+    i = _capi.interface()
+    assert list(kprof.MODES) == [m["name"] for m in i["modes"]] == ["annotation", "event", "ncu", "nsys"]
+    assert kprof.modes()["ncu"]["in_process"] is False and kprof.modes()["event"]["in_process"] is True
+    # Every exit code the library names has its own exception class (no kind falls back to KprofError).
+    for e in i["exit_codes"]:
+        if e["kind"] in ("ok", "error"):
+            continue
+        err = kprof.errors.error_for_exit_code("x", e["code"])
+        assert type(err) is not kprof.KprofError and err.exit_code == e["code"], e
+    assert isinstance(kprof.errors.error_for_exit_code("x", 8), kprof.BusyError)
+    names = kprof.profiling.run_options()
+    assert {"prof-type", "prof_type", "counters-min-share", "no-wait"} <= names
+    assert kprof.profiling.default_mode() == "annotation"
+
+
+def test_a_window_request_takes_the_command_lines_options_by_key_and_refuses_others():
+    with pytest.raises(kprof.UsageError, match='unknown request field "bogus"'):
+        _capi.call("profile_begin", {"mode": "event", "bogus": 1})
+    with pytest.raises(kprof.UsageError, match="counters-min-share"):
+        _capi.call("profile_begin", {"mode": "event", "counters_min_share": 150})
+    with pytest.raises(kprof.UsageError, match="must be true or false"):
+        _capi.call("profile_begin", {"mode": "event", "no_wait": "yes"})

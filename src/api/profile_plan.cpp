@@ -1,12 +1,9 @@
 #include "api/profile_plan.hpp"
 
-#include <iostream>
-
 #include "plan/plan_json.hpp"
 #include "session/artifact.hpp"
 #include "session/kernels_binary.hpp"
-#include "session/package.hpp"
-#include "session/publish.hpp"
+#include "session/run_and_publish.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::api {
@@ -16,7 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The API's settings are what `kprof <package>` takes as flags: they fill the same session::PackageSpec.
-session::PackageSpec package_spec(session::Mode mode, const plan::KernelPlan& plan, const fs::path& out_dir,
+session::PackageSpec package_spec(Mode mode, const plan::KernelPlan& plan, const fs::path& out_dir,
                                   const std::string& version, int bench_runs, const ProfilePlanSettings& s) {
   session::PackageSpec spec;
   spec.package = plan.package;
@@ -35,39 +32,30 @@ session::PackageSpec package_spec(session::Mode mode, const plan::KernelPlan& pl
   if (!s.counters.empty()) run.counters = session::parse_counter_source(s.counters, "settings.counters");
   run.no_wait = s.no_wait;
   run.dry_run = s.dry_run;
-  const bool quiet = s.quiet;
-  run.log = [quiet](session::LogLevel level, const std::string& m) {
-    if (quiet && level == session::LogLevel::progress) return;
-    std::cerr << "kprof: " << m << "\n";
-  };
+  run.log = s.log;
   return spec;
 }
 
-ProfilePlanResult profile_in(session::Mode m, const plan::KernelPlan& plan, const fs::path& out_dir,
+ProfilePlanResult profile_in(Mode m, const plan::KernelPlan& plan, const fs::path& out_dir,
                              const std::string& version, int bench_runs, const ProfilePlanSettings& s) {
   if (plan.package.empty()) throw Error("the plan names no package (KernelPlan::package is empty)", kExitUsage);
-  auto spec = package_spec(m, plan, out_dir, version, bench_runs, s);
-  auto done = session::profile_package(spec);
+  auto done = session::package_and_publish(package_spec(m, plan, out_dir, version, bench_runs, s));
   ProfilePlanResult r;
-  r.exit_code = done.exit_code;
-  r.mode = std::string(session::mode_name(m));
+  r.exit_code = done.outcome.exit_code;
+  r.mode = m;
   r.package = done.package;
   r.version = done.version;
   r.params = done.params;
   r.artifact_dir = done.artifact_dir;
-  if (!done.profiled) return r;  // the check/tune run was interrupted
-  if (done.profiled->dry_run) {  // what `kprof <package> --dry-run` prints
-    std::string line;
-    for (const auto& a : done.check_and_tune) line += (line.empty() ? "" : " ") + a;
-    std::cout << "check and tune: " << line << "\n";
-    for (const auto& l : done.profiled->dry_run_lines) std::cout << l << "\n";
-    return r;
+  r.dry_run_lines = done.outcome.dry_run_lines;
+  r.ending = done.outcome.ending;
+  if (const auto& p = done.outcome.published) {
+    r.contract_markdown = p->contract_markdown;
+    r.contract_json = p->contract_json;
+    r.warnings = p->warnings;
+    r.devlog_file = p->devlog_file;
   }
-  auto published = session::publish(*done.profiled, spec.run.output);
-  session::print_published(published, s.json, s.quiet, std::cout, std::cerr);
-  if (auto o = done.profiled->outcome(); !o.empty()) std::cerr << o << "\n";
-  if (!published.dir.empty()) r.artifact_dir = published.dir;  // where the staged artifact went
-  if (fs::exists(r.artifact_dir / "profile.json")) r.run = session::load_artifact(r.artifact_dir);
+  if (!done.outcome.dry_run && fs::exists(r.artifact_dir / "profile.json")) r.run = session::load_artifact(r.artifact_dir);
   return r;
 }
 
@@ -80,19 +68,19 @@ ProfilePlanResult profile_plan(const std::string& mode, const plan::KernelPlan& 
 
 ProfilePlanResult annotation_profile_plan(const plan::KernelPlan& plan, const fs::path& out_dir,
                                           const std::string& version, int bench_runs, const ProfilePlanSettings& s) {
-  return profile_in(session::Mode::Annotation, plan, out_dir, version, bench_runs, s);
+  return profile_in(Mode::Annotation, plan, out_dir, version, bench_runs, s);
 }
 ProfilePlanResult event_profile_plan(const plan::KernelPlan& plan, const fs::path& out_dir, const std::string& version,
                                      int bench_runs, const ProfilePlanSettings& s) {
-  return profile_in(session::Mode::Event, plan, out_dir, version, bench_runs, s);
+  return profile_in(Mode::Event, plan, out_dir, version, bench_runs, s);
 }
 ProfilePlanResult ncu_profile_plan(const plan::KernelPlan& plan, const fs::path& out_dir, const std::string& version,
                                    int bench_runs, const ProfilePlanSettings& s) {
-  return profile_in(session::Mode::Ncu, plan, out_dir, version, bench_runs, s);
+  return profile_in(Mode::Ncu, plan, out_dir, version, bench_runs, s);
 }
 ProfilePlanResult nsys_profile_plan(const plan::KernelPlan& plan, const fs::path& out_dir, const std::string& version,
                                     int bench_runs, const ProfilePlanSettings& s) {
-  return profile_in(session::Mode::Nsys, plan, out_dir, version, bench_runs, s);
+  return profile_in(Mode::Nsys, plan, out_dir, version, bench_runs, s);
 }
 
 plan::KernelPlan describe_plan(const std::string& package, const std::string& version,

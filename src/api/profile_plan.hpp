@@ -4,10 +4,10 @@
 //   kprof::plan::KernelPlan plan = kprof::api::describe_plan("mla", "v2", {{"b", 32}, {"s", 16}, {"t", 4096}});
 //   auto r = kprof::api::event_profile_plan(plan, "out/profiles");           // the plan's own version
 //   auto v3 = kprof::api::event_profile_plan(plan, "out/profiles", "v3", 50); // v3 of mla, same parameters
-//   if (v3.ok()) std::cout << v3.artifact_dir << "\n";                       // profile.json, report.md, ...
+//   if (v3.ok()) std::cout << v3.contract_markdown << v3.artifact_dir << "\n";  // profile.json, report.md, ...
 //
 // Each call is `kprof <package> <version> --<param>=<value> ... --prof-type=<mode> --bench-runs N`: the same code
-// (session::profile_package, then session::publish), so the version is checked against its reference and
+// (session::package_and_publish), so the version is checked against its reference and
 // autotuned (with the cache) before the profiled run, and the artifacts are the command line's. Link `kprof_api`
 // (CMake target; it brings the session layer and everything below); the program needs kprof-kernels
 // (ProfilePlanSettings::kernels, $KPROF_KERNELS, next to the program or on PATH) and, for the event/nsys/annotation
@@ -20,10 +20,13 @@
 #include "model/params.hpp"
 #include "model/profile.hpp"
 #include "plan/plan_types.hpp"
+#include "session/run_spec.hpp"
 
 namespace kprof::api {
 
-// What `kprof <package>` takes besides the plan, version and runs; the defaults are the command line's.
+// What `kprof <package>` takes besides the plan, version and runs; the defaults are the command line's (the
+// session layer's specs, session/run_spec.hpp, which the command line fills too). Nothing is printed: the result
+// holds the contract, the warnings and a dry run's lines, and `log` gets the progress lines kprof prints on stderr.
 struct ProfilePlanSettings {
   std::string exact_dir;           // write the artifact here instead of <out_dir>/<mode>/<package>/<params>/<time>/
   bool replace = false;            // an artifact already at exact_dir is replaced (else refused, exit 2)
@@ -32,23 +35,29 @@ struct ProfilePlanSettings {
   bool retune = false;             // search every tile config again
   std::string baseline;            // artifact directory or profile.json to compare with
   bool devlog = false;             // append an entry to <docs_dir>/<package>.md
-  std::string docs_dir = "docs/kernels";
-  std::string ncu = "ncu";         // Nsight Compute executable (annotation, ncu modes)
-  std::string counters;            // annotation: "ncu" or "cupti" (in-process range profiler); "" = $KPROF_COUNTERS, else ncu
+  std::string docs_dir = session::OutputSpec{}.docs_dir;
+  std::string ncu = session::RunSpec{}.ncu;  // Nsight Compute executable (annotation, ncu modes)
+  std::string counters;            // annotation: "ncu" or "cupti" (in-process range profiler); "" = $KPROF_COUNTERS, else cupti
   std::string devices_file;        // extra devices.json
   std::string thresholds_file;     // thresholds.toml overrides
-  bool quiet = false;              // true: print only errors (no contract on stdout, no progress on stderr)
-  bool json = false;               // print the contract as JSON instead of Markdown
   bool no_wait = false;            // fail instead of waiting for the per-GPU lock
-  bool dry_run = false;            // print the commands, run nothing (resolution and errors still happen)
+  bool dry_run = false;            // say what would run, run nothing (resolution and errors still happen)
+  session::Log log;                // progress and notices (empty: none)
 };
 
 struct ProfilePlanResult {
   int exit_code = 0;               // 0 ok; 7 the profiled plan run failed (partial artifact); 130 interrupted
-  std::string mode, package, version;  // version: the one profiled (the override, or the plan's, or the latest)
+  Mode mode = Mode::Annotation;
+  std::string package, version;  // version: the one profiled (the override, or the plan's, or the latest)
   ProblemParams params;            // resolved: the plan's parameters with the package's defaults filled in
   std::filesystem::path artifact_dir;
   std::optional<ProfileRun> run;   // profile.json read back when the run wrote it
+  std::string contract_markdown;   // the output contract, as `kprof <package>` prints it, and as JSON
+  std::string contract_json;
+  std::vector<std::string> warnings;
+  std::filesystem::path devlog_file;       // with settings.devlog: the devlog the entry went to
+  std::vector<std::string> dry_run_lines;  // a dry run: the check/tune command, the collectors, the outputs
+  std::string ending;              // one line for a failed or interrupted run ("" when it ended well)
   bool ok() const { return exit_code == 0; }
 };
 

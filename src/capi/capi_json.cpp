@@ -1,11 +1,15 @@
 #include "capi/capi_json.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "plan/plan_json.hpp"
 #include "render/roofline_chart.hpp"
 #include "render/roofline_svg.hpp"
+#include "session/in_process.hpp"
+#include "session/mode_table.hpp"
+#include "session/run_options.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::capi {
@@ -21,22 +25,8 @@ char* to_c(const json& j) {
   return out;
 }
 
-json error_reply(const std::string& message, int exit_code, const char* kind) {
-  return json{{"ok", false}, {"error", message}, {"exit_code", exit_code}, {"kind", kind}};
-}
-
-const char* kind_of(int code) {
-  switch (code) {
-    case kExitUsage: return "usage";
-    case kExitBadInput: return "bad-input";
-    case kExitNoGpu: return "no-gpu";
-    case kExitNoTool: return "no-tool";
-    case kExitNoPermission: return "no-permission";
-    case kExitProgramFailed: return "program-failed";
-    case kExitBusy: return "busy";
-    case kExitInterrupted: return "interrupted";
-    default: return "error";
-  }
+json error_reply(const std::string& message, int exit_code) {
+  return json{{"ok", false}, {"error", message}, {"exit_code", exit_code}, {"kind", exit_kind(exit_code)}};
 }
 
 }  // namespace
@@ -44,20 +34,20 @@ const char* kind_of(int code) {
 char* call(const char* request, const std::function<json(const json&)>& fn) {
   try {
     json r = (request && *request) ? json::parse(request) : json::object();
-    if (!r.is_object()) return to_c(error_reply("the request must be a JSON object", kExitUsage, "usage"));
+    if (!r.is_object()) return to_c(error_reply("the request must be a JSON object", kExitUsage));
     json out = fn(r);
     out["ok"] = true;
     return to_c(out);
   } catch (const Error& e) {
-    return to_c(error_reply(e.what(), e.exit_code(), kind_of(e.exit_code())));
+    return to_c(error_reply(e.what(), e.exit_code()));
   } catch (const plan::PlanError& e) {
-    return to_c(error_reply(e.what(), kExitUsage, "usage"));
+    return to_c(error_reply(e.what(), kExitUsage));
   } catch (const json::exception& e) {
-    return to_c(error_reply(std::string("bad request: ") + e.what(), kExitUsage, "usage"));
+    return to_c(error_reply(std::string("bad request: ") + e.what(), kExitUsage));
   } catch (const std::exception& e) {
-    return to_c(error_reply(e.what(), kExitFailure, "error"));
+    return to_c(error_reply(e.what(), kExitFailure));
   } catch (...) {
-    return to_c(error_reply("unknown error", kExitFailure, "error"));
+    return to_c(error_reply("unknown error", kExitFailure));
   }
 }
 
@@ -85,6 +75,46 @@ session::OutputSpec output_spec(const json& r) {
 
 session::DataFiles data_files(const json& r) {
   return {get_or<std::string>(r, "devices", ""), get_or<std::string>(r, "thresholds", "")};
+}
+
+void apply_run_options(const json& r, session::PackageSpec& spec, std::initializer_list<std::string_view> own) {
+  for (const auto& [key, value] : r.items()) {
+    if (std::find(own.begin(), own.end(), key) != own.end() || value.is_null()) continue;
+    const session::RunOption* o = session::find_run_option(key);
+    if (!o || o->key != key) throw Error("unknown request field \"" + key + "\"", kExitUsage);
+    if (o->flag) {
+      if (!value.is_boolean()) throw Error("\"" + key + "\" must be true or false", kExitUsage);
+      if (value.get<bool>()) o->set(spec, "");
+    } else if (value.is_string()) {
+      o->set(spec, value.get<std::string>());
+    } else if (value.is_number()) {
+      o->set(spec, value.dump());
+    } else {
+      throw Error("\"" + key + "\" must be a string or a number", kExitUsage);
+    }
+  }
+}
+
+json interface_description() {
+  json modes = json::array();
+  for (Mode m : kModes)
+    modes.push_back({{"name", mode_name(m)},
+                     {"purpose", session::mode_entry(m).purpose},
+                     {"in_process", session::runs_in_process(m)}});
+  json codes = json::array();
+  for (const auto& e : kExitCodes) codes.push_back({{"code", e.code}, {"kind", e.kind}, {"meaning", e.meaning}});
+  json options = json::array();
+  const session::PackageSpec defaults;
+  for (const auto& o : session::run_options())
+    options.push_back({{"name", o.name},
+                       {"alias", o.alias},
+                       {"key", o.key},
+                       {"help", o.help},
+                       {"flag", o.flag},
+                       {"run", o.on_run},
+                       {"package", o.on_package},
+                       {"default", o.default_of ? json(o.default_of(defaults)) : json(nullptr)}});
+  return json{{"modes", modes}, {"exit_codes", codes}, {"run_options", options}};
 }
 
 json published_reply(const ProfileRun& run, const session::Published& p) {

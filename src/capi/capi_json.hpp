@@ -2,7 +2,9 @@
 // fields into the session layer's specs, and the replies shared by analyze and the in-process window.
 #pragma once
 #include <functional>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
@@ -30,6 +32,16 @@ ProblemParams params_from(const nlohmann::json& j);
 session::OutputSpec output_spec(const nlohmann::json& r);
 // "devices", "thresholds".
 session::DataFiles data_files(const nlohmann::json& r);
+// Every field of the request that is an option of the profiling commands (session/run_options.hpp, by its key:
+// "out_root", "no_wait", ...) applied to `spec` as the command line applies it: strings and numbers as the flag's
+// value, true for a flag (false leaves the default). A field that is neither an option nor in `own` (the request's
+// other fields) is a usage error naming it, as an unknown flag is.
+void apply_run_options(const nlohmann::json& r, session::PackageSpec& spec, std::initializer_list<std::string_view> own);
+
+// What the C API offers, for bindings to read instead of keeping copies: the modes (name, purpose, whether they run
+// in-process), the exit codes (code, kind, meaning) and the profiling options (name, alias, key, help, flag or
+// value, which commands offer them, default).
+nlohmann::json interface_description();
 
 // An analysed run with what publish() made of it: dir, profile, contract (Markdown and JSON), roofline SVG,
 // warnings, comparison.

@@ -58,6 +58,14 @@ const char* kprof_version(void) { return KPROF_VERSION; }
 
 void kprof_free(char* reply) { std::free(reply); }
 
+char* kprof_interface(void) {
+  return call(nullptr, [](const json&) {
+    json j = kprof::capi::interface_description();
+    j["version"] = KPROF_VERSION;
+    return j;
+  });
+}
+
 char* kprof_analyze(const char* request_json) {
   return call(request_json, [](const json& r) {
     auto a = kprof::session::analyze_inputs(analyze_spec(r));
@@ -115,7 +123,6 @@ char* kprof_profile_plan(const char* request_json) {
     s.baseline = get_or<std::string>(st, "baseline", "");
     s.ncu = get_or<std::string>(st, "ncu", "ncu");
     s.counters = get_or<std::string>(st, "counters", "");
-    s.quiet = get_or<bool>(st, "quiet", true);
     s.no_wait = get_or<bool>(st, "no_wait", false);
     s.dry_run = get_or<bool>(st, "dry_run", false);
     auto res = kprof::api::profile_plan(get_or<std::string>(r, "mode", "annotation"), plan,

@@ -16,6 +16,11 @@ extern "C" {
 const char* kprof_version(void);
 /* Frees a reply. NULL is allowed. */
 void kprof_free(char* reply);
+/* What this library offers, for bindings to read rather than copy: {"version", "modes": [{"name", "purpose",
+ * "in_process"}], "exit_codes": [{"code", "kind", "meaning"}], "run_options": [{"name", "alias", "key", "help", "flag",
+ * "run", "package", "default"}]}. The options are `kprof run`'s and `kprof <package>`'s; a profiling window's
+ * request takes them by "key". */
+char* kprof_interface(void);
 
 /* `kprof analyze`: {"inputs": [...], "out_dir", "out_root", "write", "kernel", "version", "params", "baseline",
  * "devices", "thresholds"} → {"dir", "profile", "contract_markdown", "contract", "roofline_svg", "warnings",

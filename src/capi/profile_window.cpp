@@ -17,6 +17,7 @@
 #include "session/artifact.hpp"
 #include "session/assemble.hpp"
 #include "session/collector.hpp"
+#include "session/in_process.hpp"
 #include "session/injection.hpp"
 #include "session/profile.hpp"
 #include "session/publish.hpp"
@@ -54,33 +55,18 @@ std::mutex g_mu;
 Loaded g_loaded;
 std::optional<Window> g_window;
 
+// The request's options are the command line's (session/run_options.hpp, by their keys), with the same defaults;
+// the window's own fields are the script, the parameters and the declared stages (an object, not a file).
 session::RunSpec window_spec(const json& r) {
-  session::RunSpec spec;
-  spec.mode = session::parse_mode(get_or<std::string>(r, "mode", "event"));
-  if (spec.mode == session::Mode::Ncu)
-    throw Error("ncu mode does not run in-process: Nsight Compute replays kernels from outside the process "
-                "(kprof.profile(mode=\"ncu\") re-runs the script under `kprof run --prof-type=ncu`)",
-                kExitUsage);
+  session::PackageSpec spec;
+  spec.run.kernel = "python";
+  apply_run_options(r, spec, {"params", "script", "declared_stages"});
   // A Python program: driver API records too (its kernels are often launched through the driver API).
-  spec.command = {"python", get_or<std::string>(r, "script", "<in-process>")};
-  spec.kernel = get_or<std::string>(r, "kernel", "python");
-  spec.version = get_or<std::string>(r, "version", "-");
-  if (r.contains("params")) spec.params = params_from(r["params"]);
-  spec.output = output_spec(r);
-  spec.data = data_files(r);
-  spec.no_wait = get_or<bool>(r, "no_wait", false);
-  spec.filters.kernel_regex = get_or<std::string>(r, "kernel_regex", "");
-  spec.filters.nvtx_include = get_or<std::string>(r, "nvtx_include", "");
-  spec.filters.all_launches = get_or<bool>(r, "all_launches", false);
-  if (spec.mode == session::Mode::Annotation) {
-    // In-process, annotation is the range profiler with its own timing: no second, traced run of the program.
-    spec.timing = session::TimingSource::Counters;
-    spec.counters = session::CounterSource::Cupti;
-    spec.counters_min_share_pct = 0;  // no tracer pass to take shares from
-  }
+  spec.run.command = {"python", get_or<std::string>(r, "script", "<in-process>")};
+  if (r.contains("params")) spec.run.params = params_from(r["params"]);
   if (r.contains("declared_stages"))
-    spec.declared_stages = session::declared_stages_from_json(r["declared_stages"], "declared_stages");
-  return spec;
+    spec.run.declared_stages = session::declared_stages_from_json(r["declared_stages"], "declared_stages");
+  return session::in_process_spec(std::move(spec.run));
 }
 
 void load_library(session::CollectorKind kind) {

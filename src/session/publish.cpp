@@ -1,7 +1,5 @@
 #include "session/publish.hpp"
 
-#include <ostream>
-
 #include "analyze/analyze_run.hpp"
 #include "analyze/compare.hpp"
 #include "render/chrome_trace.hpp"
@@ -166,16 +164,6 @@ Published publish(ProfileResult& r, const OutputSpec& output) {
   r.dir = p.dir = r.stage->commit();
   add_devlog(p, r.run, output);
   return p;
-}
-
-void print_published(const Published& p, bool json, bool quiet, std::ostream& out, std::ostream& err) {
-  if (quiet) return;
-  if (!p.devlog_file.empty())
-    err << (p.devlog_appended ? "kprof: devlog entry appended to " : "kprof: devlog already has this entry: ")
-        << p.devlog_file.string() << "\n";
-  for (const auto& w : p.warnings) err << "kprof: warning: " << w << "\n";
-  if (!p.dir.empty()) err << "kprof: artifacts written to " << p.dir.string() << "\n";
-  out << (json ? p.contract_json : p.contract_markdown);
 }
 
 }  // namespace kprof::session

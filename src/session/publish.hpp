@@ -1,9 +1,8 @@
 // The end every profiling command shares, whichever front end asked: analyse the run (with its trace when it has
 // one), compare it with a baseline, render the mode's outputs, write the artifact directory and append the devlog
-// entry. Nothing is printed here: the front end prints what Published holds (print_published).
+// entry. Nothing is printed here: the front end prints what Published holds.
 #pragma once
 #include <filesystem>
-#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -50,9 +49,5 @@ void keep_representative_metrics(ProfileRun& run);
 // An entry with the same heading (version, timestamp, mode: the same artifact) is not appended twice
 // (`appended` says whether it was).
 std::filesystem::path append_devlog(const ProfileRun& run, const std::string& docs_dir, bool* appended = nullptr);
-
-// What a front end prints after publishing, as the command line always has: the devlog file, the warnings and
-// the artifact directory on `err`, the contract (Markdown, or JSON) on `out`; nothing when quiet.
-void print_published(const Published& p, bool json, bool quiet, std::ostream& out, std::ostream& err);
 
 }  // namespace kprof::session

@@ -1,7 +1,9 @@
 // Error types that carry what the user needs to act: which input, where, and the process exit code.
 #pragma once
+#include <array>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace kprof {
 
@@ -17,9 +19,39 @@ enum ExitCode : int {
   kExitProgramFailed = 7,  // the profiled program crashed or exited non-zero
   kExitBusy = 8,           // another kprof profiling run holds the GPU lock (--no-wait)
   kExitCannotWrite = 9,    // an output cannot be written (disk full, read-only, a path is a file): errno text
+  kExitRegression = 10,    // kprof compare --fail-on-regression found a significant slowdown
   kExitInterrupted = 130,  // SIGINT (Ctrl-C)
   kExitTerminated = 143,   // SIGTERM
 };
+
+// Every exit code with the kind the C API and the Python package name it by and a short meaning: the one table the
+// command line's help, the C API's error replies and its interface description (kprof_interface) read.
+struct ExitCodeInfo {
+  int code;
+  std::string_view kind;     // "usage", "bad-input", ...: the C API's error "kind", Python's exception class
+  std::string_view meaning;  // one line, for --help
+};
+inline constexpr std::array<ExitCodeInfo, 13> kExitCodes{{
+    {kExitOk, "ok", "ok"},
+    {kExitFailure, "error", "internal error"},
+    {kExitUsage, "usage", "usage"},
+    {kExitBadInput, "bad-input", "bad input"},
+    {kExitNoGpu, "no-gpu", "no GPU"},
+    {kExitNoTool, "no-tool", "tool missing"},
+    {kExitNoPermission, "no-permission", "no counter permission"},
+    {kExitProgramFailed, "program-failed", "profiled program failed"},
+    {kExitBusy, "busy", "GPU busy"},
+    {kExitCannotWrite, "cannot-write", "cannot write output"},
+    {kExitRegression, "regression", "regression (compare --fail-on-regression)"},
+    {kExitInterrupted, "interrupted", "interrupted (SIGINT)"},
+    {kExitTerminated, "terminated", "terminated (SIGTERM)"},
+}};
+// The kind of `code`; "error" for a code not in the table.
+constexpr std::string_view exit_kind(int code) {
+  for (const auto& e : kExitCodes)
+    if (e.code == code) return e.kind;
+  return "error";
+}
 
 class Error : public std::runtime_error {
  public:

@@ -19,7 +19,7 @@ int cmd_analyze(const AnalyzeOptions& o) {
   spec.write = o.write;
   spec.ncu = o.ncu;
   auto a = session::analyze_inputs(spec);
-  session::print_published(a.published, o.common.print.json, o.common.print.quiet, std::cout, std::cerr);
+  print_published(a.published, o.common.print);
   return kExitOk;
 }
 

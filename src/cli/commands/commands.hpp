@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "model/params.hpp"
+#include "session/publish.hpp"
+#include "session/run_and_publish.hpp"
 #include "session/run_spec.hpp"
 
 namespace kprof::cli {
@@ -23,6 +25,13 @@ struct CommonOptions {
 
 // Progress and notices to stderr as "kprof: ..."; progress is dropped when quiet.
 session::Log stderr_log(bool quiet);
+
+// What a published run prints, as the command line always has: the devlog file, the warnings and the artifact
+// directory on stderr, the contract (Markdown, or JSON) on stdout; nothing when quiet.
+void print_published(const session::Published& p, const PrintOptions& print);
+// A profiling command's outcome: a dry run's lines, else print_published and the line for a failed or interrupted
+// run. Returns its exit code.
+int print_outcome(const session::RunOutcome& o, const PrintOptions& print);
 
 struct AnalyzeOptions {
   CommonOptions common;

@@ -6,7 +6,6 @@
 #include "plan/plan_json.hpp"
 #include "session/kernels_binary.hpp"
 #include "session/package.hpp"
-#include "session/publish.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::cli {
@@ -27,27 +26,16 @@ int cmd_package(const session::PackageSpec& spec, const PrintOptions& print) {
                     ". Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list, bench",
                 e.exit_code());
   }
-  session::PackageResult r;
+  session::PackageOutcome r;
   try {
-    r = session::profile_package(resolved);
+    r = session::package_and_publish(resolved);
   } catch (const session::UnknownPackageError& e) {
     std::cerr << "kprof: unknown subcommand or package '" << e.package() << "'. Packages:\n"
               << e.packages()
               << "Subcommands: analyze, run, compare, devlog, devices, clock, peaks, list, bench (kprof --help)\n";
     return kExitUsage;
   }
-  if (!r.profiled) return r.exit_code;  // the check/tune run was interrupted
-  if (r.profiled->dry_run) {
-    std::string line;
-    for (const auto& a : r.check_and_tune) line += (line.empty() ? "" : " ") + a;
-    std::cout << "check and tune: " << line << "\n";
-    for (const auto& l : r.profiled->dry_run_lines) std::cout << l << "\n";
-    return kExitOk;
-  }
-  auto p = session::publish(*r.profiled, resolved.run.output);
-  session::print_published(p, print.json, print.quiet, std::cout, std::cerr);
-  if (auto o = r.profiled->outcome(); !o.empty()) std::cerr << o << "\n";
-  return r.exit_code;
+  return print_outcome(r.outcome, print);
 }
 
 }  // namespace kprof::cli
