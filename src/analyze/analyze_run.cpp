@@ -3,16 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 
+#include "analyze/cause_ids.hpp"
 #include "analyze/classify.hpp"
 #include "analyze/diagnosis.hpp"
 #include "analyze/event_stats.hpp"
 #include "analyze/interpret.hpp"
 #include "analyze/metric_fields.hpp"
+#include "analyze/occupancy_limits.hpp"
 #include "analyze/opportunities.hpp"
 #include "analyze/plausibility.hpp"
 #include "analyze/roofline.hpp"
+#include "analyze/rule_table.hpp"
+#include "analyze/time_floor.hpp"
 #include "analyze/timeline.hpp"
 
 namespace kprof::analyze {
@@ -24,27 +27,6 @@ double group_time(const KernelGroup& g) {
   return g.metrics.duration_ns.value_or(0);
 }
 
-}  // namespace
-
-namespace {
-std::optional<BottleneckKind> kind_of_cause(const std::string& id) {
-  static const std::map<std::string, BottleneckKind> kinds = {
-      {"dram_bandwidth", BottleneckKind::memory},        {"l1_bandwidth", BottleneckKind::memory},
-      {"l2_bandwidth", BottleneckKind::memory},          {"memory_bound", BottleneckKind::memory},
-      {"uncoalesced_global", BottleneckKind::memory},    {"scattered_access", BottleneckKind::memory},
-      {"local_memory", BottleneckKind::memory},          {"smem_bank_conflicts", BottleneckKind::memory},
-      {"fp32_pipe", BottleneckKind::compute},            {"fp16_pipe", BottleneckKind::compute},
-      {"fp64_pipe", BottleneckKind::compute},            {"int_pipe", BottleneckKind::compute},
-      {"sfu_pipe", BottleneckKind::compute},             {"tensor_pipe", BottleneckKind::compute},
-      {"compute_bound", BottleneckKind::compute},        {"matmul_without_tensor_cores", BottleneckKind::compute},
-      {"warp_divergence", BottleneckKind::compute},      {"memory_latency", BottleneckKind::latency},
-      {"latency", BottleneckKind::latency},              {"occupancy_registers", BottleneckKind::latency},
-      {"occupancy_shared_memory", BottleneckKind::latency}, {"occupancy_warps", BottleneckKind::latency},
-      {"occupancy_blocks", BottleneckKind::latency},     {"grid_too_small", BottleneckKind::latency},
-      {"launch_overhead", BottleneckKind::latency},      {"atomic_contention", BottleneckKind::latency}};
-  auto it = kinds.find(id);
-  return it == kinds.end() ? std::nullopt : std::optional<BottleneckKind>(it->second);
-}
 }  // namespace
 
 void complete_metrics(CanonicalMetrics& m, const DeviceSpec* spec) {
@@ -102,7 +84,7 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
       a.bottleneck.cause = c.id;
       // The kind follows the cause, so the title and the cause never disagree (a near-tie of SM and memory
       // throughput can otherwise read "compute-bound" above "Cause: L1 bandwidth").
-      if (auto kind = kind_of_cause(c.id)) a.bottleneck.kind = *kind;
+      if (auto id = cause_id(c.id); id && cause_spec(*id).kind) a.bottleneck.kind = *cause_spec(*id).kind;
       a.bottleneck.key_issue = c.label;
       // The speed-of-light sentence, then the cause with its numbers.
       std::string& rc = a.bottleneck.root_cause;
@@ -150,7 +132,7 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
   // between its launches, which the remedy removes.
   auto owned = [](const KernelGroup& g) {
     double own = group_time(g);
-    if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == "launch_overhead")
+    if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == name(CauseId::launch_overhead))
       own += g.gpu_idle_ns.value_or(0);
     return own;
   };

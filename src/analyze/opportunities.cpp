@@ -6,8 +6,9 @@
 #include <fmt/format.h>
 #include <map>
 
-#include "analyze/diagnosis.hpp"
+#include "analyze/cause_ids.hpp"
 #include "analyze/remedies.hpp"
+#include "analyze/rule_table.hpp"
 
 namespace kprof::analyze {
 
@@ -15,6 +16,7 @@ namespace {
 
 struct Candidate {
   Opportunity op;
+  std::optional<RemedyId> remedy;  // op.remedy as kprof knows it; nullopt for an Nsight Compute rule it has none for
   double raw_gain = 0;            // fraction of kernel time, before the bounds
   bool bounded_by_unit = false;   // its estimate was cut to the binding unit's headroom
 };
@@ -25,21 +27,32 @@ std::string first_sentence(const std::string& text) {
   return s.size() > 200 ? s.substr(0, 197) + "..." : s;
 }
 
-bool has_cause(const std::vector<Cause>& causes, const std::string& id) {
-  return std::any_of(causes.begin(), causes.end(), [&](const Cause& c) { return c.id == id; });
+bool has_cause(const std::vector<Cause>& causes, CauseId id) {
+  return std::any_of(causes.begin(), causes.end(), [&](const Cause& c) { return c.id == name(id); });
 }
 
 bool has_occupancy_cause(const std::vector<Cause>& causes) {
-  return std::any_of(causes.begin(), causes.end(), [](const Cause& c) { return c.id.rfind("occupancy_", 0) == 0; });
+  return std::any_of(causes.begin(), causes.end(), [](const Cause& c) {
+    auto id = cause_id(c.id);
+    return id && cause_spec(*id).remedy == RemedyId::occupancy;
+  });
+}
+
+// A plain bound naming one saturated unit (analyze/rule_table.hpp).
+bool saturates_unit(const Cause& c) {
+  auto id = cause_id(c.id);
+  return !c.specific && id && throughput_bound(*id);
 }
 
 void from_causes(const std::vector<Cause>& causes, std::vector<Candidate>& out) {
   for (const auto& c : causes) {
-    if (c.remedy.empty() || c.remedy == "none") continue;
-    const Remedy* r = find_remedy(c.remedy);
+    const std::optional<RemedyId> remedy = remedy_id(c.remedy);
+    if (c.remedy.empty() || remedy == RemedyId::none) continue;
+    const Remedy* r = remedy ? find_remedy(*remedy) : nullptr;
     Candidate k;
     k.op.name = r ? r->name : c.remedy;
     k.op.remedy = c.remedy;
+    k.remedy = remedy;
     k.op.trigger_metric = c.id;
     k.op.trigger = c.trigger.empty() ? c.evidence : c.trigger;
     k.op.rationale = c.evidence + ". " + (r ? r->rationale : "");
@@ -51,12 +64,13 @@ void from_causes(const std::vector<Cause>& causes, std::vector<Candidate>& out) 
 
 void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, const DeclaredWork& declared,
                   std::vector<Candidate>& out) {
-  if (!has_cause(causes, "dram_bandwidth")) return;
+  if (!has_cause(causes, CauseId::dram_bandwidth)) return;
   if (!declared.min_bytes || !m.dram_bytes || *m.dram_bytes <= *declared.min_bytes || *m.dram_bytes <= 0) return;
-  const Remedy* r = find_remedy("dram_traffic");
+  const Remedy* r = find_remedy(RemedyId::dram_traffic);
   Candidate k;
   k.op.name = r->name;
-  k.op.remedy = r->id;
+  k.op.remedy = name(r->id);
+  k.remedy = r->id;
   k.op.trigger_metric = "dram_bytes";
   k.op.trigger_value = *m.dram_bytes;
   k.op.trigger = fmt::format("dram_bytes={:.3g} B (declared minimum {:.3g} B)", *m.dram_bytes, *declared.min_bytes);
@@ -70,9 +84,10 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
 // missing). Its estimate assumes the excess sectors or conflict wavefronts cost time; on average-coalesced loads
 // the excess comes from a few instructions whose sectors mostly hit L1 (PyTorch's layer/RMS norm and max pooling
 // on the H200: 8 sectors per request, Nsight Compute estimated 42-54%).
-std::string contradicted(const std::string& remedy, const std::vector<Cause>& causes, const CanonicalMetrics& m,
+std::string contradicted(std::optional<RemedyId> remedy, const std::vector<Cause>& causes, const CanonicalMetrics& m,
                          const Thresholds& t) {
-  if (remedy == "coalesce" && !has_cause(causes, "uncoalesced_global") && !has_cause(causes, "scattered_access")) {
+  if (remedy == RemedyId::coalesce && !has_cause(causes, CauseId::uncoalesced_global) &&
+      !has_cause(causes, CauseId::scattered_access)) {
     auto ld = m.load_sectors_per_request(), st = m.store_sectors_per_request();
     if (!ld && !st) return "";
     const double spr = std::max(ld.value_or(0), st.value_or(0));
@@ -85,9 +100,9 @@ std::string contradicted(const std::string& remedy, const std::vector<Cause>& ca
   // theoretical occupancy at/under diagnosis.occupancy_low_pct in a latency-bound kernel). On the H200: cuBLAS's
   // DRAM-bound batched GEMM and short-K linear at 3 warps per scheduler by design (ncu 28% and 15%), PyTorch's
   // fused AdamW at 50% (ncu 28%).
-  if (remedy == "occupancy" && !has_occupancy_cause(causes)) {
+  if (remedy == RemedyId::occupancy && !has_occupancy_cause(causes)) {
     for (const auto& c : causes)
-      if (!c.specific && throughput_bound(c.id))
+      if (saturates_unit(c))
         return fmt::format("kprof finds the kernel {}: more warps cannot raise a unit near its peak", c.label);
     if (m.theoretical_occupancy_pct && *m.theoretical_occupancy_pct > t.param("diagnosis.occupancy_low_pct"))
       return fmt::format("a theoretical occupancy of {:.1f}% already hides latency by kprof's threshold ({:.0f}%)",
@@ -96,12 +111,13 @@ std::string contradicted(const std::string& remedy, const std::vector<Cause>& ca
   // LaunchConfiguration's partial-wave estimate is the last wave's empty share, however many full waves come
   // before it: 3.88 waves (PyTorch's Welford var_mean) or 1.78 (a column mean) leave the GPU idle for a small part
   // of the run, which kprof's own tail rule (waves / ceil(waves) under diagnosis.tail_wave_efficiency) weighs.
-  if (remedy == "whole_waves" && !has_cause(causes, "tail_wave") && m.waves_per_sm && *m.waves_per_sm >= 1.0) {
+  if (remedy == RemedyId::whole_waves && !has_cause(causes, CauseId::tail_wave) && m.waves_per_sm &&
+      *m.waves_per_sm >= 1.0) {
     const double w = *m.waves_per_sm, full = std::ceil(w - 0.005);
     return fmt::format("kprof finds the last of {:.2f} waves leaves {:.0f}% of the run's block slots idle", w,
                        (1.0 - w / full) * 100.0);
   }
-  if (remedy == "smem_conflicts" && !has_cause(causes, "smem_bank_conflicts")) {
+  if (remedy == RemedyId::smem_conflicts && !has_cause(causes, CauseId::smem_bank_conflicts)) {
     auto share = m.bank_conflict_share();
     if (share && *share < t.param("diagnosis.bank_conflict_share"))
       return fmt::format("kprof counts {:.0f}% of shared-memory wavefronts as conflicts", *share * 100.0);
@@ -115,18 +131,22 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
   for (const auto& rule : rules) {
     if (rule.type != "OPT" || !rule.speedup_pct || *rule.speedup_pct <= 0) continue;
     auto cat = t.ncu_categories.find(rule.name);
-    std::string remedy = cat != t.ncu_categories.end() ? cat->second : "";
-    if (remedy == "information") continue;
+    // The data file names a remedy, or "information" for a rule that proposes no change.
+    const std::string category = cat != t.ncu_categories.end() ? cat->second : "";
+    if (category == "information") continue;
+    std::optional<RemedyId> remedy = remedy_id(category);
     // The same rule names different remedies depending on what kprof found.
-    if (remedy == "grid_fill" && m.waves_per_sm && *m.waves_per_sm >= 1.0) remedy = "whole_waves";
-    if (remedy == "coalesce" && has_cause(causes, "scattered_access")) remedy = "locality";
-    if (remedy == "coalesce" && has_cause(causes, "local_memory") && !has_cause(causes, "uncoalesced_global"))
-      remedy = "local_memory";
-    const Remedy* r = remedy.empty() ? nullptr : find_remedy(remedy);
+    if (remedy == RemedyId::grid_fill && m.waves_per_sm && *m.waves_per_sm >= 1.0) remedy = RemedyId::whole_waves;
+    if (remedy == RemedyId::coalesce && has_cause(causes, CauseId::scattered_access)) remedy = RemedyId::locality;
+    if (remedy == RemedyId::coalesce && has_cause(causes, CauseId::local_memory) &&
+        !has_cause(causes, CauseId::uncoalesced_global))
+      remedy = RemedyId::local_memory;
+    const Remedy* r = remedy ? find_remedy(*remedy) : nullptr;
     const bool local = rule.speedup_type == "local";
     Candidate k;
     k.op.name = r ? r->name : rule_short_name(rule.name);
-    k.op.remedy = r ? remedy : "ncu:" + rule.name;
+    k.op.remedy = r ? std::string(name(r->id)) : "ncu:" + rule.name;
+    if (r) k.remedy = r->id;
     k.op.trigger_metric = "ncu:" + rule.name;
     k.op.trigger_value = *rule.speedup_pct;
     k.op.trigger = fmt::format("ncu {} estimated {:.3g}% ({})", rule.name, *rule.speedup_pct,
@@ -141,7 +161,7 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
     // Conflict replays cost time only while warps wait on shared memory: the conflict rules' estimate (the share
     // of excess wavefronts) cannot exceed the share of stalls spent so (CUB's select sweep on the H200: 40%
     // estimated, 12% of stalls on shared memory, latency-bound on global loads).
-    if (auto wait = m.shared_wait_share(); remedy == "smem_conflicts" && wait && k.raw_gain > *wait) {
+    if (auto wait = m.shared_wait_share(); remedy == RemedyId::smem_conflicts && wait && k.raw_gain > *wait) {
       k.raw_gain = *wait;
       k.op.rationale += fmt::format(" (bounded by the {:.0f}% of warp stalls waiting on shared memory)", *wait * 100.0);
     }
@@ -149,35 +169,40 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
   }
 }
 
-bool hides_latency(const std::string& remedy) {
-  return remedy == "occupancy" || remedy == "memory_parallelism" || remedy == "pipe_throughput";
+bool hides_latency(std::optional<RemedyId> remedy) {
+  return remedy == RemedyId::occupancy || remedy == RemedyId::memory_parallelism ||
+         remedy == RemedyId::pipe_throughput;
 }
 
 // Remedies that leave the binding unit's work as it is: with one unit saturated they gain at most that unit's
 // remaining headroom. Only these cut it: for DRAM, fewer bytes (coalescing, locality, no local memory, less
 // traffic, on-chip reuse); for a pipe, fewer instructions on it (uniform warps, fused FP instructions); and a
 // partial last wave idles either (whole waves). Tensor cores and launch overhead change the roof itself.
-bool beside_the_unit(const std::string& remedy, const std::string& unit) {
-  if (unbounded_by_floor(remedy) || remedy == "whole_waves") return false;
-  if (unit == "dram_bandwidth")
-    return !(remedy == "coalesce" || remedy == "locality" || remedy == "local_memory" || remedy == "dram_traffic" ||
-             remedy == "onchip_reuse" || remedy == "dram_bandwidth");
-  return !(remedy == "divergence" || remedy == "fp_instructions" || remedy == "pipe_throughput" ||
-           remedy == "feed_tensor");
+bool beside_the_unit(std::optional<RemedyId> remedy, const std::string& unit) {
+  using R = RemedyId;
+  if (!remedy) return true;
+  if (unbounded_by_floor(*remedy) || remedy == R::whole_waves) return false;
+  if (unit == name(CauseId::dram_bandwidth))
+    return !(remedy == R::coalesce || remedy == R::locality || remedy == R::local_memory || remedy == R::dram_traffic ||
+             remedy == R::onchip_reuse || remedy == R::dram_bandwidth);
+  return !(remedy == R::divergence || remedy == R::fp_instructions || remedy == R::pipe_throughput ||
+           remedy == R::feed_tensor);
 }
 
 // Remedies that cannot help given what else was found.
-bool applies(const std::string& remedy, const std::vector<Cause>& causes) {
+bool applies(std::optional<RemedyId> remedy, const std::vector<Cause>& causes) {
   // A kernel whose launch cost rivals its work: only removing launches helps; its counters describe a few blocks.
-  if (!causes.empty() && causes.front().id == "launch_overhead") return remedy == "launch_overhead";
-  const bool launch_bound = has_cause(causes, "launch_overhead");
-  const bool contention = has_cause(causes, "atomic_contention");
-  if ((remedy == "grid_fill" || remedy == "occupancy" || remedy == "whole_waves") && (launch_bound || contention))
+  if (!causes.empty() && causes.front().id == name(CauseId::launch_overhead))
+    return remedy == RemedyId::launch_overhead;
+  const bool launch_bound = has_cause(causes, CauseId::launch_overhead);
+  const bool contention = has_cause(causes, CauseId::atomic_contention);
+  if ((remedy == RemedyId::grid_fill || remedy == RemedyId::occupancy || remedy == RemedyId::whole_waves) &&
+      (launch_bound || contention))
     return false;
   // A grid under one wave leaves block slots empty already: a higher occupancy limit adds no resident warps
   // (Nsight Compute's occupancy rules still estimate it; on the H200 for PyTorch's batch-norm statistics, 256
   // blocks, 0.48 waves: 52%).
-  if (remedy == "occupancy" && has_cause(causes, "grid_too_small")) return false;
+  if (remedy == RemedyId::occupancy && has_cause(causes, CauseId::grid_too_small)) return false;
   // Tensor-core advice is for matrix math only: kprof proposes it only for kernels it recognises as matmuls.
   return true;
 }
@@ -216,7 +241,8 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   double cap = std::min(std::clamp(headroom, 0.0, 1.0), max_gain);
   // A kernel whose bottleneck sits at its roof (remedy "none": a pipe or DRAM at its peak) has only that roof's
   // remaining capacity to give, whatever another rule estimates.
-  if (!causes.empty() && causes.front().remedy == "none") cap = std::min(cap, causes.front().gain_pct / 100.0);
+  if (!causes.empty() && causes.front().remedy == name(RemedyId::none))
+    cap = std::min(cap, causes.front().gain_pct / 100.0);
   // Remedies that hide latency (more warps, more independent instructions or requests in flight) can at best
   // fill the cycles in which the scheduler issued nothing: a kernel issuing on 90% of its active cycles has at
   // most 10% of its time to win that way, whatever a stall-based estimate says.
@@ -228,7 +254,7 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   std::optional<double> unit_room;
   std::string unit_label, unit_id;
   for (const auto& c : causes)
-    if (!c.specific && throughput_bound(c.id)) {
+    if (saturates_unit(c)) {
       unit_room = std::max(c.gain_pct / 100.0, 0.0);
       unit_label = c.label;
       unit_id = c.id;
@@ -237,14 +263,14 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   std::map<std::string, std::size_t> best;  // remedy → index into kept
   std::vector<Candidate> kept;
   for (auto& c : all) {
-    if (!applies(c.op.remedy, causes)) continue;
-    double bound = unbounded_by_floor(c.op.remedy) ? max_gain : cap;
+    if (!applies(c.remedy, causes)) continue;
+    double bound = c.remedy && unbounded_by_floor(*c.remedy) ? max_gain : cap;
     std::string why;
-    if (hides_latency(c.op.remedy) && issue_room < bound) {
+    if (hides_latency(c.remedy) && issue_room < bound) {
       bound = issue_room;
       why = fmt::format("{:.0f}% of active cycles without an issued instruction", issue_room * 100.0);
     }
-    if (unit_room && beside_the_unit(c.op.remedy, unit_id) && *unit_room < bound) {
+    if (unit_room && beside_the_unit(c.remedy, unit_id) && *unit_room < bound) {
       bound = *unit_room;
       why = fmt::format("{:.0f}% headroom left by the binding unit ({})", *unit_room * 100.0, unit_label);
       c.bounded_by_unit = c.raw_gain > bound;

@@ -1,17 +1,23 @@
 // The remedies kprof names: one id per thing to try, whichever rule (kprof's or Nsight Compute's) points to it.
 // docs/analysis.md "Remedies" lists them with the causes that lead to each.
 #pragma once
-#include <string>
+#include "analyze/cause_ids.hpp"
 
 namespace kprof::analyze {
 
 struct Remedy {
-  const char* id;
+  RemedyId id;
   const char* name;       // what the contract prints
   const char* rationale;  // one sentence
+  // It changes the roof itself (tensor cores) or saves time outside the kernels (launch gaps): the kernel's
+  // current roofline floor does not bound its estimate.
+  bool changes_roof = false;
 };
 
-// The remedy with this id; nullptr for an unknown id (an Nsight Compute rule kprof has no remedy for).
-const Remedy* find_remedy(const std::string& id);
+// The remedy with this id; nullptr for none (every other id has a row: tests/test_rule_table.cpp).
+const Remedy* find_remedy(RemedyId id);
+
+// True for remedies that change the roof (Remedy::changes_roof).
+bool unbounded_by_floor(RemedyId id);
 
 }  // namespace kprof::analyze

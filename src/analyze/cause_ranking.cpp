@@ -1,0 +1,70 @@
+#include "analyze/cause_ranking.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analyze/remedies.hpp"
+#include "analyze/rule_table.hpp"
+
+namespace kprof::analyze {
+
+void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds& t) {
+  // A kernel bound by one saturated unit (DRAM or a pipe) gains from a specific fix only as far as that unit has
+  // room left, unless the specific cause is what keeps the unit busy (explains it): more blocks for a cuBLAS GEMV
+  // at the DRAM roof, or fewer bank conflicts in a flash-attention kernel whose tensor pipe is busy 76% of the
+  // time (both on the H200), do not let the unit run faster than its peak.
+  for (const auto& b : causes) {
+    if (b.specific || !throughput_bound(b.id)) continue;
+    for (auto& c : causes)
+      if (c.specific && !unbounded_by_floor(c.remedy) && !explains(c.id, b.id) && c.gain_pct > b.gain_pct) {
+        c.gain_pct = b.gain_pct;
+        c.evidence += fmt::format("; at most the {:.0f}% headroom left by {}", b.gain_pct, b.label);
+      }
+    break;
+  }
+  // A plain bound that a specific cause explains (latency from an occupancy limit, L1 traffic from uncoalesced
+  // loads, ...) keeps its name but not a remedy of its own: fixing the specific cause is how to approach that roof.
+  const double lead_min = t.param("diagnosis.specific_min_gain_pct");
+  for (auto& c : causes) {
+    if (c.specific || c.remedy == RemedyId::none) continue;
+    for (const auto& s : causes)
+      if (s.specific && (s.gain_pct >= lead_min || s.id == CauseId::launch_overhead) && explains(s.id, c.id)) {
+        c.evidence += "; explained by " + s.label;
+        c.remedy = RemedyId::none;
+        break;
+      }
+  }
+  // No estimate may promise more than the distance to the roofline floor, nor more than the documented cap.
+  // Two remedies change the roof itself, so the current floor does not bound them: tensor cores (the tensor
+  // roof; the rule computes its own bound) and launch overhead (its gain is GPU idle time, outside the kernels).
+  const double cap = std::min(t.param("diagnosis.max_gain_pct"), headroom * 100.0);
+  for (auto& c : causes)
+    c.gain_pct = std::min(c.gain_pct, unbounded_by_floor(c.remedy) ? t.param("diagnosis.max_gain_pct") : cap);
+  const double lead = t.param("diagnosis.specific_min_gain_pct");
+  // A specific cause leads only when its remedy is worth something, and never past a saturated unit it does not
+  // explain: its gain is bounded by that unit's headroom, which the unit's own remedy has in full (the ALU pipe of
+  // PyTorch's argmax at 89% on the H200 was led by bank conflicts worth at most its 11%).
+  const Finding* saturated = nullptr;
+  for (const auto& c : causes)
+    if (!c.specific && throughput_bound(c.id)) {
+      saturated = &c;
+      break;
+    }
+  const std::optional<CauseId> saturated_id = saturated ? std::optional(saturated->id) : std::nullopt;
+  auto leads = [&](const Finding& c) {
+    if (!c.specific) return false;
+    if (c.id == CauseId::launch_overhead) return true;
+    return c.gain_pct >= lead && (!saturated_id || explains(c.id, *saturated_id));
+  };
+  // When no specific cause leads, the unit that binds the kernel (DRAM or a pipe) names it, even with no
+  // headroom left: a GEMV at the DRAM roof is DRAM-bound, not "grid too small" with nothing to gain.
+  auto binding = [&](const Finding& c) { return !c.specific && throughput_bound(c.id); };
+  std::stable_sort(causes.begin(), causes.end(), [&](const Finding& a, const Finding& b) {
+    if (leads(a) != leads(b)) return leads(a);
+    if (!leads(a) && binding(a) != binding(b)) return binding(a);
+    return a.gain_pct > b.gain_pct;
+  });
+}
+
+}  // namespace kprof::analyze

@@ -1,0 +1,48 @@
+#include "analyze/diagnosis_rule.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kprof::analyze {
+
+std::string pct(double fraction) { return fmt::format("{:.0f}%", fraction * 100.0); }
+
+double RuleContext::param(std::string_view full_key) const {
+  // A rule's declared keys are what the registry test checks against data/thresholds.toml: an undeclared read
+  // would escape that check.
+  if (std::find(rule->thresholds.begin(), rule->thresholds.end(), full_key) == rule->thresholds.end())
+    throw std::logic_error(fmt::format("diagnosis rule {} reads {} without declaring it", rule->name, full_key));
+  return t.param(std::string(full_key));
+}
+
+double RuleContext::p(std::string_view key) const { return param(std::string("diagnosis.") + std::string(key)); }
+
+double RuleContext::busy() const { return param("classify.busy_pct"); }
+
+double RuleContext::sol_max() const { return std::max(val(m.sm_throughput_pct), val(m.memory_throughput_pct)); }
+
+double RuleContext::memory_max() const {
+  return std::max({val(m.memory_throughput_pct), val(m.l1_throughput_pct), val(m.l2_throughput_pct),
+                   val(m.dram_throughput_pct)});
+}
+
+bool RuleContext::latency_bound() const {
+  return (m.sm_throughput_pct || m.memory_throughput_pct) && sol_max() < busy();
+}
+
+Finding& RuleContext::add(CauseId id, std::string label, std::string evidence, double gain, std::string trigger) {
+  auto spec_of = std::find_if(rule->causes.begin(), rule->causes.end(), [&](const CauseSpec& c) { return c.id == id; });
+  if (spec_of == rule->causes.end())
+    throw std::logic_error(fmt::format("diagnosis rule {} names {}, not one of its causes", rule->name, name(id)));
+  out.push_back({id, std::move(label), std::move(evidence), std::move(trigger), spec_of->remedy,
+                 std::clamp(gain, 0.0, 1.0) * 100.0, spec_of->specific});
+  return out.back();
+}
+
+bool RuleContext::found(CauseId id) const {
+  return std::any_of(out.begin(), out.end(), [&](const Finding& c) { return c.id == id; });
+}
+
+}  // namespace kprof::analyze

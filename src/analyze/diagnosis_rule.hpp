@@ -1,0 +1,106 @@
+// What a diagnosis rule is: a detect function, the causes it may name (each with its remedy and the plain bounds it
+// explains) and the thresholds it reads. Rules are rows of one table (analyze/rule_table.cpp); find_causes runs
+// them in table order, so a rule may defer to a cause an earlier row found.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyze/cause_ids.hpp"
+#include "analyze/diagnosis.hpp"
+#include "analyze/thresholds.hpp"
+#include "model/analysis.hpp"
+#include "model/device_spec.hpp"
+#include "model/profile.hpp"
+
+namespace kprof::analyze {
+
+struct RuleContext;
+
+// A cause as the rules and the ranking see it; find_causes hands it on as a model Cause, its ids as their names.
+struct Finding {
+  CauseId id;
+  std::string label;
+  std::string evidence;
+  std::string trigger;
+  RemedyId remedy;
+  double gain_pct = 0;
+  bool specific = false;
+};
+
+// One cause a rule may name, and what follows from it.
+struct CauseSpec {
+  CauseId id;
+  // A specific cause names a fix (access pattern, conflicts, ...); the others are plain bounds (a unit busy, or
+  // latency) that a specific cause may explain.
+  bool specific;
+  RemedyId remedy;                     // what to try; a plain bound at its roof points to none instead
+  std::optional<BottleneckKind> kind;  // what the bottleneck is called when this cause leads
+  // A plain bound naming one saturating unit (DRAM or a pipe): a specific fix it does not explain gains at most
+  // that unit's headroom.
+  bool saturates_unit = false;
+  // The plain bounds this specific cause accounts for: fixing it is how to approach their roof.
+  std::vector<CauseId> explains = {};
+  bool explains_every_bound = false;  // launch overhead: the counters of a tiny kernel describe no roof
+};
+
+struct Rule {
+  std::string_view name;
+  void (*detect)(RuleContext&);
+  std::vector<CauseSpec> causes;
+  // Every thresholds.toml key it reads ("diagnosis.bank_conflict_share"); reading another one throws.
+  std::vector<std::string_view> thresholds;
+};
+
+// What a rule reads (one kernel group's counters, facts and placement) and where it writes (the causes so far).
+struct RuleContext {
+  const CanonicalMetrics& m;
+  const GroupFacts& g;
+  const DeclaredWork& declared;
+  const DeviceSpec* spec;
+  const std::optional<RooflinePlacement>& roof;
+  double headroom;  // 0..1
+  const Thresholds& t;
+  const Rule* rule = nullptr;  // the rule running
+  std::vector<Finding> out;
+
+  // diagnosis.<key> / a key of any table; the running rule must declare it.
+  double p(std::string_view key) const;
+  double param(std::string_view full_key) const;
+  double busy() const;  // classify.busy_pct
+
+  // The busiest of the SM and memory units (Nsight Compute's speed-of-light pair), in %.
+  double sol_max() const;
+  // Busiest memory unit seen, in %.
+  double memory_max() const;
+  bool latency_bound() const;
+
+  // Records a cause of the running rule with its table remedy and kind; `gain` is a fraction of the kernel's time.
+  // The returned cause may be amended where one finding differs from its row (a bound at its roof has no remedy).
+  Finding& add(CauseId id, std::string label, std::string evidence, double gain, std::string trigger);
+  bool found(CauseId id) const;
+};
+
+inline double val(const std::optional<double>& v) { return v.value_or(0); }
+std::string pct(double fraction);  // 0.25 → "25%"
+
+// The detect functions of the rows of analyze/rule_table.cpp, by the file that holds them.
+// rules_launch.cpp: how the kernel is launched (launches, waves, grid, occupancy limits).
+void detect_launch_overhead(RuleContext& r);
+void detect_tail_wave(RuleContext& r);
+void detect_small_grid(RuleContext& r);
+void detect_occupancy_limit(RuleContext& r);
+// rules_memory_access.cpp: how the kernel touches memory.
+void detect_atomic_contention(RuleContext& r);
+void detect_bank_conflicts(RuleContext& r);
+void detect_access_pattern(RuleContext& r);
+void detect_local_memory(RuleContext& r);
+// rules_compute.cpp: how the kernel uses its pipes.
+void detect_divergence(RuleContext& r);
+void detect_matmul_off_tensor(RuleContext& r);
+void detect_tensor_underfed(RuleContext& r);
+// rules_bounds.cpp: the plain bounds (a pipe, DRAM, L2, L1, latency).
+void detect_plain_bounds(RuleContext& r);
+
+}  // namespace kprof::analyze

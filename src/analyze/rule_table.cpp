@@ -1,0 +1,149 @@
+#include "analyze/rule_table.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string>
+
+namespace kprof::analyze {
+
+namespace {
+
+using C = CauseId;
+using R = RemedyId;
+constexpr auto kMemory = BottleneckKind::memory;
+constexpr auto kCompute = BottleneckKind::compute;
+constexpr auto kLatency = BottleneckKind::latency;
+
+CauseSpec specific(CauseId id, RemedyId remedy, std::optional<BottleneckKind> kind, std::vector<CauseId> explains) {
+  return {.id = id, .specific = true, .remedy = remedy, .kind = kind, .explains = std::move(explains)};
+}
+CauseSpec bound(CauseId id, RemedyId remedy, std::optional<BottleneckKind> kind) {
+  return {.id = id, .specific = false, .remedy = remedy, .kind = kind};
+}
+CauseSpec unit_bound(CauseId id, RemedyId remedy, BottleneckKind kind) {
+  return {.id = id, .specific = false, .remedy = remedy, .kind = kind, .saturates_unit = true};
+}
+
+// A wasteful access pattern explains every memory bound, and the tensor pipe it starves (see bank_conflicts).
+const std::vector<CauseId> kAccessExplains = {C::l1_bandwidth, C::l2_bandwidth,   C::dram_bandwidth, C::memory_bound,
+                                              C::latency,      C::memory_latency, C::tensor_underfed};
+const std::vector<CauseId> kLatencyOnly = {C::latency, C::memory_latency};
+
+std::vector<Rule> make_rules() {
+  return {
+      {"launch_overhead",
+       detect_launch_overhead,
+       {{.id = C::launch_overhead, .specific = true, .remedy = R::launch_overhead, .kind = kLatency,
+         .explains_every_bound = true}},
+       {"diagnosis.launch_bound_max_us", "diagnosis.launch_bound_min_launches", "diagnosis.launch_bound_idle_share",
+        "diagnosis.tiny_kernel_us"}},
+      {"atomic_contention",
+       detect_atomic_contention,
+       {specific(C::atomic_contention, R::atomics, kLatency, kLatencyOnly)},
+       {"diagnosis.atomic_request_share", "diagnosis.atomic_l2_sector_share", "classify.busy_pct"}},
+      // A tensor pipe left underfed is fed through shared memory and registers from global memory: conflicts on the
+      // staged tiles, spilled registers and wasteful loads are why it idles, and the first thing to fix (cuDNN's
+      // 7x7 stem conv with 48% conflicted wavefronts, PyTorch's fp32 memory-efficient attention with local memory,
+      // both on the H200, ranked "feed the tensor cores" first).
+      {"bank_conflicts",
+       detect_bank_conflicts,
+       {specific(C::smem_bank_conflicts, R::smem_conflicts, kMemory,
+                 {C::l1_bandwidth, C::memory_bound, C::latency, C::memory_latency, C::tensor_underfed})},
+       {"diagnosis.bank_conflict_share"}},
+      {"access_pattern",
+       detect_access_pattern,
+       {specific(C::uncoalesced_global, R::coalesce, kMemory, kAccessExplains),
+        specific(C::scattered_access, R::locality, kMemory, kAccessExplains)},
+       {"diagnosis.uncoalesced_sectors_per_request", "diagnosis.uncoalesced_l1_hit_min_pct",
+        "diagnosis.uncoalesced_l2_hit_min_pct", "diagnosis.scattered_sectors_per_request",
+        "diagnosis.scattered_l2_hit_max_pct", "diagnosis.dram_bound_pct", "classify.busy_pct"}},
+      {"local_memory",
+       detect_local_memory,
+       {specific(C::local_memory, R::local_memory, kMemory, kAccessExplains)},
+       {"diagnosis.local_traffic_share"}},
+      {"divergence",
+       detect_divergence,
+       {specific(C::warp_divergence, R::divergence, kCompute,
+                 {C::fp32_pipe, C::fp16_pipe, C::int_pipe, C::fp64_pipe, C::sfu_pipe, C::compute_bound})},
+       {"diagnosis.divergence_threads"}},
+      // Specific on the compute side only: the rule demotes it on the memory side.
+      {"matmul_off_tensor",
+       detect_matmul_off_tensor,
+       {specific(C::matmul_without_tensor_cores, R::tensor_cores, kCompute,
+                 {C::fp32_pipe, C::fp16_pipe, C::int_pipe, C::l1_bandwidth, C::compute_bound})},
+       {"diagnosis.matmul_names", "diagnosis.matmul_min_intensity", "diagnosis.matmul_min_counted_intensity"}},
+      // A partial last wave idles most SMs for its duration: it lowers the average throughput of whatever unit
+      // binds, DRAM as much as a pipe (PyTorch's fused AdamW: 1.21 waves, DRAM at 83% of the copy roof).
+      {"tail_wave",
+       detect_tail_wave,
+       {specific(C::tail_wave, R::whole_waves, std::nullopt,
+                 {C::latency, C::memory_latency, C::fp32_pipe, C::fp16_pipe, C::int_pipe, C::fp64_pipe, C::sfu_pipe,
+                  C::dram_bandwidth})},
+       {"diagnosis.tail_wave_efficiency"}},
+      // Idle SMs lower every unit's average, the tensor pipe's too: cuDNN's persistent LSTM on 64 of 132 SMs read
+      // "tensor pipe underfed" at 24% busy, and filling the GPU is the first step.
+      {"small_grid",
+       detect_small_grid,
+       {specific(C::grid_too_small, R::grid_fill, kLatency, {C::latency, C::memory_latency, C::tensor_underfed})},
+       {"classify.busy_pct"}},
+      {"occupancy_limit",
+       detect_occupancy_limit,
+       {specific(C::occupancy_registers, R::occupancy, kLatency, kLatencyOnly),
+        specific(C::occupancy_shared_memory, R::occupancy, kLatency, kLatencyOnly),
+        specific(C::occupancy_warps, R::occupancy, kLatency, kLatencyOnly),
+        specific(C::occupancy_blocks, R::occupancy, kLatency, kLatencyOnly)},
+       {"diagnosis.occupancy_low_pct", "classify.busy_pct"}},
+      // Each bound points to the remedy below its roof; at the roof the rule leaves none.
+      {"plain_bounds",
+       detect_plain_bounds,
+       {unit_bound(C::dram_bandwidth, R::dram_bandwidth, kMemory),
+        unit_bound(C::fp32_pipe, R::pipe_throughput, kCompute),
+        unit_bound(C::fp16_pipe, R::pipe_throughput, kCompute),
+        unit_bound(C::int_pipe, R::pipe_throughput, kCompute),
+        unit_bound(C::fp64_pipe, R::pipe_throughput, kCompute),
+        unit_bound(C::sfu_pipe, R::pipe_throughput, kCompute),
+        unit_bound(C::tensor_pipe, R::feed_tensor, kCompute),
+        bound(C::l2_bandwidth, R::onchip_reuse, kMemory),
+        bound(C::l1_bandwidth, R::onchip_reuse, kMemory),
+        bound(C::memory_latency, R::memory_parallelism, kLatency),
+        bound(C::latency, R::memory_parallelism, kLatency),
+        bound(C::memory_bound, R::onchip_reuse, kMemory),
+        bound(C::compute_bound, R::pipe_throughput, kCompute)},
+       {"diagnosis.at_roof_pct", "diagnosis.dram_bound_pct", "diagnosis.pipe_bound_pct", "diagnosis.onchip_bound_pct",
+        "diagnosis.latency_stall_share", "classify.busy_pct", "classify.saturated_pct"}},
+      {"tensor_underfed",
+       detect_tensor_underfed,
+       {bound(C::tensor_underfed, R::feed_tensor, std::nullopt)},
+       {"diagnosis.pipe_bound_pct"}},
+  };
+}
+
+}  // namespace
+
+const std::vector<Rule>& diagnosis_rules() {
+  static const std::vector<Rule> rules = make_rules();
+  return rules;
+}
+
+const CauseSpec& cause_spec(CauseId id) {
+  static const auto by_id = [] {
+    std::array<const CauseSpec*, kCauseIdCount> index{};
+    for (const auto& rule : diagnosis_rules())
+      for (const auto& c : rule.causes) index[static_cast<std::size_t>(c.id)] = &c;
+    return index;
+  }();
+  const CauseSpec* spec = by_id[static_cast<std::size_t>(id)];
+  if (!spec) throw std::logic_error("cause " + std::string(name(id)) + " is in no diagnosis rule");
+  return *spec;
+}
+
+bool explains(CauseId specific, CauseId bound) {
+  const CauseSpec& s = cause_spec(specific);
+  if (s.explains_every_bound) return !cause_spec(bound).specific;
+  return std::find(s.explains.begin(), s.explains.end(), bound) != s.explains.end();
+}
+
+bool throughput_bound(CauseId cause) { return cause_spec(cause).saturates_unit; }
+
+}  // namespace kprof::analyze

@@ -1,0 +1,128 @@
+// The plain bounds: which unit (DRAM, a pipe, L2, L1) or latency limits a kernel, named after its busiest unit
+// the way Nsight Compute's speed-of-light section reads.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "analyze/diagnosis_rule.hpp"
+
+namespace kprof::analyze {
+
+void detect_plain_bounds(RuleContext& r) {
+  const auto& m = r.m;
+  const double headroom = r.headroom;
+  struct Unit {
+    CauseId id;
+    const char* label;
+    double pct;
+    const char* metric;
+  };
+  std::vector<Unit> units;
+  // The FMA pipe runs FP32, FP16 and integer multiply-adds: name it after what dominates its instructions.
+  if (m.fma_pipe_pct) {
+    CauseId id = CauseId::fp32_pipe;
+    const char* label = "FP32 pipe bound";
+    double fma_inst = val(m.fma_pipe_instructions);
+    if (val(m.flops_fp16) > val(m.flops_fp32) || (fma_inst > 0 && val(m.fp16_pipe_instructions) > 0.5 * fma_inst)) {
+      id = CauseId::fp16_pipe;
+      label = "FP16 pipe bound";
+    } else if (fma_inst > 0 && m.flops_fp32 && *m.flops_fp32 < 0.3 * fma_inst) {
+      id = CauseId::int_pipe;
+      label = "integer pipes bound (IMAD)";
+    }
+    units.push_back({id, label, *m.fma_pipe_pct, "fma_pipe"});
+  }
+  if (m.alu_pipe_pct) units.push_back({CauseId::int_pipe, "integer pipes bound (ALU)", *m.alu_pipe_pct, "alu_pipe"});
+  if (m.fp64_pipe_pct) units.push_back({CauseId::fp64_pipe, "FP64 pipe bound", *m.fp64_pipe_pct, "fp64_pipe"});
+  if (m.xu_pipe_pct) units.push_back({CauseId::sfu_pipe, "special-function pipe bound", *m.xu_pipe_pct, "xu_pipe"});
+  if (m.tensor_pipe_pct) units.push_back({CauseId::tensor_pipe, "tensor pipe bound", *m.tensor_pipe_pct, "tensor_pipe"});
+  const Unit* pipe = nullptr;
+  for (const auto& u : units)
+    if (!pipe || u.pct > pipe->pct) pipe = &u;
+
+  double dram = m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
+  double l2 = val(m.l2_throughput_pct), l1 = val(m.l1_throughput_pct);
+  const double pipe_pct = pipe ? pipe->pct : 0;
+  const double roof_pct = r.p("at_roof_pct");
+  const double pipe_roof = 80.0;  // a pipe's busy-cycle share reads 80-95% at its measured peak
+
+  // DRAM first: a stream that saturates DRAM also keeps L2 and L1 busy.
+  if (dram >= r.p("dram_bound_pct") && dram >= pipe_pct - 10) {
+    bool at_roof = dram >= roof_pct;
+    Finding& c = r.add(CauseId::dram_bandwidth, at_roof ? "DRAM bandwidth at its roof" : "DRAM bandwidth bound",
+                     fmt::format("DRAM at {:.1f}% of {}", dram, m.dram_measured_pct ? "the measured copy bandwidth" : "peak"),
+                     1.0 - dram / 100.0,
+                     fmt::format("{}={:.1f}%", m.dram_measured_pct ? "dram_measured" : "dram_throughput", dram));
+    if (at_roof) c.remedy = RemedyId::none;
+    return;
+  }
+  if (pipe && pipe_pct >= r.p("pipe_bound_pct") && pipe_pct >= std::max(l1, l2) - 10) {
+    bool at_roof = pipe_pct >= pipe_roof || (r.roof && r.roof->pct_of_roof >= roof_pct);
+    Finding& c = r.add(pipe->id, pipe->label, fmt::format("{} busy {:.1f}% of active cycles", pipe->label, pipe_pct),
+                     at_roof ? std::min(headroom, 1.0 - pipe_pct / 100.0) : std::min(headroom, 1.0 - pipe_pct / pipe_roof),
+                     fmt::format("{}={:.1f}%", pipe->metric, pipe_pct));
+    if (at_roof) c.remedy = RemedyId::none;
+    return;
+  }
+  // On-chip bandwidth bounds the kernel when that unit is near its peak and at least about as busy as the SM:
+  // an L2 at 62-66% beside SM issue at 73-80% (PyTorch's softmax and layer norm on the H200) is not the limit.
+  const double onchip = r.p("onchip_bound_pct"), sm = val(m.sm_throughput_pct);
+  if (l2 >= onchip && l2 >= l1 && l2 >= sm - 10) {
+    r.add(CauseId::l2_bandwidth, "L2 bandwidth bound",
+          fmt::format("L2 busy {:.1f}% with DRAM at {:.1f}%: data is re-read from L2", l2, dram), headroom,
+          fmt::format("l2_throughput={:.1f}%, dram={:.1f}%", l2, dram));
+    return;
+  }
+  if (l1 >= onchip && l1 >= sm - 10) {
+    r.add(CauseId::l1_bandwidth, "L1/shared-memory bandwidth bound",
+          fmt::format("L1/TEX unit busy {:.1f}% with DRAM at {:.1f}%: operands are re-read through L1", l1, dram),
+          headroom, fmt::format("l1_throughput={:.1f}%, dram={:.1f}%", l1, dram));
+    return;
+  }
+  if (r.latency_bound()) {
+    double total = m.waiting_stalls();
+    const double scoreboard = m.waiting_stalls({"long_scoreboard"});
+    // With only a few stall reasons collected, the total comes from Little's law: resident warps per scheduler
+    // over instructions issued per cycle is the warps waiting per issued instruction.
+    if (m.stalls.size() < 10 && m.achieved_occupancy_pct && m.issue_active_pct && *m.issue_active_pct > 0) {
+      const double warps_per_scheduler =
+          (r.spec && r.spec->sm_limits.max_warps > 0 ? r.spec->sm_limits.max_warps : 64) / 4.0;
+      total = std::max(total, warps_per_scheduler * *m.achieved_occupancy_pct / *m.issue_active_pct - 1.0);
+    }
+    bool memory_wait = total > 0 && scoreboard / total >= r.p("latency_stall_share");
+    double gain = std::min(headroom, 1.0 - r.sol_max() / r.param("classify.saturated_pct"));
+    if (memory_wait)
+      r.add(CauseId::memory_latency, "memory latency (too few requests in flight)",
+            fmt::format("SM {:.1f}% and memory {:.1f}% with {} of warp stalls waiting on memory (long scoreboard)",
+                        val(m.sm_throughput_pct), val(m.memory_throughput_pct), pct(scoreboard / total)),
+            gain,
+            fmt::format("long_scoreboard={} of stalls, sm={:.1f}%, memory={:.1f}%", pct(scoreboard / total),
+                        val(m.sm_throughput_pct), val(m.memory_throughput_pct)));
+    else
+      r.add(CauseId::latency, "latency bound",
+            fmt::format("SM {:.1f}% and memory {:.1f}% both under {:.0f}%: too little work in flight",
+                        val(m.sm_throughput_pct), val(m.memory_throughput_pct), r.busy()),
+            gain, fmt::format("sm={:.1f}%, memory={:.1f}%", val(m.sm_throughput_pct), val(m.memory_throughput_pct)));
+    return;
+  }
+  if (pipe && pipe_pct >= r.p("pipe_bound_pct")) {
+    r.add(pipe->id, pipe->label, fmt::format("{} busy {:.1f}% of active cycles", pipe->label, pipe_pct),
+          std::min(headroom, 1.0 - pipe_pct / pipe_roof), fmt::format("{}={:.1f}%", pipe->metric, pipe_pct));
+    return;
+  }
+  if (m.memory_throughput_pct && val(m.memory_throughput_pct) >= r.busy())
+    r.add(CauseId::memory_bound, "memory bound", fmt::format("memory throughput {:.1f}%", val(m.memory_throughput_pct)),
+          headroom, fmt::format("memory_throughput={:.1f}%", val(m.memory_throughput_pct)));
+  else if (m.sm_throughput_pct && val(m.sm_throughput_pct) >= r.busy()) {
+    // No single pipe saturated: instruction issue is the limit; what is left is the idle issue slots.
+    double issued = std::max(val(m.issue_active_pct), val(m.sm_throughput_pct));
+    r.add(CauseId::compute_bound, "compute bound (instruction issue)",
+          fmt::format("SM throughput {:.1f}%, issue slots busy {:.1f}%, no pipe above {:.0f}%", val(m.sm_throughput_pct),
+                      val(m.issue_active_pct), r.p("pipe_bound_pct")),
+          std::min(headroom, 1.0 - issued / 100.0),
+          fmt::format("sm_throughput={:.1f}%, issue_active={:.1f}%", val(m.sm_throughput_pct), val(m.issue_active_pct)));
+  }
+}
+
+}  // namespace kprof::analyze

@@ -1,0 +1,105 @@
+// Diagnosis rules on how a kernel uses its pipes: divergent warps, matrix math on the CUDA cores, and tensor math
+// that leaves its pipe idle.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "analyze/diagnosis_rule.hpp"
+
+namespace kprof::analyze {
+
+namespace {
+
+// True when the kernel's name says it multiplies matrices (data/thresholds.toml diagnosis.matmul_names) or the
+// plan declares low-precision matrix work for it.
+bool is_matmul(const RuleContext& r) {
+  const DeclaredWork& declared = r.declared;
+  // A plan that declares low-precision work at a high arithmetic intensity declares matrix math (elementwise and
+  // reduction kernels stay under ~10 FLOP/B; a GEMM or attention tile is in the hundreds).
+  const bool low_precision = declared.precision == "bf16" || declared.precision == "fp16" ||
+                             declared.precision == "tf32" || declared.precision == "fp8";
+  if (low_precision && declared.flops && declared.min_bytes && *declared.min_bytes > 0 &&
+      *declared.flops / *declared.min_bytes >= r.p("matmul_min_intensity"))
+    return true;
+  auto it = r.t.texts.find("diagnosis.matmul_names");
+  if (it == r.t.texts.end() || it->second.empty()) return false;
+  try {
+    std::regex re(it->second, std::regex::ECMAScript | std::regex::icase);
+    return std::regex_search(r.g.kernel, re) || std::regex_search(r.g.signature, re);
+  } catch (const std::regex_error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void detect_divergence(RuleContext& r) {
+  const auto& m = r.m;
+  if (!m.threads_per_instruction) return;
+  double tpi = *m.threads_per_instruction;
+  if (tpi >= r.p("divergence_threads")) return;
+  double issue = m.issue_active_pct ? *m.issue_active_pct / 100.0 : std::min(1.0, r.sol_max() / 100.0);
+  r.add(CauseId::warp_divergence, "warp divergence",
+        fmt::format("{:.1f} of 32 threads active per executed instruction", tpi), (1.0 - tpi / 32.0) * issue,
+        fmt::format("threads_per_instruction={:.1f}", tpi));
+}
+
+void detect_matmul_off_tensor(RuleContext& r) {
+  const auto& m = r.m;
+  if (!is_matmul(r)) return;
+  bool tensor_idle = m.tensor_pipe_pct ? *m.tensor_pipe_pct < 5.0 : val(m.flops_tensor) <= 0;
+  if (!tensor_idle) return;
+  double scalar_flops = val(m.flops_fp32) + val(m.flops_fp16);
+  bool fma_busy = val(m.fma_pipe_pct) >= 20.0;
+  if (scalar_flops <= 0 && !fma_busy) return;
+  // A name is not matrix math: a depthwise convolution (cuDNN's conv2d_c1_k1_nhwc on the H200: ~4 FLOP per DRAM
+  // byte) reduces over 9 taps, not over channels, and has nothing for the tensor cores. Matrix math reuses each
+  // byte many times; the FLOPs (or 2 per FMA-pipe thread instruction where FLOPs are not counted) per DRAM
+  // byte must reach matmul_min_counted_intensity.
+  const double work = scalar_flops > 0 ? scalar_flops : 2.0 * val(m.fma_pipe_instructions);
+  if (work > 0 && m.dram_bytes && *m.dram_bytes > 0 && work / *m.dram_bytes < r.p("matmul_min_counted_intensity"))
+    return;
+  bool compute_side = val(m.fma_pipe_pct) >= 40.0 || val(m.sm_throughput_pct) >= val(m.memory_throughput_pct);
+  // Gain: the same FLOPs at the tensor-core roof for this arithmetic intensity.
+  double gain = r.headroom;
+  std::string at;
+  if (r.spec && m.duration_ns && *m.duration_ns > 0) {
+    const DeclaredWork& declared = r.declared;
+    std::string prec = declared.precision == "bf16" || declared.precision == "fp16" ? declared.precision : "tf32";
+    if (m.flops_fp16 && val(m.flops_fp16) > val(m.flops_fp32)) prec = "fp16";
+    double flops = scalar_flops > 0 ? scalar_flops : val(declared.flops);
+    auto peak = r.spec->peak(prec + "_tflops");
+    if (peak && flops > 0) {
+      double achieved = flops / (*m.duration_ns * 1e-9) / 1e12;
+      double roof = peak->value;
+      if (auto bw = r.spec->peak("dram_gbps"); bw && m.dram_bytes && *m.dram_bytes > 0)
+        roof = std::min(roof, flops / *m.dram_bytes * bw->value * 1e9 / 1e12);
+      gain = std::clamp(1.0 - achieved / roof, 0.0, 1.0);
+      at = fmt::format(" at {:.1f} TFLOP/s against a {} tensor roof of {:.0f}", achieved, prec, roof);
+    }
+  }
+  const std::string fma = m.fma_pipe_pct ? fmt::format(" (FMA pipe {:.0f}% busy)", *m.fma_pipe_pct) : "";
+  Finding& c = r.add(
+      CauseId::matmul_without_tensor_cores, "matrix multiply without tensor cores",
+      fmt::format("a matrix multiply on the CUDA cores{}{} with the tensor pipe idle", fma, at),
+      compute_side ? gain : std::min(gain, r.headroom) * 0.5,
+      m.fma_pipe_pct ? fmt::format("fma_pipe={:.0f}%, tensor_pipe={:.1f}%", *m.fma_pipe_pct, val(m.tensor_pipe_pct))
+                     : fmt::format("tensor_pipe={:.1f}%, fp32_flops={:.3g}", val(m.tensor_pipe_pct), scalar_flops));
+  // On the memory side the tensor cores are advice beside the bound, not the reason for it.
+  c.specific = compute_side;
+}
+
+// Tensor math whose pipe is mostly idle: operands do not reach the MMA units fast enough.
+void detect_tensor_underfed(RuleContext& r) {
+  const auto& m = r.m;
+  if (val(m.flops_tensor) <= 0 || !m.tensor_pipe_pct || *m.tensor_pipe_pct >= r.p("pipe_bound_pct")) return;
+  // Left of the ridge the memory roof binds, not the tensor roof: a batched 32x32x32 GEMM (44 FLOP/B on the
+  // H200, ridge ~250) or a GEMV keeps the tensor pipe idle by its shape, and feeding it faster gains nothing.
+  if (r.roof && r.roof->bound_by == "memory") return;
+  r.add(CauseId::tensor_underfed, "tensor pipe underfed",
+        fmt::format("tensor math runs with the tensor pipe busy {:.1f}% of the time", *m.tensor_pipe_pct),
+        r.headroom, fmt::format("tensor_pipe={:.1f}%", *m.tensor_pipe_pct));
+}
+
+}  // namespace kprof::analyze

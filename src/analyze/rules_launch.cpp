@@ -1,0 +1,101 @@
+// Diagnosis rules on how a kernel is launched: launch overhead, a partial last wave, a grid too small for the GPU,
+// and the resource that limits occupancy.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analyze/diagnosis_rule.hpp"
+
+namespace kprof::analyze {
+
+void detect_launch_overhead(RuleContext& r) {
+  const auto& g = r.g;
+  if (!g.median_ns || *g.median_ns >= r.p("launch_bound_max_us") * 1e3) return;
+  std::optional<double> idle;
+  if (g.span_ns && g.gpu_idle_ns && *g.span_ns > 0) idle = *g.gpu_idle_ns / *g.span_ns;
+  if (g.launches >= r.p("launch_bound_min_launches") && idle && *idle >= r.p("launch_bound_idle_share")) {
+    r.add(CauseId::launch_overhead, "launch overhead (tiny kernels)",
+          fmt::format("{} launches of {:.1f} us each; the GPU runs no kernel for {} of the {:.2f} ms they span",
+                      g.launches, *g.median_ns * 1e-3, pct(*idle), *g.span_ns * 1e-6),
+          *idle, fmt::format("launches={}, median={:.1f}us, gpu_idle={}", g.launches, *g.median_ns * 1e-3, pct(*idle)));
+    return;
+  }
+  // A kernel of a few microseconds: its launch costs about as much as its work, and its counters (a handful of
+  // blocks, a few thousand cycles) say little about throughput.
+  if (*g.median_ns < r.p("tiny_kernel_us") * 1e3)
+    r.add(CauseId::launch_overhead, "tiny kernel (launch cost comparable to its work)",
+          fmt::format("{:.1f} us per launch{}", *g.median_ns * 1e-3,
+                      idle ? fmt::format("; the GPU idles {} of the span of its {} launches", pct(*idle), g.launches)
+                           : std::string()),
+          idle.value_or(0), fmt::format("median={:.1f}us", *g.median_ns * 1e-3));
+}
+
+void detect_tail_wave(RuleContext& r) {
+  const auto& m = r.m;
+  if (!m.waves_per_sm || *m.waves_per_sm < 1.0) return;
+  double w = *m.waves_per_sm;
+  double full = std::ceil(w - 0.005);
+  if (full < 1) return;
+  double eff = w / full;
+  if (eff >= r.p("tail_wave_efficiency")) return;
+  r.add(CauseId::tail_wave, "tail effect (partial last wave)",
+        fmt::format("{:.2f} waves: the last wave fills {} of the GPU, which idles during it", w, pct(w - (full - 1))),
+        1.0 - eff, fmt::format("waves_per_sm={:.2f}", w));
+}
+
+void detect_small_grid(RuleContext& r) {
+  const auto& m = r.m;
+  if (r.found(CauseId::launch_overhead) || r.found(CauseId::atomic_contention)) return;
+  double blocks = val(m.grid_size);
+  int sms = r.spec ? r.spec->sm_count : 0;
+  if (blocks > 0 && sms > 0 && blocks < sms) {
+    r.add(CauseId::grid_too_small, "grid too small (idle SMs)",
+          fmt::format("{:.0f} blocks for {} SMs: {} of the SMs get no work", blocks, sms, pct(1.0 - blocks / sms)),
+          1.0 - blocks / sms, fmt::format("blocks={:.0f}, sms={}", blocks, sms));
+    return;
+  }
+  if (m.waves_per_sm && *m.waves_per_sm < 1.0 && r.latency_bound()) {
+    double w = *m.waves_per_sm;
+    r.add(CauseId::grid_too_small, "grid too small (under one wave)",
+          fmt::format("{:.2f} waves: the grid fills {} of the GPU's block slots while SM and memory stay under "
+                      "{:.0f}%",
+                      w, pct(w), r.busy()),
+          (1.0 - w) * (1.0 - r.sol_max() / 100.0), fmt::format("waves_per_sm={:.2f}", w));
+  }
+}
+
+void detect_occupancy_limit(RuleContext& r) {
+  const auto& m = r.m;
+  if (!m.theoretical_occupancy_pct || *m.theoretical_occupancy_pct > r.p("occupancy_low_pct") || !r.latency_bound())
+    return;
+  if (r.found(CauseId::launch_overhead) || r.found(CauseId::grid_too_small)) return;
+  struct Limit {
+    CauseId id;
+    const char* what;
+    std::optional<double> blocks;
+  };
+  Limit limits[] = {{CauseId::occupancy_registers, "registers per thread", m.occupancy_limit_registers},
+                    {CauseId::occupancy_shared_memory, "shared memory per block", m.occupancy_limit_shared_mem},
+                    {CauseId::occupancy_warps, "threads per block", m.occupancy_limit_warps},
+                    {CauseId::occupancy_blocks, "the blocks-per-SM limit", m.occupancy_limit_blocks}};
+  const Limit* bind = nullptr;
+  double others = INFINITY;
+  for (const auto& l : limits)
+    if (l.blocks && (!bind || *l.blocks < *bind->blocks)) bind = &l;
+  if (!bind || *bind->blocks <= 0) return;
+  for (const auto& l : limits)
+    if (&l != bind && l.blocks) others = std::min(others, *l.blocks);
+  double theo = *m.theoretical_occupancy_pct;
+  double target = std::isfinite(others) ? std::min(100.0, theo * others / *bind->blocks) : 100.0;
+  if (target <= theo) return;
+  r.add(bind->id, fmt::format("occupancy limited by {}", bind->what),
+        fmt::format("theoretical occupancy {:.1f}%: {} allow {:.0f} block(s) per SM (without that limit: {:.0f}%), "
+                    "and with SM {:.1f}% and memory {:.1f}% the warps mostly wait",
+                    theo, bind->what, *bind->blocks, target, val(m.sm_throughput_pct), val(m.memory_throughput_pct)),
+        1.0 - theo / target,
+        fmt::format("theoretical_occupancy={:.1f}%, {}_limit={:.0f} blocks", theo, name(bind->id).substr(10),
+                    *bind->blocks));
+}
+
+}  // namespace kprof::analyze

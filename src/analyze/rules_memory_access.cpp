@@ -1,0 +1,105 @@
+// Diagnosis rules on how a kernel touches memory: atomic contention, shared-memory bank conflicts, uncoalesced or
+// scattered global access, and local memory.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analyze/diagnosis_rule.hpp"
+
+namespace kprof::analyze {
+
+void detect_atomic_contention(RuleContext& r) {
+  const auto& m = r.m;
+  double atom = val(m.global_atomic_requests);
+  if (atom <= 0) return;
+  double all = atom + val(m.global_load_requests) + val(m.global_store_requests);
+  double share = atom / all;
+  if (share < r.p("atomic_request_share") || !r.latency_bound()) return;
+  // A kernel that loads through TMA issues no LSU loads: a few flag atomics are then all of its LSU requests.
+  // Contention needs atomics to be a real part of the L2 traffic (cuBLAS's batched GEMM on the H200: 0.2%).
+  if (m.l2_bytes && *m.l2_bytes > 0 && atom / (*m.l2_bytes / 32.0) < r.p("atomic_l2_sector_share")) return;
+  r.add(CauseId::atomic_contention, "atomic contention",
+        fmt::format("{} of global memory requests are atomics ({:.3g} requests) while SM {:.1f}% and memory {:.1f}% "
+                    "stay low: the atomics serialise on a few addresses",
+                    pct(share), atom, val(m.sm_throughput_pct), val(m.memory_throughput_pct)),
+        r.headroom, fmt::format("atomic_requests={}, sm_throughput={:.1f}%", pct(share), val(m.sm_throughput_pct)));
+}
+
+void detect_bank_conflicts(RuleContext& r) {
+  const auto& m = r.m;
+  auto share = m.bank_conflict_share();
+  if (!share || *share < r.p("bank_conflict_share")) return;
+  double l1 = val(m.l1_throughput_pct) / 100.0;
+  // Replayed wavefronts cost time only where warps wait on shared memory: in the MIO queue (mio_throttle) or for
+  // a shared load's result (short_scoreboard, which also covers special-function results: an upper bound). With
+  // those stalls measured, the share of time at stake is the smaller of the L1/shared unit's busy share and
+  // theirs: cuFFT's and CUB's select kernels on the H200 had 33-43% conflicts with the unit half busy but
+  // 12-17% of stalls on shared memory, and were bound elsewhere.
+  double at_stake = std::min(1.0, l1);
+  std::string waits;
+  if (auto wait = m.shared_wait_share()) {
+    at_stake = std::min(at_stake, *wait);
+    waits = fmt::format(", warps waiting on shared memory in {} of stalls", pct(*wait));
+  }
+  r.add(CauseId::smem_bank_conflicts, "shared-memory bank conflicts",
+        fmt::format("{} of shared-memory wavefronts are bank conflicts (L1/shared unit {:.1f}% busy{})", pct(*share),
+                    l1 * 100.0, waits),
+        *share * at_stake, fmt::format("bank_conflicts={} of wavefronts", pct(*share)));
+}
+
+void detect_access_pattern(RuleContext& r) {
+  const auto& m = r.m;
+  auto ld = m.load_sectors_per_request(), st = m.store_sectors_per_request();
+  double spr = std::max(val(ld), val(st));
+  if (spr <= 0) return;
+  bool is_load = val(ld) >= val(st);
+  const char* what = is_load ? "load" : "store";
+  double l1_hit = val(m.l1_hit_pct), l2_hit = val(m.l2_hit_pct);
+  double memory_share = std::min(1.0, r.memory_max() / r.busy());
+  // Sectors beyond `ideal` per request, over all global sectors: the share of the traffic that is waste.
+  auto excess_share = [&](double ideal) {
+    double excess = std::max(0.0, val(m.global_load_sectors) - ideal * val(m.global_load_requests)) +
+                    std::max(0.0, val(m.global_store_sectors) - ideal * val(m.global_store_requests));
+    double all = val(m.global_load_sectors) + val(m.global_store_sectors);
+    return all > 0 ? excess / all : 0.0;
+  };
+  // Strided access re-uses the sectors it fetched (the same thread or its neighbours read the rest of them
+  // later: L1 or L2 hits); random gathers do not.
+  bool reused = l1_hit >= r.p("uncoalesced_l1_hit_min_pct") || l2_hit >= r.p("uncoalesced_l2_hit_min_pct");
+  if (spr >= r.p("uncoalesced_sectors_per_request") && (reused || (!m.l1_hit_pct && !m.l2_hit_pct))) {
+    r.add(CauseId::uncoalesced_global, std::string("uncoalesced global ") + what + "s",
+          fmt::format("{:.1f} sectors per global {} request (a coalesced warp access needs at most 16), L1 hit "
+                      "{:.0f}%, L2 hit {:.0f}%: neighbouring threads touch addresses far apart",
+                      spr, what, l1_hit, l2_hit),
+          excess_share(16.0) * memory_share,
+          fmt::format("sectors_per_{}_request={:.1f}, l1_hit={:.0f}%", what, spr, l1_hit));
+    return;
+  }
+  bool scattered = spr >= r.p("uncoalesced_sectors_per_request") ||
+                   (spr >= r.p("scattered_sectors_per_request") && m.l2_hit_pct &&
+                    l2_hit < r.p("scattered_l2_hit_max_pct") && val(m.dram_measured_pct) < r.p("dram_bound_pct"));
+  if (scattered)
+    r.add(CauseId::scattered_access, "scattered global accesses (gathers)",
+          fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%: each small access "
+                      "pulls a whole sector that nothing else uses",
+                      spr, what, l1_hit, l2_hit),
+          excess_share(4.0) * memory_share,
+          fmt::format("sectors_per_{}_request={:.1f}, l2_hit={:.0f}%", what, spr, l2_hit));
+}
+
+void detect_local_memory(RuleContext& r) {
+  const auto& m = r.m;
+  double lb = val(m.local_memory_bytes);
+  if (lb <= 0) return;
+  double through_l1 = std::max(val(m.l1_bytes), lb);
+  double share = lb / through_l1;
+  if (share < r.p("local_traffic_share")) return;
+  bool spills = val(m.spill_requests) > 0;
+  double memory_share = std::min(1.0, r.memory_max() / 100.0);
+  r.add(CauseId::local_memory, spills ? "register spills to local memory" : "local memory (spills or per-thread arrays)",
+        fmt::format("{:.3g} B of local-memory traffic, {} of the bytes through L1{}", lb, pct(share),
+                    spills ? fmt::format(" ({:.3g} spill requests)", val(m.spill_requests)) : ""),
+        share * memory_share, fmt::format("local_memory_bytes={:.3g} B ({} of L1 bytes)", lb, pct(share)));
+}
+
+}  // namespace kprof::analyze
