@@ -152,6 +152,17 @@ fs::path ArtifactStage::keep_partial(const std::string& why) {
   return rename_unique(staging_, final_, ".interrupted");
 }
 
+namespace {
+// True when `name` (an ExtraFiles key) stays below the artifact: relative, and no ".." climbs out.
+bool inside_artifact(const fs::path& name) {
+  const fs::path n = name.lexically_normal();
+  if (n.empty() || n.has_root_path() || n == ".") return false;
+  for (const auto& part : n)
+    if (part == "..") return false;
+  return true;
+}
+}  // namespace
+
 std::string ExtraFile::text() const { return from.empty() ? content : read_file(from); }
 
 ExtraFiles source_files(const fs::path& dir) {
@@ -162,12 +173,16 @@ ExtraFiles source_files(const fs::path& dir) {
   static const std::set<std::string> derived{"params.json",       "profile.json", "contract.md", "contract.json",
                                              "report.md",         "report-verbose.md", "roofline.svg",
                                              kPartialMarker};
+  // What is copied never leaves the artifact: a link (to a file or a folder, inside or out) is skipped, not followed,
+  // and each name is the file's path below `dir` taken lexically (fs::relative resolved links: a link's target
+  // outside named a copy "../../x", written outside the new artifact).
   ExtraFiles files;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    std::string rel = fs::relative(e.path(), dir).generic_string();
-    if (derived.count(rel)) continue;
-    files[rel] = ExtraFile::copy_of(e.path());
+    if (e.is_symlink() || !e.is_regular_file()) continue;
+    fs::path rel = e.path().lexically_relative(dir);
+    if (!inside_artifact(rel)) continue;
+    if (derived.count(rel.generic_string())) continue;
+    files[rel.generic_string()] = ExtraFile::copy_of(e.path());
   }
   return files;
 }
@@ -190,6 +205,8 @@ void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison
   ensure_dir(dir);
   // Extra files (raw inputs, traces) first: if rendering fails later, what was measured is already on disk.
   for (const auto& [name, file] : extra_files) {
+    if (!inside_artifact(name))
+      throw CannotWrite(dir / name, "the name climbs out of the artifact directory (refused)");
     if (file.from.empty()) write_file_atomic(dir / name, file.content);
     else copy_file_atomic(file.from, dir / name);
   }
