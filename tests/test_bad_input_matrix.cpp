@@ -207,6 +207,15 @@ std::vector<Case> cases() {
                "out of range", no_artifact});
   c.push_back({"CsvLaunchIdNegative", analyze_file("neg.csv", raw_csv("-1", "k(float *)")), 3,
                "not a non-negative integer", no_artifact});
+  // Issue 24: the error quoted the cell's raw bytes (not UTF-8, a terminal escape) on stderr.
+  c.push_back({"CsvCellNotUtf8IsQuotedSafely", analyze_file("x.csv", raw_csv("\xff\x1b[2J0", "k(float *)")), 3,
+               "x.csv",
+               [](const fs::path& d, const kprof::test::ShellResult& r) {
+                 EXPECT_TRUE(artifacts_under(d / "out").empty());
+                 EXPECT_TRUE(kprof::is_valid_utf8(r.err)) << r.err;
+                 EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+                 EXPECT_NE(r.err.find("\\x1b[2J0"), std::string::npos) << r.err;
+               }});
   c.push_back({"CsvHugeKernelName",
                [](const fs::path& d) {
                  put(d / "huge.csv", raw_csv("0", std::string(4 << 20, 'k') + "(float *)"));
