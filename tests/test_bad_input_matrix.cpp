@@ -207,6 +207,15 @@ std::vector<Case> cases() {
                "out of range", no_artifact});
   c.push_back({"CsvLaunchIdNegative", analyze_file("neg.csv", raw_csv("-1", "k(float *)")), 3,
                "not a non-negative integer", no_artifact});
+  // Issue 24: the error quoted the cell's raw bytes (not UTF-8, a terminal escape) on stderr.
+  c.push_back({"CsvCellNotUtf8IsQuotedSafely", analyze_file("x.csv", raw_csv("\xff\x1b[2J0", "k(float *)")), 3,
+               "x.csv",
+               [](const fs::path& d, const kprof::test::ShellResult& r) {
+                 EXPECT_TRUE(artifacts_under(d / "out").empty());
+                 EXPECT_TRUE(kprof::is_valid_utf8(r.err)) << r.err;
+                 EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+                 EXPECT_NE(r.err.find("\\x1b[2J0"), std::string::npos) << r.err;
+               }});
   c.push_back({"CsvHugeKernelName",
                [](const fs::path& d) {
                  put(d / "huge.csv", raw_csv("0", std::string(4 << 20, 'k') + "(float *)"));
@@ -524,6 +533,36 @@ std::vector<Case> cases() {
                  EXPECT_EQ(get(d / "art/inputs/quick.csv"), get(kFixtures / "h200-probe/quick.csv"));
                  EXPECT_TRUE(fs::exists(d / "art/report.md"));
                  EXPECT_FALSE(fs::exists(d / "art/report-verbose.md") && get(d / "art/report-verbose.md") == "stale");
+               }});
+  // Issue 24: links in an artifact were followed, and their copies named by the resolved path ("../../x"), which
+  // wrote outside the new artifact. The old artifact lies six folders deep, one more than the new one below `out`:
+  // the old names climbed out of the case's folder.
+  c.push_back({"ReanalysisCopiesNeverLeaveTheArtifact",
+               [](const fs::path& d) {
+                 fs::path a = copy_of(analysed(d, "art"), d / "a/b/c/e/f/art");
+                 for (auto n : {"x-reanalysis-escape", "secret-reanalysis-escape.txt"}) fs::remove(d.parent_path() / n);
+                 put(d / "x-reanalysis-escape", "linked secret x");
+                 put(d / "secret-reanalysis-escape.txt", "linked secret abs");
+                 fs::create_symlink("../../../../../../../x-reanalysis-escape", a / "inputs/extra.csv");
+                 fs::create_symlink(d / "secret-reanalysis-escape.txt", a / "inputs/abs.csv");
+                 fs::create_symlink(d, a / "inputs/whole");
+                 return kprof_cmd("analyze -q " + q(a) + " --out-root " + q(d / "out"));
+               },
+               0, "",
+               [](const fs::path& d, const auto&) {
+                 auto outs = artifacts_under(d / "out");
+                 ASSERT_EQ(outs.size(), 1u);
+                 EXPECT_TRUE(fs::exists(outs[0] / "inputs/quick.csv"));
+                 for (const auto& e : fs::recursive_directory_iterator(d / "out")) {
+                   EXPECT_FALSE(e.is_symlink()) << e.path();
+                   if (e.is_regular_file())
+                     EXPECT_EQ(get(e.path()).find("linked secret"), std::string::npos) << "linked content copied: " << e.path();
+                 }
+                 // Nothing written outside `out`.
+                 for (auto n : {"x-reanalysis-escape", "secret-reanalysis-escape.txt"})
+                   EXPECT_FALSE(fs::exists(d.parent_path() / n)) << "written outside: " << d.parent_path() / n;
+                 EXPECT_EQ(get(d / "x-reanalysis-escape"), "linked secret x");
+                 EXPECT_EQ(get(d / "secret-reanalysis-escape.txt"), "linked secret abs");
                }});
   c.push_back({"ReplaceRefusesADirectoryThatIsNoArtifact",
                [](const fs::path& d) {

@@ -8,6 +8,7 @@
 #include "analyze/compare.hpp"
 #include "analyze/regression.hpp"
 #include "analyze/thresholds.hpp"
+#include "render/comparison_markdown.hpp"
 #include "render/regression_report.hpp"
 #include "session/artifact.hpp"
 #include "support/shell.hpp"
@@ -129,6 +130,36 @@ TEST(RegressionReport, GithubAnnotationsEscapeWorkflowCommands) {
             0u)
       << gh;
   EXPECT_NE(gh.find("\n::warning title=kprof slowdown (untested)%3A copy::"), std::string::npos) << gh;
+}
+
+// Issue 24: what `kprof compare --fail-on-regression --github-annotations` prints on stdout (the Markdown, then the
+// annotations), where GitHub Actions reads every line: a stage name with a line break started a bare "::error" (or
+// a "#" heading) of its own in the Markdown.
+TEST(RegressionReport, ANameWithALineBreakStartsNoLineOfItsOwn) {
+  const std::string evil = "k\n::error file=x,line=1::pwned\r\n# heading <b>x</b>";
+  auto c = comparison_with({{evil, {duration_row(100, 110, 0.001, "worse")}},
+                            {"copy", {duration_row(100, 130, std::nullopt, "worse")}}});
+  auto check = analyze::check_regressions(c, 5, analyze::Thresholds::load());
+  const std::string stdout_text = render::render_comparison(c) + render::render_regression_markdown(check) +
+                                  render::render_github_annotations(check);
+  std::size_t commands = 0;
+  for (std::size_t at = 0; at < stdout_text.size();) {
+    std::size_t end = stdout_text.find('\n', at);
+    if (end == std::string::npos) end = stdout_text.size();
+    const std::string line = stdout_text.substr(at, end - at);
+    at = end + 1;
+    EXPECT_EQ(line.find('\r'), std::string::npos) << line;
+    EXPECT_NE(line.rfind("# heading", 0), 0u) << line;
+    if (line.rfind("::", 0) != 0) EXPECT_EQ(line.find("<b>"), std::string::npos) << "HTML in Markdown: " << line;
+    if (line.rfind("::", 0) == 0) {
+      ++commands;
+      EXPECT_TRUE(line.rfind("::error title=kprof regression", 0) == 0 ||
+                  line.rfind("::warning title=kprof slowdown", 0) == 0)
+          << line;
+    }
+  }
+  EXPECT_EQ(commands, 2u) << stdout_text;
+  EXPECT_NE(stdout_text.find("k%0A::error file=x,line=1::pwned%0D%0A# heading"), std::string::npos) << stdout_text;
 }
 
 TEST(CompareGate, SignificantlySlowerArtifactExitsTen) {

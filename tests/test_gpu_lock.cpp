@@ -1,6 +1,7 @@
 // GpuLock between processes: a second run sees the first one's PID, fails fast with --no-wait, or waits.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,4 +106,31 @@ TEST(GpuLock, MoveKeepsOneOwner) {
   EXPECT_THROW(GpuLock::acquire(0, false), Error);  // b still holds it (a new open file description conflicts)
   b.release();
   EXPECT_NO_THROW(GpuLock::acquire(0, false));
+}
+
+// Issue 24: a link planted at the lock's name in a shared /tmp was followed (its target truncated, written with
+// the PID and chmod'ed 0666).
+TEST(GpuLock, ALinkAtTheLockPathIsRefusedNotFollowed) {
+  clocktest::FakeSmiEnv env;
+  const auto victim = env.dir() / "victim";
+  write_file_atomic(victim, "precious\n");
+  std::filesystem::permissions(victim, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::filesystem::create_symlink(victim, gpu_lock_path(0));
+  EXPECT_THROW(GpuLock::acquire(0, false), Error);
+  EXPECT_EQ(read_file(victim), "precious\n");
+  EXPECT_EQ(std::filesystem::status(victim).permissions(),
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
+TEST(GpuLock, AnotherUsersLockFileIsNotChmodded) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the lock file to another user";
+  clocktest::FakeSmiEnv env;
+  const auto path = gpu_lock_path(0);
+  write_file_atomic(path, "");
+  ASSERT_EQ(::chown(path.c_str(), 4242, 4242), 0);
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  { auto lock = GpuLock::acquire(0, false); }
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
 }

@@ -2,9 +2,16 @@
 // with a warning instead of failing.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cmath>
+#include <thread>
+#include <vector>
+
 #include "plan/autotune_cache.hpp"
+#include "util/errors.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;
@@ -149,4 +156,116 @@ TEST(AutotuneCache, StoredBestIsRecomputedFromEntries) {
   c.clear();
   EXPECT_TRUE(c.entries().empty());
   EXPECT_FALSE(c.best());
+}
+
+// --- issue 24: bad records, bad entries, concurrent recorders ------------------------------------------------------
+
+TEST(AutotuneCache, AnInvalidRecordIsRefusedAndNothingIsWritten) {
+  // A bad time was saved, and on the next load it emptied the whole cache.
+  auto root = fresh_root("invalid_record");
+  AutotuneCache c(root, key());
+  c.record(ok(64, 2.0));
+  const std::string before = read_file(c.path());
+  TuneEntry unknown = ok(128, 1.0);
+  unknown.status = TryStatus::unknown;
+  TuneEntry negative = ok(128, -1.0), zero = ok(128, 0.0), nan = ok(128, std::nan(""));
+  TuneEntry missing = ok(128, 1.0);
+  missing.median_ms.reset();
+  TuneEntry failed_negative = ok(128, -5.0);
+  failed_negative.status = TryStatus::wrong_result;
+  for (const auto* e : {&unknown, &negative, &zero, &nan, &missing, &failed_negative}) {
+    try {
+      c.record(*e);
+      ADD_FAILURE() << "recorded " << json(*e).dump();
+    } catch (const Error& err) {
+      EXPECT_EQ(err.exit_code(), kExitUsage);
+      EXPECT_NE(std::string(err.what()).find("bm128_bn64"), std::string::npos) << err.what();
+    }
+  }
+  EXPECT_EQ(read_file(c.path()), before);
+  EXPECT_EQ(c.entries().size(), 1u);
+  TuneEntry failed = ok(128, 1.0);  // a failed try without a median is fine
+  failed.status = TryStatus::launch_failed;
+  failed.median_ms.reset();
+  EXPECT_NO_THROW(c.record(failed));
+}
+
+TEST(AutotuneCache, OneBadEntryOnLoadDropsOnlyThatEntry) {
+  auto root = fresh_root("bad_entry");
+  auto path = AutotuneCache::path_for(root, key());
+  json f = CacheFile{"kprof.autotune/1", key(), {ok(64, 2.0), ok(128, 1.0), ok(256, 3.0)}, std::nullopt, ""};
+  f["entries"][0]["median_ms"] = -1.0;      // would win the tuning
+  f["entries"][2]["median_ms"] = "fast";   // does not read
+  write_file_atomic(path, f.dump());
+  AutotuneCache c(root, key());
+  c.load();
+  ASSERT_EQ(c.entries().size(), 1u);
+  EXPECT_EQ(c.entries()[0].config.at("bm"), 128);
+  EXPECT_EQ(c.best()->at("bm"), 128);
+  ASSERT_EQ(c.warnings().size(), 2u);
+  EXPECT_NE(c.warnings()[0].find("entry 0"), std::string::npos) << c.warnings()[0];
+  EXPECT_NE(c.warnings()[0].find("without a positive median_ms"), std::string::npos) << c.warnings()[0];
+  EXPECT_NE(c.warnings()[1].find("entry 2"), std::string::npos) << c.warnings()[1];
+  EXPECT_NE(c.warnings()[1].find(path.string()), std::string::npos) << c.warnings()[1];
+}
+
+TEST(AutotuneCache, FiftyConcurrentRecordersLoseNothing) {
+  // Each recorder read the file, added its entry and wrote it back: the others' entries since its read were lost,
+  // and with one temporary name per process, threads' writes collided.
+  auto root = fresh_root("concurrent");
+  constexpr int kProcesses = 25, kThreads = 25;
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  std::vector<pid_t> children;
+  for (int i = 0; i < kProcesses; ++i) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(go[1]);
+      char ch;
+      if (::read(go[0], &ch, 1) != 1) ::_exit(2);
+      try {
+        AutotuneCache c(root, key());
+        c.load();
+        c.record(ok(1000 + i, 1.0 + i));
+      } catch (...) {
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  ::close(go[0]);
+  std::atomic<bool> start{false};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      while (!start.load()) std::this_thread::yield();
+      try {
+        AutotuneCache c(root, key());
+        c.load();
+        c.record(ok(2000 + i, 0.5 + i));
+      } catch (const std::exception&) {
+        ++failures;
+      }
+    });
+  ASSERT_EQ(::write(go[1], std::string(kProcesses, 'g').data(), kProcesses), kProcesses);
+  ::close(go[1]);
+  start = true;
+  for (auto& t : threads) t.join();
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
+  EXPECT_EQ(failures.load(), 0);
+  AutotuneCache all(root, key());
+  all.load();
+  EXPECT_TRUE(all.warnings().empty()) << all.warnings()[0];
+  EXPECT_EQ(all.entries().size(), static_cast<std::size_t>(kProcesses + kThreads));
+  ASSERT_TRUE(all.best());
+  EXPECT_EQ(all.best()->at("bm"), 2000);
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(all.path().parent_path())) files += e.is_regular_file();
+  EXPECT_EQ(files, 1u);  // no temporary file left
 }

@@ -142,3 +142,25 @@ TEST(RenderDevlog, IssuesComeFromWarnVerdicts) {
             std::string::npos)
       << md;
 }
+
+// Issue 24: names in the Issues and Insights lines, and the heading's timestamp and mode (read from an artifact's
+// profile.json), could break the line and start a heading of their own, or carry HTML.
+TEST(RenderDevlog, NamesStartNoLineOfTheirOwnAndCarryNoHtml) {
+  ProfileRun run = sample_run();
+  run.timestamp = "2026-11-30T12:00:00Z\n# forged timestamp";
+  run.mode = "ncu\r\n## forged mode";
+  for (auto& s : run.stages)
+    for (auto& g : s.kernels) g.label = "fma\n## forged <img src=x onerror=alert(1)>";
+  const std::string md = render_devlog_entry(run, std::nullopt);
+  ASSERT_NE(md.find("forged"), std::string::npos);  // the names are there
+  std::istringstream in(md);
+  int headings = 0;
+  for (std::string l; std::getline(in, l);) {
+    EXPECT_EQ(l.find('\r'), std::string::npos) << l;
+    if (l.rfind("#", 0) == 0) ++headings;
+    for (auto at = l.find("<img"); at != std::string::npos; at = l.find("<img", at + 1))
+      EXPECT_TRUE(at > 0 && l[at - 1] == '\\') << "unescaped HTML: " << l;
+  }
+  EXPECT_EQ(headings, 1) << md;
+  EXPECT_NE(md.find("\\<img"), std::string::npos) << md;
+}

@@ -8,6 +8,7 @@
 #include "collect/trace/trace_writer.hpp"
 #include "model/json_support.hpp"
 #include "render/chrome_trace.hpp"
+#include "render/csv_cell.hpp"
 #include "render/timeline_report.hpp"
 
 using namespace kprof;
@@ -129,4 +130,34 @@ TEST(TimelineReport, HeadlineForTheContract) {
   Trace s = small_trace();
   EXPECT_NE(render_timeline_headline(s, analyze_timeline(s)).find("| launch call → kernel start | median 1.00 µs"),
             std::string::npos);
+}
+
+// Issue 24: a kernel or API name that a spreadsheet would run as a formula ("=HYPERLINK(...)", "@SUM", "+1", "-2+3")
+// reached kernels.csv and api.csv as it was; a CR in a name was not quoted.
+TEST(TimelineReport, CsvCellsAreQuotedAndFormulasDefused) {
+  TraceBuffer b;
+  RawApi a{};
+  a.start = 1000, a.end = 1010, a.thread = 3, a.process = 9, a.correlation = 5, a.name = b.intern("@SUM(A1:A9)");
+  b.api_calls.push(a);
+  RawKernel k{};
+  k.start = 2000, k.end = 3500, k.stream = 2, k.correlation = 5, k.name = b.intern("=HYPERLINK(\"http://x\",\"y\")");
+  b.kernels.push(k);
+  k.start = 4000, k.end = 4500, k.correlation = 6, k.name = b.intern("-2+3\rk");
+  b.kernels.push(k);
+  TraceFileInfo info;
+  info.pid = 9;
+  info.flags = kFlagApiTraced;
+  Trace t = parse_trace(b.serialize(info), "formula.kptrace");
+  std::string kcsv = render_kernels_csv(t);
+  EXPECT_NE(kcsv.find("\n0,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\","), std::string::npos) << kcsv;
+  EXPECT_NE(kcsv.find("\n1,\"'-2+3\rk\","), std::string::npos) << kcsv;
+  EXPECT_NE(render_api_csv(t).find(",\"'@SUM(A1:A9)\","), std::string::npos) << render_api_csv(t);
+
+  EXPECT_EQ(csv_cell("-3"), "-3");  // numbers stay numbers
+  EXPECT_EQ(csv_cell("-1.5e-3"), "-1.5e-3");
+  EXPECT_EQ(csv_cell("+7"), "+7");
+  EXPECT_EQ(csv_cell("\tx"), "\"'\tx\"");
+  EXPECT_EQ(csv_cell("a\rb"), "\"a\rb\"");
+  EXPECT_EQ(csv_cell("plain name"), "plain name");
+  EXPECT_EQ(csv_cell(""), "");
 }

@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -91,4 +94,82 @@ TEST(CopyFileAtomic, AnUnwritableDestinationIsCannotWrite) {
     EXPECT_EQ(e.exit_code(), kExitCannotWrite);
   }
   EXPECT_EQ(files_in(d), 2u);
+}
+
+// --- writes never follow links (issue 24) -------------------------------------------------------------------------
+
+TEST(WriteFileAtomic, ALinkPlantedAtTheOldTemporaryNameIsNotWrittenThrough) {
+  // The temporary file was "<file>.tmp.<pid>", opened without O_EXCL: a link planted there was followed and its
+  // target truncated and overwritten.
+  fs::path d = scratch("planted");
+  write_file_atomic(d / "victim", "precious");
+  fs::create_symlink(d / "victim", d / ("report.md.tmp." + std::to_string(::getpid())));
+  write_file_atomic(d / "report.md", "new report");
+  EXPECT_EQ(read_file(d / "victim"), "precious");
+  EXPECT_EQ(read_file(d / "report.md"), "new report");
+  EXPECT_FALSE(fs::is_symlink(d / "report.md"));
+}
+
+TEST(WriteFileAtomic, ALinkedDestinationIsReplacedNotItsTarget) {
+  fs::path d = scratch("linked_dest");
+  write_file_atomic(d / "target", "target's own");
+  fs::create_symlink(d / "target", d / "out.md");
+  write_file_atomic(d / "out.md", "written");
+  EXPECT_FALSE(fs::is_symlink(d / "out.md"));
+  EXPECT_EQ(read_file(d / "out.md"), "written");
+  EXPECT_EQ(read_file(d / "target"), "target's own");
+  write_file_atomic(d / "in.csv", "copied");
+  fs::create_symlink(d / "target", d / "copy.csv");
+  copy_file_atomic(d / "in.csv", d / "copy.csv");
+  EXPECT_FALSE(fs::is_symlink(d / "copy.csv"));
+  EXPECT_EQ(read_file(d / "copy.csv"), "copied");
+  EXPECT_EQ(read_file(d / "target"), "target's own");
+}
+
+TEST(WriteFileAtomic, ANameOf250BytesIsWritable) {
+  // "<250 bytes>.tmp.<pid>" was over NAME_MAX: ENAMETOOLONG.
+  fs::path d = scratch("long_name");
+  const std::string name(250, 'n');
+  write_file_atomic(d / name, "long");
+  EXPECT_EQ(read_file(d / name), "long");
+  copy_file_atomic(d / name, d / (std::string(249, 'c') + "é"));  // 251 bytes, a two-byte character at the end
+  EXPECT_EQ(read_file(d / (std::string(249, 'c') + "é")), "long");
+  EXPECT_EQ(files_in(d), 2u);
+}
+
+TEST(WriteFileAtomic, ThreadsWritingOneFileNeverShareATemporary) {
+  // One temporary name per process: a thread's rename took the file another was still writing, whose own rename
+  // then failed (ENOENT) or published a mix.
+  fs::path d = scratch("threads");
+  constexpr int kThreads = 50;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      std::string content(64 << 10, static_cast<char>('A' + t % 26));
+      for (int i = 0; i < 4; ++i) try {
+          write_file_atomic(d / "shared.md", content);
+          copy_file_atomic(d / "shared.md", d / "copy.md");
+        } catch (const Error&) {
+          ++failures;
+        }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (auto f : {"shared.md", "copy.md"}) {
+    std::string got = read_file(d / f);
+    ASSERT_EQ(got.size(), 64u << 10);
+    EXPECT_EQ(got.find_first_not_of(got[0]), std::string::npos) << f << ": a mix of two writers";
+  }
+  EXPECT_EQ(files_in(d), 2u);  // no temporary file left
+}
+
+TEST(WriteFileAtomic, AFileAtThePredictableOldTemporaryNameIsLeftAlone) {
+  // The old temporary name was predictable and opened with O_TRUNC: a file there was overwritten and renamed away.
+  fs::path d = scratch("unpredictable");
+  const fs::path in_the_way = d / ("f.tmp." + std::to_string(::getpid()));
+  write_file_atomic(in_the_way, "in the way");
+  write_file_atomic(d / "f", "new");
+  EXPECT_EQ(read_file(d / "f"), "new");
+  EXPECT_EQ(read_file(in_the_way), "in the way");
 }

@@ -73,6 +73,17 @@ def test_missing_input_is_a_bad_input_error(tmp_path):
     assert "no such file" in str(e.value)
 
 
+def test_non_utf8_cell_is_an_error_not_an_abort(tmp_path):
+    # Issue 24: the error quoting the cell held a byte that is not UTF-8; dumping the reply threw inside the C API
+    # and terminated the Python process.
+    csv = (FIXTURES / "h200-probe" / "quick.csv").read_bytes().replace(b'\n"0",', b'\n"\xff0",')
+    (tmp_path / "x.csv").write_bytes(csv)
+    with pytest.raises(kprof.KprofError) as e:
+        kprof.analyze(tmp_path / "x.csv")
+    assert e.value.exit_code == 3
+    assert e.value.kind == "bad-input"
+
+
 def test_to_pandas_without_pandas_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas → ImportError
     r = kprof.analyze(EXAMPLES / "annotation_probe")

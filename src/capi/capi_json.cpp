@@ -18,8 +18,11 @@ using json = nlohmann::json;
 
 namespace {
 
+// Every reply leaves through here. A string that is not UTF-8 (a CSV cell, a path or a kernel name quoted in an
+// error, a name in a profile) has each bad byte replaced with U+FFFD: a strict dump threw type_error 316 from inside
+// call()'s handlers, which nothing caught, and the process (Python) was terminated.
 char* to_c(const json& j) {
-  std::string s = j.dump();
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
   char* out = static_cast<char*>(std::malloc(s.size() + 1));
   if (out) std::memcpy(out, s.c_str(), s.size() + 1);
   return out;

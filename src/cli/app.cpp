@@ -18,6 +18,7 @@
 #include "cli/commands/commands.hpp"
 #include "session/run_options.hpp"
 #include "util/errors.hpp"
+#include "util/utf8.hpp"
 
 namespace kprof::cli {
 
@@ -77,14 +78,15 @@ int with_exit_codes(CLI::App& app, F&& body) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   } catch (const Error& e) {
-    std::cerr << "kprof: error: " << e.what() << "\n";
+    // Messages quote input (a CSV cell, a path, a name): never raw bytes or escape sequences on the terminal.
+    std::cerr << "kprof: error: " << terminal_text(e.what()) << "\n";
     return e.exit_code();
   } catch (const std::filesystem::filesystem_error& e) {
     // The file system refused (a path under a file, no space, no permission): not a bug in kprof.
-    std::cerr << "kprof: error: " << e.what() << "\n";
+    std::cerr << "kprof: error: " << terminal_text(e.what()) << "\n";
     return kExitCannotWrite;
   } catch (const std::exception& e) {
-    std::cerr << "kprof: internal error: " << e.what() << "\n";
+    std::cerr << "kprof: internal error: " << terminal_text(e.what()) << "\n";
     return kExitFailure;
   }
 }

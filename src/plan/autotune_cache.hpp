@@ -61,12 +61,16 @@ class AutotuneCache {
   const std::filesystem::path& path() const { return path_; }
 
   // Reads the file if present. Corrupt JSON, another schema or a header for another key: empty cache + warning.
+  // An entry that does not read, or has an unknown status or a median that is not positive: that entry is dropped
+  // with a warning, the others kept.
   void load();
-  // Forget every entry (--retune); the file is replaced on the next save.
+  // Forget every entry (--retune); the file is replaced on the next record.
   void clear();
 
   const TuneEntry* find(const TileConfig& c) const;
-  // Adds or replaces the entry for e.config, recomputes best and saves atomically.
+  // Adds or replaces the entry for e.config, recomputes best and saves atomically. Under the folder's lock, what
+  // other recorders saved meanwhile is read back first and kept (not after clear()). Throws Error (exit 2) for an
+  // entry with an unknown status or a median that is not positive (or none, status ok): it would win the tuning.
   void record(TuneEntry e);
   std::optional<TileConfig> best() const { return file_.best; }
   const std::vector<TuneEntry>& entries() const { return file_.entries; }
@@ -78,6 +82,7 @@ class AutotuneCache {
   std::filesystem::path path_;
   CacheFile file_;
   std::vector<std::string> warnings_;
+  bool cleared_ = false;  // clear() since the last record: the file's entries are not read back
 };
 
 // Lowest median among ok entries (ties: the earlier entry); nullopt when none succeeded.

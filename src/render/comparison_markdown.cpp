@@ -34,7 +34,7 @@ std::string render_comparison(const Comparison& cmp) {
   if (!cmp.stages.empty()) {
     out += "\n## Stages\n";
     for (const auto& s : cmp.stages) {
-      out += "\n### " + or_unnamed(s.stage) + "\n";
+      out += "\n### " + md_text(or_unnamed(s.stage)) + "\n";  // a stage name is the program's: one line, no markup
       out += s.rows.empty() ? std::string("No comparable figures.\n") : rows_table(s.rows);
     }
   }

@@ -45,7 +45,7 @@ std::string issues_line(const ProfileRun& run) {
         std::string label = v.label.empty() ? v.metric : v.label;
         std::vector<std::string> notes;
         if (!v.healthy.empty()) notes.push_back("healthy " + v.healthy);
-        if (multi) notes.push_back(kernel_label(g));
+        if (multi) notes.push_back(md_text(kernel_label(g)));  // the program's name: one line, no markup
         std::string paren = notes.empty() ? std::string() : fmt::format(" ({})", fmt::join(notes, ", "));
         issues.push_back(label + " " + fmt_quantity(v.value, v.unit) + paren);
       }
@@ -165,10 +165,12 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
   };
   std::string device = run.device.name.empty() && run.device_spec ? run.device_spec->name : run.device.name;
 
-  std::string out = fmt::format("## {}{}{}{}{}\n\n", md_text(run.version), kSep, run.timestamp.empty() ? kDash : run.timestamp,
-                                kSep, mode_name(run.mode));
+  // Everything read from the artifact is one line without markup: a timestamp with a line break in a hand-made
+  // profile.json started a heading of its own (the mode is an enum, its name plain text).
+  std::string out = fmt::format("## {}{}{}{}{}\n\n", md_text(run.version), kSep,
+                                run.timestamp.empty() ? kDash : md_text(run.timestamp), kSep, mode_name(run.mode));
   out += fmt::format("**Performance** ({}, {})\n", device.empty() ? "unknown device" : md_text(device),
-                     run.params.dir_name());
+                     md_text(run.params.dir_name()));
   out += markdown_table({"Metric", "Value", "vs Previous"},
                         {{"Duration", with_unit(cur.duration_us, " us"), vs(&DevlogEntry::duration_us, false)},
                          {"Achieved TFLOP/s", fmt_number(cur.tflops), vs(&DevlogEntry::tflops, false)},
@@ -177,8 +179,8 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
                          {"TC Util", with_unit(cur.tc_util_pct, "%"), vs(&DevlogEntry::tc_util_pct, true)}});
 
   ContractView view = build_contract_view(run, nullptr);
-  out += "\n**Bottleneck**: " + view.bottleneck_title;
-  if (!view.root_cause.empty()) out += kSep + view.root_cause;
+  out += "\n**Bottleneck**: " + md_line(view.bottleneck_title);
+  if (!view.root_cause.empty()) out += kSep + md_line(view.root_cause);
   // Blank lines between the three: consecutive lines would render as one paragraph.
   out += "\n\n**Issues**: " + issues_line(run) + "\n";
   auto top = top_opportunities(run, 3);
@@ -187,8 +189,9 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
   } else {
     out += "\n**Insights**:\n";
     for (const auto& o : top) {
-      std::string name = o.kernel_label.empty() ? o.name : fmt::format("{} ({})", o.name, o.kernel_label);
-      out += fmt::format("- {} — est. {}% gain — trigger: {}\n", name, std::lround(o.est_gain_pct), o.trigger);
+      std::string name =
+          o.kernel_label.empty() ? md_line(o.name) : fmt::format("{} ({})", md_line(o.name), md_text(o.kernel_label));
+      out += fmt::format("- {} — est. {}% gain — trigger: {}\n", name, std::lround(o.est_gain_pct), md_line(o.trigger));
     }
   }
   return out + "\n";

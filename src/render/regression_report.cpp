@@ -1,4 +1,5 @@
 #include "render/regression_report.hpp"
+#include "render/markdown_table.hpp"
 #include "render/xml_text.hpp"
 
 #include <fmt/format.h>
@@ -57,7 +58,9 @@ std::string render_regression_markdown(const RegressionCheck& c) {
     if (r.status == "regression") ++regressions;
     if (r.status == "untested") ++untested;
     if (r.status == "ok" || r.status == "missing") continue;
-    rows += "| " + r.stage + " | " + us(r.previous_us) + " | " + us(r.current_us) + " | " + pct(r.change_pct) + " | " +
+    // The stage name is the program's: one line, no markup, "|" escaped. A line break in it printed a bare line on
+    // stdout, where GitHub Actions reads workflow commands ("::error ...") beside --github-annotations' own.
+    rows += "| " + md_text(r.stage) + " | " + us(r.previous_us) + " | " + us(r.current_us) + " | " + pct(r.change_pct) + " | " +
             pval(r.p_value) + " | " + r.status + " |\n";
   }
   if (!rows.empty())

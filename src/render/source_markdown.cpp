@@ -4,6 +4,7 @@
 #include <set>
 #include <fmt/format.h>
 
+#include "render/csv_cell.hpp"
 #include "render/markdown_table.hpp"
 #include "render/number_format.hpp"
 
@@ -18,12 +19,6 @@ double samples_of(const SourceKernel& k, const SourceCounters& c) {
 
 std::string count(std::optional<double> v) { return v ? fmt::format("{:.0f}", *v) : std::string(kDash); }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
 }  // namespace
 
 std::string render_annotated_source(const SourceKernel& k, std::size_t top) {

@@ -6,21 +6,13 @@
 #include <iterator>
 #include <map>
 
+#include "render/csv_cell.hpp"
 #include "render/markdown_table.hpp"
 
 namespace kprof::render {
 
 namespace {
 
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 std::string ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 std::string us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 
@@ -205,10 +197,10 @@ std::string render_kernels_csv(const Trace& t) {
   for (std::size_t i = 0; i < t.kernels.size(); ++i) {
     const auto& k = t.kernels[i];
     fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i,
-                   csv_field(t.str(k.name)), csv_field(t.str(k.function)), k.start_ns, k.end_ns, k.duration_ns(),
+                   csv_cell(t.str(k.name)), csv_cell(t.str(k.function)), k.start_ns, k.end_ns, k.duration_ns(),
                    k.device, k.stream, k.correlation, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
                    k.block[2], k.registers, k.smem_static, k.smem_dynamic, k.graph_id,
-                   k.nvtx_range >= 0 ? csv_field(t.str(t.nvtx[k.nvtx_range].name)) : "");
+                   k.nvtx_range >= 0 ? csv_cell(t.str(t.nvtx[k.nvtx_range].name)) : "");
   }
   return fmt::to_string(b);
 }
@@ -233,7 +225,7 @@ std::string render_api_csv(const Trace& t) {
   fmt::format_to(std::back_inserter(b), "domain,name,cbid,start_ns,end_ns,duration_ns,process,thread,correlation,return_value\n");
   for (const auto& a : t.api_calls)
     fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{},{},{},{},{}\n",
-                   a.domain == ApiDomain::driver ? "driver" : "runtime", csv_field(t.str(a.name)), a.cbid, a.start_ns,
+                   a.domain == ApiDomain::driver ? "driver" : "runtime", csv_cell(t.str(a.name)), a.cbid, a.start_ns,
                    a.end_ns, a.end_ns - a.start_ns, a.process, a.thread, a.correlation, a.return_value);
   return fmt::to_string(b);
 }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <csignal>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -81,6 +82,31 @@ void rename_or_throw(const fs::path& from, const fs::path& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) throw CannotWrite(to, std::strerror(errno));
 }
 
+// Staging directories (".NAME.partial-<pid>-<n>", marked) in `parent` whose process is gone (killed, crashed: no
+// destructor ran) are removed. A live process's, or anything unmarked, stays.
+void remove_stale_stages(const fs::path& parent) {
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string n = it->path().filename().string();
+    const auto at = n.rfind(".partial-");
+    if (n.empty() || n[0] != '.' || at == std::string::npos) continue;
+    const std::string rest = n.substr(at + 9);  // "<pid>-<n>"
+    const auto dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0 || rest.find_first_not_of("0123456789-") != std::string::npos) continue;
+    long pid = 0;
+    try {
+      pid = std::stol(rest.substr(0, dash));
+    } catch (...) {
+      continue;
+    }
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask)
+    std::error_code e2;
+    if (it->is_symlink(e2) || !it->is_directory(e2) || !fs::exists(it->path() / kPartialMarker, e2)) continue;
+    fs::remove_all(it->path(), e2);
+  }
+}
+
 fs::path without_trailing_slash(fs::path p) {
   p = p.lexically_normal();
   if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();
@@ -105,6 +131,7 @@ ArtifactStage::ArtifactStage(fs::path final_dir, bool exact, bool replace)
   }
   fs::path parent = final_.has_parent_path() ? final_.parent_path() : fs::path(".");
   ensure_dir(parent);
+  remove_stale_stages(parent);
   static int serial = 0;  // two stages of one process (the C++ API) never share a name
   staging_ = parent / ("." + final_.filename().string() + ".partial-" + std::to_string(::getpid()) + "-" +
                        std::to_string(++serial));
@@ -127,12 +154,22 @@ fs::path ArtifactStage::commit() {
   done_ = true;
   try {
     if (!exact_) return final_ = rename_unique(staging_, final_, "");
-    if (fs::exists(final_, ec) && fs::is_empty(final_, ec)) fs::remove(final_, ec);
-    if (!fs::exists(final_, ec)) {
-      rename_or_throw(staging_, final_);
+    // An empty --out directory (made by the user) is taken; anything else in the way was checked when the stage
+    // was made, and another run may have committed there since: never replaced without --replace.
+    if (fs::is_directory(final_, ec) && fs::is_empty(final_, ec)) fs::remove(final_, ec);
+    if (rename_noreplace(staging_, final_)) return final_;
+    if (!replace_)
+      throw Error("--out " + final_.string() + ": another run wrote an artifact there while this one ran; add "
+                  "--replace to replace it",
+                  kExitUsage);
+    // --replace: one renameat2(RENAME_EXCHANGE) swaps the new artifact in and the old one out (the name is never
+    // missing, and two replacing runs never interleave), then the old one, now at the staging name, is removed.
+    if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
+      fs::remove_all(staging_, ec);
       return final_;
     }
-    // --replace: the old artifact is swapped out whole, then removed; nothing of it stays beside the new files.
+    if (errno != EINVAL && errno != ENOSYS) throw CannotWrite(final_, std::strerror(errno));
+    // A file system without RENAME_EXCHANGE: the old artifact is renamed away whole, then removed.
     fs::path old = final_.parent_path() / ("." + final_.filename().string() + ".old-" + std::to_string(::getpid()));
     fs::remove_all(old, ec);
     rename_or_throw(final_, old);
@@ -151,6 +188,17 @@ fs::path ArtifactStage::keep_partial(const std::string& why) {
   return rename_unique(staging_, final_, ".interrupted");
 }
 
+namespace {
+// True when `name` (an ExtraFiles key) stays below the artifact: relative, and no ".." climbs out.
+bool inside_artifact(const fs::path& name) {
+  const fs::path n = name.lexically_normal();
+  if (n.empty() || n.has_root_path() || n == ".") return false;
+  for (const auto& part : n)
+    if (part == "..") return false;
+  return true;
+}
+}  // namespace
+
 std::string ExtraFile::text() const { return from.empty() ? content : read_file(from); }
 
 ExtraFiles source_files(const fs::path& dir) {
@@ -161,12 +209,16 @@ ExtraFiles source_files(const fs::path& dir) {
   static const std::set<std::string> derived{"params.json",       "profile.json", "contract.md", "contract.json",
                                              "report.md",         "report-verbose.md", "roofline.svg",
                                              kPartialMarker};
+  // What is copied never leaves the artifact: a link (to a file or a folder, inside or out) is skipped, not followed,
+  // and each name is the file's path below `dir` taken lexically (fs::relative resolved links: a link's target
+  // outside named a copy "../../x", written outside the new artifact).
   ExtraFiles files;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    std::string rel = fs::relative(e.path(), dir).generic_string();
-    if (derived.count(rel)) continue;
-    files[rel] = ExtraFile::copy_of(e.path());
+    if (e.is_symlink() || !e.is_regular_file()) continue;
+    fs::path rel = e.path().lexically_relative(dir);
+    if (!inside_artifact(rel)) continue;
+    if (derived.count(rel.generic_string())) continue;
+    files[rel.generic_string()] = ExtraFile::copy_of(e.path());
   }
   return files;
 }
@@ -189,6 +241,8 @@ void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison
   ensure_dir(dir);
   // Extra files (raw inputs, traces) first: if rendering fails later, what was measured is already on disk.
   for (const auto& [name, file] : extra_files) {
+    if (!inside_artifact(name))
+      throw CannotWrite(dir / name, "the name climbs out of the artifact directory (refused)");
     if (file.from.empty()) write_file_atomic(dir / name, file.content);
     else copy_file_atomic(file.from, dir / name);
   }

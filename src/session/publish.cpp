@@ -1,5 +1,7 @@
 #include "session/publish.hpp"
 
+#include <cstring>
+
 #include "analyze/analyze_run.hpp"
 #include "analyze/compare.hpp"
 #include "render/chrome_trace.hpp"
@@ -9,6 +11,7 @@
 #include "render/source_markdown.hpp"
 #include "render/timeline_report.hpp"
 #include "session/artifact.hpp"
+#include "util/folder_lock.hpp"
 #include "util/fs.hpp"
 #include "util/interrupt.hpp"
 #include "util/utf8.hpp"
@@ -66,14 +69,46 @@ void add_mode_outputs(ExtraFiles& files, const ModeOutputs& outputs, const Trace
 
 }  // namespace
 
-fs::path append_devlog(const ProfileRun& run, const std::string& docs_dir, bool* appended) {
+namespace {
+constexpr char kArtifactMark[] = "<!-- kprof artifact: ";
+
+// "<!-- kprof artifact: /abs/dir -->\n" (invisible in rendered Markdown): what makes an entry unique, since two
+// artifacts of one kernel, version and mode in one second share the heading. One line, and no "--" to end the
+// comment early.
+std::string artifact_mark(const fs::path& artifact) {
+  if (artifact.empty()) return "";
+  std::error_code ec;
+  fs::path dir = fs::absolute(artifact, ec).lexically_normal();
+  if (dir.filename() == "profile.json") dir = dir.parent_path();
+  std::string text = dir.string();
+  make_valid_utf8(text);
+  for (auto& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  for (std::size_t at; (at = text.find("--")) != std::string::npos;) text.replace(at, 2, "-\u2010");
+  return kArtifactMark + text + " -->\n";
+}
+}  // namespace
+
+fs::path append_devlog(const ProfileRun& run, const std::string& docs_dir, bool* appended, const fs::path& artifact) {
   fs::path file = fs::path(docs_dir) / (safe_name(run.kernel) + ".md");
+  // Read, add, write back under the folder's lock: concurrent writers (runs, `kprof devlog`) each add their entry.
+  FolderLock lock(file.has_parent_path() ? file.parent_path() : fs::path("."));
   std::string existing = fs::exists(file) ? read_file(file) : render::devlog_header(run.kernel);
   auto previous = render::parse_last_devlog_entry(existing);
   std::string entry = render::render_devlog_entry(run, previous);
-  std::string heading = entry.substr(0, entry.find('\n') + 1);
-  const bool duplicate = ("\n" + existing).find("\n" + heading) != std::string::npos;
-  if (!duplicate) write_file_atomic(file, existing + entry);
+  const std::size_t heading_end = entry.find('\n') + 1;
+  const std::string heading = entry.substr(0, heading_end), mark = artifact_mark(artifact);
+  // The same artifact's entry is there: its heading and its mark, or its heading without a mark (an entry written
+  // before entries were marked, or of a run without an artifact).
+  bool duplicate = false;
+  const std::string text = "\n" + existing;
+  for (std::size_t at = text.find("\n" + heading); at != std::string::npos && !duplicate;
+       at = text.find("\n" + heading, at + 1)) {
+    const std::size_t next = at + 1 + heading.size();
+    const bool marked = text.compare(next, std::strlen(kArtifactMark), kArtifactMark) == 0;
+    duplicate = mark.empty() || !marked || text.compare(next, mark.size(), mark) == 0;
+  }
+  if (!duplicate) write_file_atomic(file, existing + heading + mark + entry.substr(heading_end));
   if (appended) *appended = !duplicate;
   return file;
 }
@@ -131,7 +166,7 @@ Published publish_into(ProfileRun& run, const AnalysisContext& ctx, const Output
 
 // After the artifact is in place: the devlog entry (never for a partial one).
 void add_devlog(Published& p, const ProfileRun& run, const OutputSpec& output) {
-  if (output.devlog) p.devlog_file = append_devlog(run, output.docs_dir, &p.devlog_appended);
+  if (output.devlog) p.devlog_file = append_devlog(run, output.docs_dir, &p.devlog_appended, p.dir);
 }
 
 }  // namespace

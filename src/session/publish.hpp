@@ -46,8 +46,11 @@ Published publish(ProfileResult& result, const OutputSpec& output);
 void keep_representative_metrics(ProfileRun& run);
 
 // Appends one entry (with "vs Previous" from the file's last entry) to <docs_dir>/<kernel>.md; returns the file.
-// An entry with the same heading (version, timestamp, mode: the same artifact) is not appended twice
-// (`appended` says whether it was).
-std::filesystem::path append_devlog(const ProfileRun& run, const std::string& docs_dir, bool* appended = nullptr);
+// The entry is marked with `artifact` (its directory, made absolute; an HTML comment under the heading), and the
+// same artifact's entry is not appended twice (`appended` says whether it was); two artifacts with one heading
+// (version, timestamp to the second, mode) each get theirs. Without `artifact`, the heading alone decides.
+// Concurrent writers (threads, processes) each add their entry: the read-modify-write holds the folder's lock.
+std::filesystem::path append_devlog(const ProfileRun& run, const std::string& docs_dir, bool* appended = nullptr,
+                                    const std::filesystem::path& artifact = {});
 
 }  // namespace kprof::session

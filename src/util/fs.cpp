@@ -1,7 +1,9 @@
 #include "util/fs.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -9,6 +11,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -69,13 +72,59 @@ bool write_all(int fd, const char* data, std::size_t n) {
   }
   return true;
 }
+
+// Twelve letters and digits from the kernel's random source (a clock and a counter should getrandom fail).
+std::string random_letters() {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  unsigned char bytes[12];
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got < sizeof bytes) {  // no getrandom: a clock, the pid and a counter, mixed (O_EXCL keeps names apart anyway)
+    static std::atomic<std::uint64_t> counter{0};
+    std::uint64_t x = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                      (static_cast<std::uint64_t>(::getpid()) << 32) ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
+    x |= 1;
+    for (auto& b : bytes) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      b = static_cast<unsigned char>(x >> 56);
+    }
+  }
+  std::string out;
+  for (unsigned char b : bytes) out += kAlphabet[b % (sizeof kAlphabet - 1)];
+  return out;
+}
+
+// A new temporary file beside `p`, to be renamed over it: created with O_EXCL|O_NOFOLLOW (never an existing file,
+// never through a link someone planted), at a name nobody can predict (another process or another thread of this
+// one never shares it), hidden, and short: ".<at most 16 bytes of the name>.tmp.<12 random>", so a destination
+// whose own name is near NAME_MAX (255 bytes) still gets one. Returns the descriptor (-1 with errno set).
+int open_temporary_beside(const fs::path& p, fs::path& tmp) {
+  std::string stem = p.filename().string();
+  if (stem.size() > 16) {
+    std::size_t cut = 16;
+    while (cut > 0 && (static_cast<unsigned char>(stem[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    stem.resize(cut);
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp = p.parent_path() / ("." + stem + ".tmp." + random_letters());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
 }  // namespace
 
 void write_file_atomic(const fs::path& p, const std::string& content) {
   if (p.has_parent_path()) ensure_dir(p.parent_path());
-  fs::path tmp = p;
-  tmp += ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // rename(2) replaces `p` itself: a link there is replaced by the new file, its target is never written.
+  fs::path tmp;
+  int fd = open_temporary_beside(p, tmp);
   if (fd < 0) throw CannotWrite(p, std::strerror(errno));
   bool ok = write_all(fd, content.data(), content.size());
   int err = errno;
@@ -111,9 +160,8 @@ void copy_file_atomic(const fs::path& from, const fs::path& to) {
   if (to.has_parent_path()) ensure_dir(to.parent_path());  // after the source opened: a bad one leaves nothing
   constexpr std::size_t kBuf = std::size_t{1} << 20;
   auto buf = std::make_unique_for_overwrite<char[]>(kBuf);  // allocated before the temporary file exists
-  fs::path tmp = to;
-  tmp += ".tmp." + std::to_string(::getpid());
-  Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+  fs::path tmp;
+  Fd out{open_temporary_beside(to, tmp)};
   if (out.fd < 0) throw CannotWrite(to, std::strerror(errno));
   // Which side failed decides the error: reading `from` (exit 3) or writing the copy (exit 9).
   int read_err = 0, write_err = 0;

@@ -1,5 +1,7 @@
 #include "util/utf8.hpp"
 
+#include <cstdio>
+
 namespace kprof {
 
 namespace {
@@ -50,6 +52,27 @@ std::string valid_utf8(std::string_view s) {
     } else {
       out += "\xEF\xBF\xBD";
       ++i;
+    }
+  }
+  return out;
+}
+
+std::string terminal_text(std::string_view s) {
+  const std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size());
+  char buf[8];
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else if (c == 0xC2 && i + 1 < v.size() && static_cast<unsigned char>(v[i + 1]) < 0xA0) {  // U+0080..U+009F
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(v[i + 1]));
+      out += buf;
+      ++i;
+    } else {
+      out += static_cast<char>(c);
     }
   }
   return out;

@@ -11,7 +11,7 @@ namespace kprof::cli {
 int cmd_devlog(const DevlogOptions& o) {
   ProfileRun run = session::load_artifact(o.artifact);
   bool appended = false;
-  auto file = session::append_devlog(run, o.docs_dir, &appended);
+  auto file = session::append_devlog(run, o.docs_dir, &appended, o.artifact);
   if (!o.common.print.quiet)
     std::cerr << (appended ? "kprof: devlog entry appended to " : "kprof: devlog already has this artifact's entry: ")
               << file.string() << "\n";

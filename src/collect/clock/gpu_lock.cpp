@@ -45,9 +45,20 @@ std::string holder_of(int fd) {
 
 GpuLock GpuLock::acquire(int gpu, bool wait, const std::function<void(const std::string&)>& on_wait_message) {
   auto path = gpu_lock_path(gpu);
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd < 0) throw Error("cannot open GPU lock " + path.string() + ": " + std::strerror(errno));
-  ::fchmod(fd, 0666);  // shared /tmp: let other users' runs take the lock too (fails harmlessly if not ours)
+  // O_NOFOLLOW: in a shared /tmp anyone may plant a link at the lock's name; it is refused (ELOOP), never followed
+  // to truncate and write its target.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0)
+    throw Error("cannot open GPU lock " + path.string() + ": " +
+                (errno == ELOOP ? std::string("it is a symbolic link (refused)") : std::strerror(errno)));
+  // Shared /tmp: let other users' runs take the lock too, on a regular file this user owns only (another user's
+  // lock file is theirs to keep).
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error("cannot use GPU lock " + path.string() + ": not a regular file");
+  }
+  if (st.st_uid == ::geteuid() && (st.st_mode & 07777) != 0666) ::fchmod(fd, 0666);
 
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK) {
