@@ -148,7 +148,7 @@ TEST(RenderDevlog, IssuesComeFromWarnVerdicts) {
 TEST(RenderDevlog, NamesStartNoLineOfTheirOwnAndCarryNoHtml) {
   ProfileRun run = sample_run();
   run.timestamp = "2026-11-30T12:00:00Z\n# forged timestamp";
-  run.mode = "ncu\r\n## forged mode";
+  run.mode = Mode::Ncu;  // a mode is an enum: profile.json's "ncu\r\n## forged" does not even read (test_run_options)
   for (auto& s : run.stages)
     for (auto& g : s.kernels) g.label = "fma\n## forged <img src=x onerror=alert(1)>";
   const std::string md = render_devlog_entry(run, std::nullopt);
