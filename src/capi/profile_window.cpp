@@ -1,7 +1,6 @@
 #include "capi/profile_window.hpp"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -11,7 +10,6 @@
 #include "capi/capi_json.hpp"
 #include "capi/gpu_probe.hpp"
 #include "collect/clock/gpu_lock.hpp"
-#include "collect/counters/counters_format.hpp"
 #include "collect/trace/tracer_env.hpp"
 #include "session/analysis_context.hpp"
 #include "session/artifact.hpp"
@@ -39,7 +37,7 @@ struct Loaded {
   void* lib = nullptr;
   WriteFn write_window = nullptr;
   std::optional<session::CollectorKind> collector;
-  int counter_windows = 0;
+  int windows = 0;  // windows of that collector ended
 };
 
 struct Window {
@@ -67,6 +65,14 @@ session::RunSpec window_spec(const json& r) {
   if (r.contains("declared_stages"))
     spec.run.declared_stages = session::declared_stages_from_json(r["declared_stages"], "declared_stages");
   return session::in_process_spec(std::move(spec.run));
+}
+
+// The plan's collector that runs in-process (the mode's tracer, or its counter pass): the first one whose registry
+// row can.
+const session::CollectorRow& in_process_collector(const session::ModePlan& plan) {
+  for (session::CollectorKind k : plan.collectors)
+    if (const auto& row = session::collector_row(k); row.in_process_env) return row;
+  throw Error(std::string(session::mode_name(plan.mode)) + " mode has no collector that runs in-process", kExitUsage);
 }
 
 void load_library(session::CollectorKind kind) {
@@ -103,9 +109,9 @@ json begin_window(const json& r) {
   Window w;
   w.spec = window_spec(r);
   w.plan = session::plan_run(w.spec);
-  const auto kind = w.plan.has(session::CollectorKind::CuptiCounters) ? session::CollectorKind::CuptiCounters
-                                                                      : session::CollectorKind::Tracer;
-  if (kind == session::CollectorKind::CuptiCounters && g_loaded.counter_windows > 0)
+  const session::CollectorRow& row = in_process_collector(w.plan);
+  const auto kind = row.kind;
+  if (row.one_window_per_process && g_loaded.collector == kind && g_loaded.windows > 0)
     throw Error("annotation mode profiles one window per process in-process (the range profiler keeps the first "
                 "launch of each kernel): profile again from a new process",
                 kExitUsage);
@@ -125,18 +131,14 @@ json begin_window(const json& r) {
   if (!g_loaded.lib) {
     // The library reads its environment once, when it starts; what it writes at exit goes to a scratch file
     // (each window's file is written by end_window).
-    auto env = kind == session::CollectorKind::Tracer ? session::tracer_pass_env(ctx) : session::counter_pass_env(ctx);
-    if (kind == session::CollectorKind::Tracer)
-      env[tracer_env::kFile] =
-          (fs::temp_directory_path() / ("kprof_inprocess." + std::to_string(::getpid()) + ".kptrace")).string();
-    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+    for (const auto& [k, v] : row.in_process_env(ctx)) ::setenv(k.c_str(), v.c_str(), 1);
   }
   std::error_code ec;
   fs::remove(w.collected.dir / tracer_env::kFileName, ec);
   load_library(kind);
   std::string dir = w.collected.dir.string();
   g_window = std::move(w);
-  return json{{"dir", dir}, {"collector", std::string(session::collector_name(kind))}};
+  return json{{"dir", dir}, {"collector", std::string(row.name)}};
 }
 
 json end_window(const json&) {
@@ -144,15 +146,13 @@ json end_window(const json&) {
   if (!g_window) throw Error("no profiling window is open in this process", kExitUsage);
   Window w = std::move(*g_window);
   g_window.reset();
-  const auto kind = *g_loaded.collector;
+  const session::CollectorRow& row = session::collector_row(*g_loaded.collector);
   const fs::path trace_file = w.collected.dir / tracer_env::kFileName;
   int rc = g_loaded.write_window(trace_file.c_str());
   if (rc == 0) throw Error("libkprof_inject.so wrote no results for this window (see its messages above)", kExitFailure);
-  if (kind == session::CollectorKind::CuptiCounters) ++g_loaded.counter_windows;
-  session::PassRecord pass{kind};
-  if (kind == session::CollectorKind::CuptiCounters)
-    pass.warnings.push_back("in-process annotation: counters and timings from the CUPTI range profiler (kernel "
-                            "replay); FP32/FP64/FP16 FLOP counts need Nsight Compute and are not measured");
+  ++g_loaded.windows;
+  session::PassRecord pass{row.kind};
+  if (!row.in_process_warning.empty()) pass.warnings.emplace_back(row.in_process_warning);
   w.collected.passes.push_back(std::move(pass));
   w.lock.reset();
   auto assembled = session::assemble(w.spec, w.plan, w.collected);

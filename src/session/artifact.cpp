@@ -10,10 +10,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "render/contract_markdown.hpp"
-#include "render/json_output.hpp"
-#include "render/report_markdown.hpp"
-#include "render/roofline_chart.hpp"
+#include "session/outputs.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
@@ -40,16 +37,6 @@ fs::path artifact_dir(const ProfileRun& run, const std::string& root, const std:
     return fs::path(root) / std::string(mode_name(run.mode)) / safe_name(run.kernel.empty() ? "unnamed" : run.kernel) /
          safe_name(run.params.dir_name()) / compact;
 }
-
-namespace {
-bool has_sections(const ProfileRun& run) {
-  for (const auto& s : run.stages)
-    for (const auto& k : s.kernels)
-      for (const auto& l : k.launches)
-        if (!l.sections.empty() || !l.rules.empty()) return true;
-  return false;
-}
-}  // namespace
 
 namespace {
 
@@ -206,9 +193,7 @@ ExtraFiles source_files(const fs::path& dir) {
   // CSVs, trace.json, timing.md, source pages) are carried too: a re-analysis writes them again over these when it
   // has their raw input (the trace, ncu's source page), and keeps the old ones when it has not (an artifact whose
   // trace was packed away), rather than losing them.
-  static const std::set<std::string> derived{"params.json",       "profile.json", "contract.md", "contract.json",
-                                             "report.md",         "report-verbose.md", "roofline.svg",
-                                             kPartialMarker};
+  static const std::set<std::string> derived = derived_outputs();
   // What is copied never leaves the artifact: a link (to a file or a folder, inside or out) is skipped, not followed,
   // and each name is the file's path below `dir` taken lexically (fs::relative resolved links: a link's target
   // outside named a copy "../../x", written outside the new artifact).
@@ -237,7 +222,7 @@ void check_complete_artifact(const fs::path& dir) {
 }
 
 void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison* vs_baseline,
-                    const ExtraFiles& extra_files, const ProfileRun* baseline, const std::string& contract_extra) {
+                    const ExtraFiles& extra_files, const ProfileRun* baseline, const Contract* contract) {
   ensure_dir(dir);
   // Extra files (raw inputs, traces) first: if rendering fails later, what was measured is already on disk.
   for (const auto& [name, file] : extra_files) {
@@ -246,15 +231,15 @@ void write_artifact(const fs::path& dir, const ProfileRun& run, const Comparison
     if (file.from.empty()) write_file_atomic(dir / name, file.content);
     else copy_file_atomic(file.from, dir / name);
   }
-  // Names were made valid UTF-8 before (publish.cpp); `replace` keeps any other invalid byte from throwing.
-  write_file_atomic(dir / "params.json", json(run.params).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-  write_file_atomic(dir / "profile.json", json(run).dump(1, ' ', false, json::error_handler_t::replace) + "\n");
-  write_file_atomic(dir / "contract.md", render::render_contract(run, vs_baseline) + contract_extra);
-  write_file_atomic(dir / "contract.json", render::render_contract_json(run, vs_baseline));
-  auto chart = render::roofline_chart_for(run, baseline);
-  if (!chart.points.empty()) write_file_atomic(dir / "roofline.svg", render::render_roofline_svg(chart));
-  write_file_atomic(dir / "report.md", render::render_report(run, vs_baseline) + contract_extra);
-  if (has_sections(run)) write_file_atomic(dir / "report-verbose.md", render::render_report_verbose(run, vs_baseline));
+  const Contract own = contract ? Contract{} : contract_for(run, vs_baseline);
+  const OutputSources from{.run = run, .comparison = vs_baseline, .baseline = baseline,
+                           .contract = contract ? contract : &own};
+  for (const auto& row : output_rows()) {
+    if (row.input != OutputInput::run) continue;
+    ExtraFiles files;
+    row.render(from, files);
+    for (const auto& [name, file] : files) write_file_atomic(dir / name, file.content);
+  }
 }
 
 namespace {

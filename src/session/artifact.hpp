@@ -38,13 +38,16 @@ struct ExtraFile {
 };
 using ExtraFiles = std::map<std::string, ExtraFile>;  // relative path → file
 
-// Writes params.json, profile.json, contract.md, contract.json, report.md (report-verbose.md when the run has
-// NCU sections) and any extra files (written, or copied from their `from`). Returns the directory.
-// `baseline`, when given, also puts its kernels on the roofline chart, joined to the current ones.
-// `contract_extra` (Markdown: the nsys timeline's headline) is appended to contract.md and report.md.
+struct Contract;  // outputs.hpp
+
+// Writes the extra files (written, or copied from their `from`), then the outputs rendered from the run alone
+// (outputs.hpp: params.json, profile.json, contract.md, contract.json, report.md, roofline.svg, report-verbose.md
+// when the run has NCU sections). `baseline`, when given, also puts its kernels on the roofline chart, joined to
+// the current ones. `contract`: the contract rendered already (publish() returns the same text), with the Markdown
+// contract.md and report.md end with; rendered here, without any, when null.
 void write_artifact(const std::filesystem::path& dir, const ProfileRun& run, const Comparison* vs_baseline,
                     const ExtraFiles& extra_files = {}, const ProfileRun* baseline = nullptr,
-                    const std::string& contract_extra = {});
+                    const Contract* contract = nullptr);
 
 // Reads a run back from an artifact directory or a profile.json path. A partial directory (a run that is still
 // writing, was interrupted or crashed) is refused with exit 3, and so is an incomplete one (no report.md).

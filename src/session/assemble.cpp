@@ -4,18 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
-#include "collect/counters/counters_format.hpp"
-#include "collect/counters/counters_import.hpp"
 #include "collect/merge_counters.hpp"
 #include "collect/ncu/canonical.hpp"
-#include "collect/ncu/ncu_import.hpp"
-#include "collect/nvtx_path.hpp"
 #include "collect/stage_grouping.hpp"
-#include "collect/trace/trace_launches.hpp"
-#include "collect/trace/trace_reader.hpp"
-#include "collect/trace/tracer_env.hpp"
 #include "session/artifact.hpp"
+#include "session/min_share.hpp"
 #include "session/mode_table.hpp"
 #include "util/errors.hpp"
 
@@ -23,9 +18,6 @@ namespace kprof::session {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// Counters of one launch per kernel, joined to the traced launches (or standing alone without a trace).
 void use_counter_launches(Assembled& a, std::vector<KernelLaunch> launches) {
   if (a.trace) {
     for (auto& w : attach_counters(a.run.stages, launches)) a.run.warnings.push_back(w);
@@ -34,136 +26,7 @@ void use_counter_launches(Assembled& a, std::vector<KernelLaunch> launches) {
   }
 }
 
-// The traced launches inside the NVTX range the counter pass was restricted to (--nvtx-include): the trace sees
-// the whole program, the report only what the counters could see (the counter selection's match, collect/nvtx_path.hpp).
-std::vector<KernelLaunch> inside_nvtx_filter(std::vector<KernelLaunch> launches, const std::string& filter,
-                                             bool nvtx_recorded, std::vector<std::string>& warnings) {
-  if (filter.empty()) return launches;
-  const auto want = nvtx_path_supported(filter) ? parse_nvtx_path(filter) : std::vector<std::string>{};
-  if (want.empty()) {
-    warnings.push_back("--nvtx-include '" + filter + "': only push/pop range paths (\"a/b/\") restrict the traced "
-                       "timings; they cover every kernel of the program");
-    return launches;
-  }
-  if (!nvtx_recorded) {
-    warnings.push_back("--nvtx-include '" + filter + "': the trace holds no NVTX ranges, so its timings cover every "
-                       "kernel of the program, not only that range");
-    return launches;
-  }
-  const size_t before = launches.size();
-  std::erase_if(launches, [&](const KernelLaunch& l) { return !stack_has_path(want, l.nvtx_stack); });
-  if (launches.size() < before)
-    warnings.push_back(fmt::format("--nvtx-include '{}': {} of {} traced launches ran outside that range and are "
-                                   "left out",
-                                   filter, before - launches.size(), before));
-  return launches;
-}
-
-void read_trace_pass(Assembled& a, const fs::path& dir, const std::string& nvtx_include) {
-  fs::path file = dir / tracer_env::kFileName;
-  if (!fs::exists(file)) {
-    a.run.warnings.push_back("the program wrote no trace (it may not use CUDA, or the tracer could not attach)");
-    return;
-  }
-  a.trace = read_trace(file);
-  const Trace& t = *a.trace;
-  if (t.info.dropped_records > 0)
-    a.run.warnings.push_back(fmt::format("CUPTI dropped {} records: the trace is incomplete", t.info.dropped_records));
-  for (const auto& e : t.info.errors) a.run.warnings.push_back("CUPTI: " + e);
-  if (t.info.interrupted) a.run.warnings.push_back("the traced program was interrupted; the trace ends there");
-  a.run.stages = group_into_stages(inside_nvtx_filter(kernel_launches(t), nvtx_include,
-                                                      t.info.nvtx_traced && !t.nvtx.empty(), a.run.warnings));
-}
-
-void read_counter_pass(Assembled& a, const fs::path& dir, bool reanalysis) {
-  fs::path file = dir / counters_format::kFileName;
-  if (!fs::exists(file)) {
-    a.run.warnings.push_back("the program wrote no counters (it may not use CUDA, or the collector could not attach)");
-    return;
-  }
-  counters::CounterSession session;
-  try {
-    session = counters::import_counters(file);
-  } catch (const ParseError& e) {  // what the tracer pass measured is still written
-    if (reanalysis) throw;
-    a.run.warnings.push_back(std::string("counters not read: ") + e.what());
-    return;
-  }
-  const auto& d = session.device;  // the driver's view: name as nvidia-smi prints it, plus CC and SMs
-  if (!d.name.empty()) {
-    a.run.device.name = d.name;
-    a.run.device.compute_capability = d.compute_capability;
-    a.run.device.sm_count = d.sm_count;
-  }
-  for (const auto& w : session.warnings) a.run.warnings.push_back(w);
-  if (session.launches.empty() && session.warnings.empty())
-    a.run.warnings.push_back("the counter run profiled no kernel launch");
-  use_counter_launches(a, std::move(session.launches));
-}
-
-// The pages ncu left in ncu/, raw first (the order the importer merges in).
-std::vector<std::string> ncu_csv_files(const fs::path& dir) {
-  std::vector<std::string> files;
-  for (auto page : {"ncu_raw.csv", "ncu_details.csv", "ncu_source.csv", "ncu_session.csv"}) {
-    fs::path p = dir / "ncu" / page;
-    std::error_code ec;
-    if (fs::exists(p) && fs::file_size(p, ec) > 0) files.push_back(p.string());
-  }
-  return files;
-}
-
-void read_ncu_pass(Assembled& a, const fs::path& dir, const PassRecord& pass, bool reanalysis) {
-  auto csv = ncu_csv_files(dir);
-  if (csv.empty()) {
-    if (pass.failure.empty()) a.run.warnings.push_back("ncu produced no CSV output");
-    return;
-  }
-  ncu::NcuImport imported;
-  const bool stopped = pass.process && pass.process->interrupted;
-  for (;;) {
-    try {
-      imported = ncu::import_ncu(csv);
-      break;
-    } catch (const ParseError& e) {
-      // A page other than raw that holds no table is left out, the rest read: on the H200, ncu's source page of
-      // a PyTorch program (no kernel built with -lineinfo) held only "No lineinfo available" warnings, and
-      // dropping every page for it lost all the counters of the run.
-      // A re-analysis reads finished runs only: it leaves out a page that holds no table (what ncu wrote for
-      // kernels without -lineinfo), not one that is inconsistent with the others.
-      const auto failed = std::find(csv.begin(), csv.end(), e.file());
-      const bool no_table = std::string(e.what()).find("no Nsight Compute CSV table") != std::string::npos;
-      if (!stopped && failed != csv.end() && fs::path(*failed).filename() != "ncu_raw.csv" &&
-          (!reanalysis || no_table)) {
-        a.run.warnings.push_back(fmt::format("ncu/{} left out ({}); the other pages are read",
-                                             fs::path(*failed).filename().string(), e.what()));
-        csv.erase(failed);
-        if (!csv.empty()) continue;
-      }
-      // What the earlier passes measured is still written. An ncu stopped by Ctrl-C/SIGTERM (SIGTERM on the
-      // H200: an empty raw page) or one that failed leaves pages it never finished; a re-analysis reads only
-      // finished runs.
-      if (reanalysis) throw;
-      a.run.warnings.push_back(std::string(stopped ? "ncu was interrupted before its output was complete; "
-                                                   : "ncu's output not read: ") +
-                               e.what());
-      return;
-    }
-  }
-  a.run.device = imported.run.device;
-  for (const auto& w : imported.run.warnings) a.run.warnings.push_back(w);
-  if (a.trace) {
-    std::vector<KernelLaunch> launches;
-    for (auto& s : imported.run.stages)
-      for (auto& g : s.kernels)
-        for (auto& l : g.launches) launches.push_back(l);
-    use_counter_launches(a, std::move(launches));
-  } else {
-    a.run.stages = std::move(imported.run.stages);
-  }
-  a.source = std::move(imported.source);
-  // ncu mode keeps Nsight Compute's own report beside the CSV pages: the report names it (open it in ncu-ui).
-  if (fs::exists(dir / "ncu" / "profile.ncu-rep")) a.run.sources.push_back("ncu/profile.ncu-rep");
-}
+namespace {
 
 // Event mode's roofline: FLOPs and bytes of each kernel from an earlier annotation/ncu artifact.
 void declare_from_counters(ProfileRun& run, const std::string& counters_from) {
@@ -233,20 +96,13 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
     // A later pass whose program run failed (a counter run that broke the program, say) measured only what ran
     // before the failure: say so, or its missing kernels read as merely "not profiled".
     // (ncu passes are left out: their process is ncu, whose failure its own warning already explains.)
-    const bool program_run = pass.kind == CollectorKind::Tracer || pass.kind == CollectorKind::CuptiCounters;
-    if (program_run && pass.process && &*pass.process != first_run &&
+    const CollectorRow& row = collector_row(pass.kind);
+    if (row.runs_program && pass.process && &*pass.process != first_run &&
         (pass.process->signaled || pass.process->exit_code != 0))
       run.warnings.push_back(fmt::format("the {} run of the program {}: kernels it did not reach have no data "
                                          "from it",
                                          collector_name(pass.kind), pass.process->describe()));
-    switch (pass.kind) {
-      case CollectorKind::Tracer: read_trace_pass(a, c.dir, spec.filters.nvtx_include); break;
-      case CollectorKind::CuptiCounters: read_counter_pass(a, c.dir, c.reanalysis); break;
-      case CollectorKind::NcuMetrics:
-      case CollectorKind::NcuFull: read_ncu_pass(a, c.dir, pass, c.reanalysis); break;
-      case CollectorKind::Clocks:
-      case CollectorKind::CompiledCode: break;
-    }
+    if (row.read) row.read(a, PassReading{spec, c, pass});
   }
   for (const auto& w : c.warnings_after) run.warnings.push_back(w);
   run.clocks = c.clocks;
@@ -256,19 +112,12 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
       if (r.find("power") != std::string::npos || r.find("thermal") != std::string::npos || r == "hw_slowdown")
         run.warnings.push_back("GPU clocks were throttled (" + r + ") when the run ended: timings may be low");
   // Groups the counter pass left out for their small share of GPU time say so (the pass filtered by that share).
-  if (a.trace && spec.counters_min_share_pct > 0 && spec.filters.kernel_regex.empty() && !spec.filters.all_launches) {
-    std::map<std::string, double> time;
-    double total = 0;
-    for (const auto& s : run.stages)
-      for (const auto& g : s.kernels) {
-        double t = g.duration_ns.median * static_cast<double>(g.duration_ns.count);
-        time[g.kernel] += t;
-        total += t;
-      }
+  if (a.trace && min_share_applies(spec)) {
+    const auto left_out = split_by_min_share(run.stages, spec.counters_min_share_pct).left_out;
     std::vector<std::string> small;
     for (auto& s : run.stages)
       for (auto& g : s.kernels)
-        if (g.counters_note == "not profiled" && total > 0 && time[g.kernel] / total * 100.0 < spec.counters_min_share_pct) {
+        if (g.counters_note == "not profiled" && std::binary_search(left_out.begin(), left_out.end(), g.kernel)) {
           g.counters_note = fmt::format("under {:g}% of GPU time, not profiled", spec.counters_min_share_pct);
           small.push_back("no counters for " + g.label + " ");
         }
@@ -299,20 +148,16 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
 namespace kprof::session {
 
 std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
-  const bool trace = fs::exists(dir / tracer_env::kFileName);
-  const bool cupti = fs::exists(dir / counters_format::kFileName);
-  const bool ncu = !ncu_csv_files(dir).empty();
-  if (!trace && !cupti && !ncu) return std::nullopt;
+  std::set<CollectorKind> found;  // the collectors whose raw files are in `dir`
+  for (const auto& row : collector_rows())
+    if (row.probe && row.probe(dir)) found.insert(row.kind);
+  if (found.empty()) return std::nullopt;
   const ProfileRun recorded = load_artifact(dir);
-  // A run that timed its launches with the tracer but whose trace file is gone (packed away for size) cannot be
-  // rebuilt without losing the timings: its profile.json is re-read instead.
-  if (!trace && recorded.mode != Mode::Ncu)
-    for (const auto& s : recorded.stages)
-      for (const auto& g : s.kernels)
-        if (g.duration_ns.count > 1) return std::nullopt;
+  for (const auto& row : collector_rows())
+    if (row.lost_without && !found.count(row.kind) && row.lost_without(recorded)) return std::nullopt;
   Reassembled r;
   RunSpec& spec = r.spec;
-  spec.mode = parse_mode(mode_name(recorded.mode), "the recorded mode");
+  spec.mode = recorded.mode;
   spec.kernel = recorded.kernel;
   spec.version = recorded.version;
   spec.params = recorded.params;
@@ -324,8 +169,8 @@ std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
     if (c != ' ') word += c;
     else if (!word.empty()) spec.command.push_back(word), word.clear();
   }
-  spec.counters = cupti ? CounterSource::Cupti : CounterSource::Ncu;
-  spec.timing = trace ? TimingSource::Trace : TimingSource::Counters;
+  for (const auto& row : collector_rows())
+    if (row.recorded_choice) row.recorded_choice(spec, found.count(row.kind) > 0);
   for (const auto& s : recorded.stages)
     if (s.declared.flops || s.declared.min_bytes) spec.declared_stages[s.name] = s.declared;
   r.plan = plan_run(spec);
@@ -335,8 +180,10 @@ std::optional<Reassembled> reassemble_artifact(const fs::path& dir) {
   c.timestamp = recorded.timestamp;
   c.gpu_name = recorded.device.name;
   c.clocks = recorded.clocks;
-  for (CollectorKind k : r.plan.collectors)
-    if (k != CollectorKind::Clocks && (k != CollectorKind::Tracer || trace)) c.passes.push_back(PassRecord{k});
+  for (CollectorKind k : r.plan.collectors) {
+    const CollectorRow& row = collector_row(k);
+    if (row.read && (found.count(k) || row.replay_when_absent)) c.passes.push_back(PassRecord{k});
+  }
   r.assembled = assemble(spec, r.plan, c);
   // The recorded inputs, then what the files themselves name (ncu mode's report) when not recorded already.
   std::vector<std::string> sources = recorded.sources;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/profile.hpp"
 #include "model/source_view.hpp"
@@ -27,6 +28,10 @@ struct Assembled {
 // run's. Throws what the readers throw for a malformed trace or ncu export (ParseError, exit 3) and for ncu's
 // counter-permission errors; an unreadable counters.json is a warning (the tracer's durations stand).
 Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& collected);
+
+// Counters of one launch per kernel, joined to the traced launches (or standing alone without a trace): what the
+// counter collectors' readers do with the launches they read.
+void use_counter_launches(Assembled& a, std::vector<KernelLaunch> launches);
 
 // Sets each stage's DeclaredWork from `declared` (by stage name); warns about declared stages that did not run.
 void apply_declared_stages(ProfileRun& run, const std::map<std::string, DeclaredWork>& declared);

@@ -2,15 +2,19 @@
 // in the artifact directory (tracer → trace.kptrace, CUPTI counters → counters.json, ncu → ncu/*.csv, compiled
 // code → compiled/), or a recorder around the passes (clocks). What a collector learns that is not a file (exit
 // statuses, clock readings, the tool's messages) goes into Collected; assemble() turns both into a ProfileRun.
+// Each collector is one file, session/collectors/<name>.cpp, and one row of the registry (CollectorRow, in
+// collectors.cpp): how it runs, how its raw files are read back and found again, what it feeds.
 #pragma once
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/clock.hpp"
+#include "model/profile.hpp"
 #include "session/mode_table.hpp"
 #include "session/run_spec.hpp"
 #include "util/process.hpp"
@@ -64,6 +68,52 @@ class Collector {
   // After the passes, in reverse order (the clock recorder reads again and restores).
   virtual void end(CollectorContext&, Collected&) {}
 };
+
+struct Assembled;  // assemble.hpp
+
+// What a collector's reader is given: the spec, the recorded facts (the artifact directory, whether this is a
+// re-analysis) and its own pass.
+struct PassReading {
+  const RunSpec& spec;
+  const Collected& collected;
+  const PassRecord& pass;
+};
+
+// One collector, every part of it. plan_run(), make_collectors(), assemble(), reassemble_artifact() and the C API's
+// in-process windows read these rows and name no collector themselves.
+struct CollectorRow {
+  CollectorKind kind;
+  std::string_view name;  // "tracer": the dry run's lines, messages, the C API's reply
+  // Whether a plan runs it for `spec`, `mode` listing it (mode_table.cpp): what the spec chose (the counter
+  // source, the timing source).
+  bool (*planned)(const ModeEntry& mode, const RunSpec& spec) = nullptr;
+  std::unique_ptr<Collector> (*make)() = nullptr;
+  bool runs_program = false;  // its pass is a run of the program itself (an ncu pass's process is ncu)
+  // The raw files it leaves for its reader, relative to the artifact directory (none for clocks and compiled code,
+  // whose compiled/ files are for the user).
+  std::vector<std::string_view> raw_files;
+  // Reads its raw files back into the assembled run; null when it leaves none to read (clocks, compiled code).
+  void (*read)(Assembled& assembled, const PassReading& pass) = nullptr;
+  // Whether an artifact directory holds its raw files (what a re-analysis rebuilds from); null when `read` is.
+  bool (*probe)(const std::filesystem::path& dir) = nullptr;
+  // A re-analysis replays its pass without its files too: its reader then says the tool wrote nothing, as the
+  // live run did. Otherwise a pass whose files are absent did not run (no trace: the counters timed the run).
+  bool replay_when_absent = false;
+  // What finding its files, or not, says about the spec the run was made with (its counter or timing source).
+  void (*recorded_choice)(RunSpec& spec, bool found) = nullptr;
+  // Whether a run without its files lost what only they held (the tracer's timing of every launch): a
+  // re-analysis then re-reads profile.json instead of rebuilding the run.
+  bool (*lost_without)(const ProfileRun& recorded) = nullptr;
+  std::vector<OutputInput> feeds;  // the mode outputs' inputs it gives (outputs.hpp)
+  // In-process profiling (capi/, one collector per process): the library's environment for it, set in the
+  // profiling process before the library loads; null when it cannot run there.
+  std::map<std::string, std::string> (*in_process_env)(const CollectorContext& ctx) = nullptr;
+  std::string_view in_process_warning;  // what each in-process window of it says ("" nothing)
+  bool one_window_per_process = false;  // the library profiles one window of it per process
+};
+// Every collector, one row each, in CollectorKind order.
+const std::vector<CollectorRow>& collector_rows();
+const CollectorRow& collector_row(CollectorKind kind);
 
 // The library's environment for a tracer pass (trace file in ctx.dir, the plan's record kinds) and for a CUPTI
 // counter pass (counters file in ctx.dir, metrics, launch filters): what the passes give the program they start,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "collect/trace/tracer_env.hpp"
+#include "session/collector.hpp"
 
 namespace kprof::session {
 
@@ -14,31 +15,21 @@ constexpr TracerRecords kTimingRecords{.runtime_api = true, .nvtx = true};
 // The whole timeline: copies, memsets and host synchronisation as well.
 constexpr TracerRecords kTimelineRecords{.runtime_api = true, .copies = true, .sync = true, .nvtx = true};
 
+using enum CollectorKind;
+
 const ModeEntry kTable[] = {
     {Mode::Annotation, "counters of each distinct kernel, roofline, bottleneck, ranked opportunities",
-     /*tracer=*/true, kTimingRecords, /*counters=*/true, /*ncu_full=*/false, /*compiled_code=*/false, {}},
+     {Clocks, Tracer, CuptiCounters, NcuMetrics}, kTimingRecords, {}},
     {Mode::Event, "precise durations of every launch (median, p10/p90, CV) at the tracer's lowest overhead",
-     /*tracer=*/true, kTimingRecords, false, false, false, {.timing_report = true}},
+     {Clocks, Tracer}, kTimingRecords, {.timing_report = true}},
     // A tracer pass too: ncu replays one launch per kernel group, the tracer times them all (launch gaps, stages).
-    {Mode::Ncu, "Nsight Compute --set full: every section, NCU rules, annotated source, SASS", /*tracer=*/true,
-     kTimingRecords, false, /*ncu_full=*/true, /*compiled_code=*/true, {.source_pages = true}},
+    {Mode::Ncu, "Nsight Compute --set full: every section, NCU rules, annotated source, SASS",
+     {Clocks, Tracer, NcuFull, CompiledCode}, kTimingRecords, {.source_pages = true}},
     {Mode::Nsys, "the full timeline: streams, copies, synchronisation, overlap, launch overhead, Perfetto trace",
-     /*tracer=*/true, kTimelineRecords, false, false, false, {.timeline = true, .chrome_trace = true}},
+     {Clocks, Tracer}, kTimelineRecords, {.timeline = true, .chrome_trace = true}},
 };
 
 }  // namespace
-
-std::string_view collector_name(CollectorKind kind) {
-  switch (kind) {
-    case CollectorKind::Clocks: return "clocks";
-    case CollectorKind::Tracer: return "tracer";
-    case CollectorKind::CuptiCounters: return "cupti-counters";
-    case CollectorKind::NcuMetrics: return "ncu-metrics";
-    case CollectorKind::NcuFull: return "ncu-full";
-    case CollectorKind::CompiledCode: return "compiled-code";
-  }
-  return "?";
-}
 
 std::map<std::string, std::string> TracerRecords::env() const {
   auto flag = [](bool b) { return std::string(b ? "1" : "0"); };
@@ -63,16 +54,6 @@ std::string TracerRecords::describe() const {
   return s;
 }
 
-std::vector<std::string> ModeOutputs::names() const {
-  std::vector<std::string> n{"params.json", "profile.json", "contract.md", "contract.json", "report.md",
-                             "roofline.svg (when kernels can be placed)"};
-  if (timing_report) n.push_back("timing.md");
-  if (timeline) n.insert(n.end(), {"timeline.md", "kernels.csv", "memcpy.csv", "api.csv", "overlap.csv"});
-  if (chrome_trace) n.push_back("trace.json");
-  if (source_pages) n.insert(n.end(), {"report-verbose.md", "source/"});
-  return n;
-}
-
 const ModeEntry& mode_entry(Mode mode) {
   for (const auto& e : kTable)
     if (e.mode == mode) return e;
@@ -92,16 +73,11 @@ ModePlan plan_run(const RunSpec& spec) {
   p.records = e.records;
   // Python kernels (Triton, PyTorch) are often launched through the driver API: record it there.
   if (is_python(spec)) p.records.driver_api = true;
-  p.collectors.push_back(CollectorKind::Clocks);
-  const bool cupti = e.counters && p.counter_source == CounterSource::Cupti;
-  // Annotation with --timing counters takes the durations of the counter run: no tracer pass.
-  if (e.tracer && !(e.counters && spec.timing == TimingSource::Counters)) p.collectors.push_back(CollectorKind::Tracer);
-  if (e.counters) p.collectors.push_back(cupti ? CollectorKind::CuptiCounters : CollectorKind::NcuMetrics);
-  if (e.ncu_full) p.collectors.push_back(CollectorKind::NcuFull);
-  if (e.compiled_code) p.collectors.push_back(CollectorKind::CompiledCode);
-  p.clock_control = p.runs_ncu() ? spec.clock_control
-                    : cupti      ? "none (CUPTI range profiler; clocks left as found)"
-                                 : "not applicable (CUPTI timestamps; clocks left as found)";
+  for (CollectorKind k : e.collectors)
+    if (collector_row(k).planned(e, spec)) p.collectors.push_back(k);
+  p.clock_control = p.runs_ncu()                        ? spec.clock_control
+                    : p.has(CollectorKind::CuptiCounters) ? "none (CUPTI range profiler; clocks left as found)"
+                                                          : "not applicable (CUPTI timestamps; clocks left as found)";
   return p;
 }
 

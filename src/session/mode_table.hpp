@@ -13,6 +13,7 @@
 // asynchronous launch into the NVTX range it was made in), driver API calls for Python programs. Timeline records
 // add memcpy/memset and synchronisation. Every record-kind variable is set explicitly (tracer_env.hpp).
 #pragma once
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -42,25 +43,32 @@ struct TracerRecords {
   std::string describe() const;
 };
 
-// Files a mode writes beside the standard artifact (params, profile, contract, report, roofline).
+// Files a mode writes beside the standard artifact (params, profile, contract, report, roofline): the switches
+// of the output table's mode outputs (outputs.hpp).
 struct ModeOutputs {
   bool timing_report = false;  // timing.md: kernel duration statistics and NVTX ranges
   bool timeline = false;       // timeline.md and kernels.csv, memcpy.csv, api.csv, overlap.csv
   bool chrome_trace = false;   // trace.json (Perfetto / chrome://tracing)
   bool source_pages = false;   // source/<kernel>.md and _sass.csv from ncu's source page
-  std::vector<std::string> names() const;  // for the dry run
+  std::vector<std::string> names() const;  // for the dry run (outputs.cpp: the output table's names)
 };
+
+// What an output is rendered from: the assembled run alone (written again from profile.json by every re-analysis),
+// or what a collector feeds besides it (collector.hpp: CollectorRow::feeds).
+enum class OutputInput { run, trace, source_page };
 
 // One row of the table.
 struct ModeEntry {
   Mode mode;
   std::string_view purpose;  // what the mode is for, one line
-  bool tracer = false;       // a tracer pass (annotation: unless --timing counters)
-  TracerRecords records;     // what it records (before the Python driver-API switch)
-  bool counters = false;     // a counter pass (annotation: ncu's metric list, or CUPTI with --counters cupti)
-  bool ncu_full = false;     // ncu --set full with source
-  bool compiled_code = false;  // cuobjdump of the program's PTX, SASS and resource usage
+  // The collectors it may run, in run order; each collector's row decides for the spec (annotation lists both
+  // counter collectors, and --counters picks one; --timing counters drops its tracer).
+  std::vector<CollectorKind> collectors;
+  TracerRecords records;     // what a tracer pass records (before the Python driver-API switch)
   ModeOutputs outputs;
+  bool lists(CollectorKind kind) const {
+    return std::find(collectors.begin(), collectors.end(), kind) != collectors.end();
+  }
 };
 const ModeEntry& mode_entry(Mode mode);
 

@@ -4,13 +4,10 @@
 
 #include "analyze/analyze_run.hpp"
 #include "analyze/compare.hpp"
-#include "render/chrome_trace.hpp"
-#include "render/contract_markdown.hpp"
 #include "render/devlog.hpp"
-#include "render/json_output.hpp"
-#include "render/source_markdown.hpp"
 #include "render/timeline_report.hpp"
 #include "session/artifact.hpp"
+#include "session/outputs.hpp"
 #include "util/folder_lock.hpp"
 #include "util/fs.hpp"
 #include "util/interrupt.hpp"
@@ -43,28 +40,6 @@ void make_text_valid(ProfileRun& run, Trace* trace) {
   }
   if (trace)
     for (auto& s : trace->strings) fix(s);
-}
-
-// The files a mode writes from its trace and ncu's source page.
-void add_mode_outputs(ExtraFiles& files, const ModeOutputs& outputs, const Trace* trace,
-                      const std::optional<TraceAnalysis>& analysis, const SourceView* source) {
-  if (trace && analysis) {
-    if (outputs.timing_report) files["timing.md"] = render::render_timing_report(*trace, analysis->stats);
-    if (outputs.timeline && analysis->timeline) {
-      files["timeline.md"] = render::render_timeline_report(*trace, *analysis->timeline, analysis->stats);
-      files["kernels.csv"] = render::render_kernels_csv(*trace);
-      files["memcpy.csv"] = render::render_memcpy_csv(*trace);
-      files["api.csv"] = render::render_api_csv(*trace);
-      files["overlap.csv"] = render::render_overlap_csv(*analysis->timeline);
-    }
-    if (outputs.chrome_trace) files["trace.json"] = render::render_chrome_trace(*trace);
-  }
-  if (outputs.source_pages && source)
-    for (const auto& k : source->kernels) {
-      std::string name = safe_name(k.function.empty() ? k.name : k.function);
-      files["source/" + name + ".md"] = render::render_annotated_source(k);
-      files["source/" + name + "_sass.csv"] = render::render_sass_csv(k);
-    }
 }
 
 }  // namespace
@@ -145,7 +120,9 @@ Published publish_into(ProfileRun& run, const AnalysisContext& ctx, const Output
   }
   auto analysis = analyze::analyze_run(run, ctx.devices, ctx.thresholds, trace, outputs.timeline);
   keep_representative_metrics(run);
-  add_mode_outputs(files, outputs, trace, analysis, source);
+  // Rendered again over what a re-analysis carried (source_files): the new trace's or source page's files win.
+  const OutputSources fed{.run = run, .trace = trace, .analysis = analysis ? &*analysis : nullptr, .source = source};
+  for (auto& [name, file] : render_mode_outputs(outputs, fed)) files[name] = std::move(file);
   Published p;
   std::optional<ProfileRun> base;
   if (!output.baseline.empty()) {
@@ -157,9 +134,10 @@ Published publish_into(ProfileRun& run, const AnalysisContext& ctx, const Output
   std::string headline;
   if (trace && analysis && analysis->timeline && outputs.timeline)
     headline = render::render_timeline_headline(*trace, *analysis->timeline);
-  if (stage) write_artifact(stage->dir(), run, cmp, files, base ? &*base : nullptr, headline);
-  p.contract_markdown = render::render_contract(run, cmp) + headline;
-  p.contract_json = render::render_contract_json(run, cmp);
+  Contract contract = contract_for(run, cmp, headline);
+  if (stage) write_artifact(stage->dir(), run, cmp, files, base ? &*base : nullptr, &contract);
+  p.contract_markdown = std::move(contract.markdown);
+  p.contract_json = std::move(contract.json);
   p.warnings = run.warnings;
   return p;
 }
