@@ -7,7 +7,7 @@
 
 #include "analyze/thresholds.hpp"
 #include "model/comparison.hpp"
-#include "model/regression.hpp"
+#include "model/regression_check.hpp"
 
 namespace kprof::analyze {
 
