@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "collect/nvtx_path.hpp"
-#include "collect/cupti/collector.hpp"
 #include "collect/cupti/counter_collector.hpp"
+#include "collect/cupti/counter_mode.hpp"
 #include "collect/cupti/cupti_check.hpp"
 #include "collect/cupti/kernel_record.hpp"
 #include "collect/cupti/range_profiler.hpp"
