@@ -4,12 +4,14 @@
 // (bench/diagnosis_score.cpp), so the published table is what the test checks.
 #pragma once
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <map>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -135,8 +137,10 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     sc.first_fix = a.opportunities.empty() ? "none" : a.opportunities.front().remedy;
     sc.first_gain = a.opportunities.empty() ? 0 : a.opportunities.front().est_gain_pct;
     for (const auto& o : a.opportunities) sc.max_gain = std::max(sc.max_gain, o.est_gain_pct);
-    for (const auto& c : a.causes)
-      sc.causes += fmt::format("{}{} {:.1f}%{}", sc.causes.empty() ? "" : ", ", c.id, c.gain_pct, c.specific ? " (specific)" : "");
+    auto cause = [](const Cause& c) {
+      return fmt::format("{} {:.1f}%{}", c.id, c.gain_pct, c.specific ? " (specific)" : "");
+    };
+    sc.causes = fmt::format("{}", fmt::join(a.causes | std::views::transform(cause), ", "));
     for (std::size_t i = 0; i < a.opportunities.size() && i < 3; ++i) {
       const auto& o = a.opportunities[i];
       sc.top.push_back(fmt::format("{} {:.0f}% [{}] {} — {}", o.remedy, o.est_gain_pct, o.source, o.trigger, o.rationale));

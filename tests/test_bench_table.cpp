@@ -1,11 +1,11 @@
-// The benchmark table (analyze/bench_table, render/bench_markdown) and the sweep file (plan/bench_sweep), on
+// The benchmark table (analyze/bench_figures, render/bench_markdown) and the sweep file (plan/bench_sweep), on
 // synthetic samples: verdicts from the rank test, speedups, wrong versions, the roofline bound per plan kind.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "analyze/bench_table.hpp"
+#include "analyze/bench_figures.hpp"
 #include "analyze/roofline.hpp"
 #include "datasheet_devices.hpp"
 #include "plan/bench_sweep.hpp"

@@ -2,10 +2,14 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <ranges>
 
 #include "util/cuda_check.hpp"
 #include "model/profile.hpp"
@@ -31,17 +35,17 @@ std::string fmt_ms(double ms) {
 const VersionEntry& find_entry(const std::string& package, const std::string& version, const PackageEntry** pkg_out) {
   const PackageEntry* pkg = Registry::find(package);
   if (!pkg) {
-    std::string names;
-    for (const auto& p : Registry::all()) names += (names.empty() ? "" : ", ") + p.info.name;
-    throw plan::PlanError("unknown package '" + package + "' (packages: " + names + ")");
+    auto name = [](const PackageEntry& p) { return p.info.name; };
+    throw plan::PlanError(fmt::format("unknown package '{}' (packages: {})", package,
+                                      fmt::join(Registry::all() | std::views::transform(name), ", ")));
   }
   *pkg_out = pkg;
   if (version.empty()) return pkg->versions.back();
   for (const auto& v : pkg->versions)
     if (v.info.name == version) return v;
-  std::string names;
-  for (const auto& v : pkg->versions) names += (names.empty() ? "" : ", ") + v.info.name;
-  throw plan::PlanError("unknown version '" + version + "' of " + package + " (versions: " + names + ")");
+  auto name = [](const VersionEntry& v) { return v.info.name; };
+  throw plan::PlanError(fmt::format("unknown version '{}' of {} (versions: {})", version, package,
+                                    fmt::join(pkg->versions | std::views::transform(name), ", ")));
 }
 
 // Writes a buffer larger than L2 (cudaMemsetAsync: a memset, not a kernel, so traces and ncu see no extra

@@ -1,6 +1,7 @@
 #include "analyze/analyze_run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -102,11 +103,7 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
     rules = g.launches.front().rules;
   a.opportunities = find_opportunities(a.causes, trusted, rules, t, declared, headroom);
 
-  if (!m.unavailable.empty()) {
-    std::string list;
-    for (const auto& field : m.unavailable) list += (list.empty() ? "" : ", ") + field;
-    a.notes.push_back("not in this profile: " + list);
-  }
+  if (!m.unavailable.empty()) a.notes.push_back(fmt::format("not in this profile: {}", fmt::join(m.unavailable, ", ")));
   return a;
 }
 

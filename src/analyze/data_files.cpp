@@ -1,7 +1,11 @@
 #include "analyze/data_files.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cstdlib>
 #include <system_error>
+#include <vector>
 
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -22,14 +26,16 @@ std::vector<fs::path> data_search_dirs() {
 }
 
 fs::path find_data_file(const std::string& name) {
-  std::string tried;
+  std::vector<std::string> tried;
   for (const auto& dir : data_search_dirs()) {
     std::error_code ec;
     auto p = dir / name;
     if (fs::is_regular_file(p, ec)) return p.lexically_normal();
-    tried += (tried.empty() ? "" : ", ") + p.lexically_normal().string();
+    tried.push_back(p.lexically_normal().string());
   }
-  throw Error("cannot find shipped data file " + name + " (tried " + tried + "); set KPROF_DATA_DIR", kExitBadInput);
+  throw Error(
+      fmt::format("cannot find shipped data file {} (tried {}); set KPROF_DATA_DIR", name, fmt::join(tried, ", ")),
+      kExitBadInput);
 }
 
 std::optional<fs::path> find_user_file(const std::optional<fs::path>& explicit_path, const char* env_var,

@@ -1,7 +1,11 @@
 #include "analyze/device_db.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
+#include <ranges>
 
 #include "analyze/data_files.hpp"
 #include "util/errors.hpp"
@@ -153,8 +157,8 @@ const DeviceSpec* DeviceDb::match(const DeviceInfo& info, std::string* reason) c
       if (s.compute_capability == info.compute_capability && s.sm_count == info.sm_count) fits.push_back(&s);
     if (fits.size() == 1) return fits.front();
     if (fits.size() > 1) {
-      std::string ids;
-      for (auto* f : fits) ids += (ids.empty() ? "" : ", ") + f->id;
+      const std::string ids =
+          fmt::format("{}", fmt::join(fits | std::views::transform([](const DeviceSpec* f) { return f->id; }), ", "));
       set_reason("\"" + info.name + "\" (CC " + info.compute_capability + ", " + std::to_string(info.sm_count) +
                  " SMs) fits several entries (" + ids + "); name it in the user devices file");
       return nullptr;

@@ -19,7 +19,7 @@ RegressionRow check_row(const std::string& stage, const std::vector<ComparisonRo
   for (const auto& row : rows)
     if (row.metric == kDurationMetric) d = &row;
   if (!d || !d->previous || !d->current) {
-    r.status = "missing";
+    r.status = RegressionStatus::missing;
     if (d) {
       r.previous_us = d->previous;
       r.current_us = d->current;
@@ -30,9 +30,10 @@ RegressionRow check_row(const std::string& stage, const std::vector<ComparisonRo
   r.current_us = d->current;
   r.change_pct = d->change_pct;
   r.p_value = d->p_value;
-  if (!d->change_pct || *d->change_pct <= threshold_pct) r.status = "ok";
-  else if (!d->p_value) r.status = "untested";
-  else r.status = (*d->p_value < alpha && d->verdict == "worse") ? "regression" : "noise";
+  if (!d->change_pct || *d->change_pct <= threshold_pct) r.status = RegressionStatus::ok;
+  else if (!d->p_value) r.status = RegressionStatus::untested;
+  else if (*d->p_value < alpha && d->verdict == "worse") r.status = RegressionStatus::regression;
+  else r.status = RegressionStatus::noise;
   return r;
 }
 

@@ -7,13 +7,9 @@
 
 #include "analyze/thresholds.hpp"
 #include "model/comparison.hpp"
-#include "model/regression.hpp"
+#include "model/regression_check.hpp"
 
 namespace kprof::analyze {
-
-// `kprof compare --fail-on-regression`'s exit status when the check fails (docs/cli.md). Kept here rather than in
-// util/errors.hpp so this branch does not touch the shared exit-code table (to be moved there on merge).
-inline constexpr int kExitRegression = 10;  // 9 is kExitCannotWrite (util/errors.hpp)
 
 RegressionCheck check_regressions(const Comparison& cmp, double threshold_pct, const Thresholds& t);
 

@@ -48,37 +48,29 @@ namespace {
 
 const std::vector<std::string> kOps = {">", ">=", "<", "<=", "=="};
 
-long line_of(const toml::node& n) { return static_cast<long>(n.source().begin.line); }
-
 double number(const toml::node& n, const std::string& what, const std::string& origin) {
   if (auto v = n.value<double>()) return *v;
-  throw ParseError(origin, line_of(n), what + " must be a number");
+  throw ParseError(origin, toml_line(n), what + " must be a number");
 }
 
 std::string text_of(const toml::node& n, const std::string& what, const std::string& origin) {
   if (auto v = n.value<std::string>()) return *v;
-  throw ParseError(origin, line_of(n), what + " must be a string");
+  throw ParseError(origin, toml_line(n), what + " must be a string");
 }
 
 }  // namespace
 
 void Thresholds::apply(const std::string& toml_text, const std::string& origin) {
-  toml::table doc;
-  try {
-    check_toml_text(toml_text, origin);  // toml++ 3.3.0 has undefined behaviour on some non-ASCII text
-    doc = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    throw ParseError(origin, static_cast<long>(e.source().begin.line), std::string(e.description()));
-  }
+  toml::table doc = parse_toml(toml_text, origin);
   if (auto* schema = doc.get("schema"); schema && schema->value<std::string>() != "kprof.thresholds/1")
-    throw ParseError(origin, line_of(*schema), "unsupported schema (expected kprof.thresholds/1)");
+    throw ParseError(origin, toml_line(*schema), "unsupported schema (expected kprof.thresholds/1)");
 
   if (auto* arr_node = doc.get("metric")) {
     auto* arr = arr_node->as_array();
-    if (!arr) throw ParseError(origin, line_of(*arr_node), "[[metric]] must be an array of tables");
+    if (!arr) throw ParseError(origin, toml_line(*arr_node), "[[metric]] must be an array of tables");
     for (auto& el : *arr) {
       auto* t = el.as_table();
-      if (!t || !t->get("metric")) throw ParseError(origin, line_of(el), "[[metric]] entry needs a \"metric\" name");
+      if (!t || !t->get("metric")) throw ParseError(origin, toml_line(el), "[[metric]] entry needs a \"metric\" name");
       auto name = text_of(*t->get("metric"), "metric", origin);
       MetricThreshold* m = nullptr;
       for (auto& existing : metrics)
@@ -95,11 +87,11 @@ void Thresholds::apply(const std::string& toml_text, const std::string& origin) 
         else if (key == "op") {
           m->op = text_of(v, "op", origin);
           if (std::find(kOps.begin(), kOps.end(), m->op) == kOps.end())
-            throw ParseError(origin, line_of(v), "op must be one of > >= < <= ==");
+            throw ParseError(origin, toml_line(v), "op must be one of > >= < <= ==");
         } else if (key == "value") m->value = number(v, name + ".value", origin);
         else if (key == "unit") m->unit = text_of(v, "unit", origin);
         else if (key == "meaning") m->meaning = text_of(v, "meaning", origin);
-        else throw ParseError(origin, line_of(v), "unknown key \"" + key + "\" in [[metric]] " + name);
+        else throw ParseError(origin, toml_line(v), "unknown key \"" + key + "\" in [[metric]] " + name);
       }
     }
   }
@@ -108,12 +100,12 @@ void Thresholds::apply(const std::string& toml_text, const std::string& origin) 
     std::string sec(section_key.str());
     if (sec == "schema" || sec == "metric") continue;
     auto* t = section.as_table();
-    if (!t) throw ParseError(origin, line_of(section), "unexpected top-level key \"" + sec + "\"");
+    if (!t) throw ParseError(origin, toml_line(section), "unexpected top-level key \"" + sec + "\"");
     for (auto&& [k, v] : *t) {
       std::string key(k.str());
       if (sec == "opportunities" && key == "ncu_categories") {
         auto* cats = v.as_table();
-        if (!cats) throw ParseError(origin, line_of(v), "ncu_categories must be a table");
+        if (!cats) throw ParseError(origin, toml_line(v), "ncu_categories must be a table");
         for (auto&& [rule, cat] : *cats) ncu_categories[std::string(rule.str())] = text_of(cat, "category", origin);
         continue;
       }

@@ -13,27 +13,25 @@ namespace kprof::plan {
 
 namespace {
 
-long line_of(const toml::node& n) { return static_cast<long>(n.source().begin.line); }
-
 int positive_runs(const toml::node& n, const std::string& origin) {
   auto v = n.value<std::int64_t>();
-  if (!v || *v < 1 || *v > 100000) throw ParseError(origin, line_of(n), "runs must be an integer from 1 to 100000");
+  if (!v || *v < 1 || *v > 100000) throw ParseError(origin, toml_line(n), "runs must be an integer from 1 to 100000");
   return static_cast<int>(*v);
 }
 
 ProblemParams point_from(const toml::node& n, const std::string& package, const std::string& origin) {
   auto* t = n.as_table();
-  if (!t) throw ParseError(origin, line_of(n), "a point of " + package + " must be a table like { m = 1024 }");
+  if (!t) throw ParseError(origin, toml_line(n), "a point of " + package + " must be a table like { m = 1024 }");
   ProblemParams p;
   for (auto&& [k, v] : *t) {
     std::string key(k.str()), value;
     if (auto i = v.value_exact<std::int64_t>()) value = std::to_string(*i);
     else if (auto s = v.value_exact<std::string>()) value = *s;
-    else throw ParseError(origin, line_of(v), package + "." + key + " must be an integer (or a dtype name)");
+    else throw ParseError(origin, toml_line(v), package + "." + key + " must be an integer (or a dtype name)");
     try {
       p.set(key, value);
     } catch (const std::invalid_argument& e) {
-      throw ParseError(origin, line_of(v), e.what());
+      throw ParseError(origin, toml_line(v), e.what());
     }
   }
   return p;
@@ -42,29 +40,23 @@ ProblemParams point_from(const toml::node& n, const std::string& package, const 
 }  // namespace
 
 Sweep parse_sweep(const std::string& toml_text, const std::string& origin) {
-  toml::table doc;
-  try {
-    check_toml_text(toml_text, origin);  // toml++ 3.3.0 has undefined behaviour on some non-ASCII text
-    doc = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    throw ParseError(origin, static_cast<long>(e.source().begin.line), std::string(e.description()));
-  }
+  toml::table doc = parse_toml(toml_text, origin);
   Sweep s;
   s.origin = origin;
   for (auto&& [k, v] : doc) {
     std::string key(k.str());
     if (key == "schema") {
       if (v.value<std::string>() != "kprof.bench.sweeps/1")
-        throw ParseError(origin, line_of(v), "unsupported schema (expected kprof.bench.sweeps/1)");
+        throw ParseError(origin, toml_line(v), "unsupported schema (expected kprof.bench.sweeps/1)");
     } else if (key == "runs") {
       s.runs = positive_runs(v, origin);
     } else if (key == "packages") {
       auto* pkgs = v.as_table();
-      if (!pkgs) throw ParseError(origin, line_of(v), "packages must be a table of [packages.<name>] sections");
+      if (!pkgs) throw ParseError(origin, toml_line(v), "packages must be a table of [packages.<name>] sections");
       for (auto&& [pk, pv] : *pkgs) {
         std::string name(pk.str());
         auto* pt = pv.as_table();
-        if (!pt) throw ParseError(origin, line_of(pv), "[packages." + name + "] must be a table");
+        if (!pt) throw ParseError(origin, toml_line(pv), "[packages." + name + "] must be a table");
         PackageSweep ps;
         for (auto&& [ek, ev] : *pt) {
           std::string entry(ek.str());
@@ -72,17 +64,17 @@ Sweep parse_sweep(const std::string& toml_text, const std::string& origin) {
             ps.runs = positive_runs(ev, origin);
           } else if (entry == "points") {
             auto* arr = ev.as_array();
-            if (!arr) throw ParseError(origin, line_of(ev), name + ".points must be an array of tables");
+            if (!arr) throw ParseError(origin, toml_line(ev), name + ".points must be an array of tables");
             for (auto& el : *arr) ps.points.push_back(point_from(el, name, origin));
           } else {
-            throw ParseError(origin, line_of(ev), "unknown key \"" + entry + "\" in [packages." + name +
+            throw ParseError(origin, toml_line(ev), "unknown key \"" + entry + "\" in [packages." + name +
                                                       "] (expected runs, points)");
           }
         }
         s.packages[name] = ps;
       }
     } else {
-      throw ParseError(origin, line_of(v), "unknown top-level key \"" + key + "\" (expected schema, runs, packages)");
+      throw ParseError(origin, toml_line(v), "unknown top-level key \"" + key + "\" (expected schema, runs, packages)");
     }
   }
   return s;

@@ -1,7 +1,9 @@
 #include "plan/plan_json.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <ranges>
 #include <set>
 
 namespace kprof::plan {
@@ -53,8 +55,8 @@ ProblemParams resolve_params(const PackageInfo& pkg, const ProblemParams& given)
   for (const auto& ps : pkg.params) out.values[ps.name] = ps.default_value;
   for (const auto& [k, v] : given.values) {
     if (!out.values.count(k)) {
-      std::string names;
-      for (const auto& ps : pkg.params) names += (names.empty() ? "" : ", ") + ps.name;
+      const std::string names =
+          fmt::format("{}", fmt::join(pkg.params | std::views::transform(&ParamSpec::name), ", "));
       throw PlanError(fmt::format("{} has no parameter --{} (its parameters: {})", pkg.name, k,
                                   names.empty() ? "none" : names));
     }
@@ -87,11 +89,12 @@ std::string render_package_list(const std::vector<PackageInfo>& pkgs) {
   std::string out = "| package | versions (* = default) | parameters | dtype | description |\n"
                     "| --- | --- | --- | --- | --- |\n";
   for (const auto& p : pkgs) {
-    std::string vers, params;
+    std::string vers;
     for (std::size_t i = 0; i < p.versions.size(); ++i)
       vers += (i ? " " : "") + p.versions[i].name + (i + 1 == p.versions.size() ? "*" : "");
-    for (const auto& ps : p.params) params += (params.empty() ? "" : " ") + fmt::format("{}={}", ps.name, ps.default_value);
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", p.name, vers, params, p.dtype, p.description);
+    auto param = [](const ParamSpec& ps) { return fmt::format("{}={}", ps.name, ps.default_value); };
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", p.name, vers,
+                       fmt::join(p.params | std::views::transform(param), " "), p.dtype, p.description);
   }
   out += "\nVersions:\n";
   for (const auto& p : pkgs)

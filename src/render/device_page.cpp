@@ -1,6 +1,9 @@
 #include "render/device_page.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <ranges>
 #include <vector>
 
 namespace kprof::render {
@@ -45,14 +48,10 @@ std::string render_device_page(const DeviceSpec& spec) {
   if (spec.sm_count > 0) facts.push_back(std::to_string(spec.sm_count) + " SMs");
   if (spec.boost_clock_mhz > 0) facts.push_back("boost clock " + fmt_value(spec.boost_clock_mhz) + " MHz");
   if (!spec.aliases.empty()) {
-    std::string a;
-    for (const auto& x : spec.aliases) a += (a.empty() ? "" : ", ") + ("\"" + cell(x) + "\"");
-    facts.push_back("profilers call it " + a);
+    auto quoted = [](const std::string& x) { return "\"" + cell(x) + "\""; };
+    facts.push_back(fmt::format("profilers call it {}", fmt::join(spec.aliases | std::views::transform(quoted), ", ")));
   }
-  if (!facts.empty()) {
-    for (size_t i = 0; i < facts.size(); ++i) md += (i ? "; " : "") + facts[i];
-    md += ".\n\n";
-  }
+  if (!facts.empty()) md += fmt::format("{}.\n\n", fmt::join(facts, "; "));
 
   md += "## Peaks\n\n";
   md += "kprof uses the measured figure when there is one, else the datasheet's.\n\n";

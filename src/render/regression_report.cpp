@@ -14,14 +14,14 @@ std::string pval(const std::optional<double>& v) { return v ? fmt::format("{:.3g
 
 std::string describe(const RegressionRow& r, const RegressionCheck& c) {
   std::string s = r.stage + ": " + us(r.previous_us) + " → " + us(r.current_us) + " us (" + pct(r.change_pct) + ")";
-  if (r.status == "regression")
+  if (r.status == RegressionStatus::regression)
     return s + fmt::format(", slower than the {:g}% threshold and significant (Mann-Whitney U p = {}, alpha {:g})",
                            c.threshold_pct, pval(r.p_value), c.alpha);
-  if (r.status == "untested")
+  if (r.status == RegressionStatus::untested)
     return s + fmt::format(", slower than the {:g}% threshold, but too few launches on a side for the rank test: "
                            "not counted as a regression",
                            c.threshold_pct);
-  if (r.status == "noise") return s + fmt::format(", not significant (p = {})", pval(r.p_value));
+  if (r.status == RegressionStatus::noise) return s + fmt::format(", not significant (p = {})", pval(r.p_value));
   return s;
 }
 
@@ -55,13 +55,13 @@ std::string render_regression_markdown(const RegressionCheck& c) {
   int regressions = 0, untested = 0;
   std::string rows;
   for (const auto& r : c.rows) {
-    if (r.status == "regression") ++regressions;
-    if (r.status == "untested") ++untested;
-    if (r.status == "ok" || r.status == "missing") continue;
+    if (r.status == RegressionStatus::regression) ++regressions;
+    if (r.status == RegressionStatus::untested) ++untested;
+    if (r.status == RegressionStatus::ok || r.status == RegressionStatus::missing) continue;
     // The stage name is the program's: one line, no markup, "|" escaped. A line break in it printed a bare line on
     // stdout, where GitHub Actions reads workflow commands ("::error ...") beside --github-annotations' own.
     rows += "| " + md_text(r.stage) + " | " + us(r.previous_us) + " | " + us(r.current_us) + " | " + pct(r.change_pct) + " | " +
-            pval(r.p_value) + " | " + r.status + " |\n";
+            pval(r.p_value) + " | " + std::string(regression_status_name(r.status)) + " |\n";
   }
   if (!rows.empty())
     out += "| Stage | Baseline (us) | Current (us) | Change | p | Status |\n|---|---|---|---|---|---|\n" + rows;
@@ -80,12 +80,12 @@ std::string render_regression_junit(const RegressionCheck& c) {
   std::string cases;
   for (const auto& r : c.rows) {
     cases += "    <testcase classname=\"kprof.compare\" name=\"" + xml(r.stage) + "\"";
-    if (r.status == "regression") {
+    if (r.status == RegressionStatus::regression) {
       ++failures;
       cases += ">\n      <failure type=\"regression\" message=\"" + xml(describe(r, c)) + "\"/>\n    </testcase>\n";
-    } else if (r.status == "untested" || r.status == "missing") {
+    } else if (r.status == RegressionStatus::untested || r.status == RegressionStatus::missing) {
       ++skipped;
-      std::string why = r.status == "missing" ? r.stage + ": present in one run only" : describe(r, c);
+      std::string why = r.status == RegressionStatus::missing ? r.stage + ": present in one run only" : describe(r, c);
       cases += ">\n      <skipped message=\"" + xml(why) + "\"/>\n    </testcase>\n";
     } else {
       cases += "/>\n";
@@ -100,9 +100,9 @@ std::string render_regression_junit(const RegressionCheck& c) {
 std::string render_github_annotations(const RegressionCheck& c) {
   std::string out;
   for (const auto& r : c.rows) {
-    if (r.status == "regression")
+    if (r.status == RegressionStatus::regression)
       out += "::error title=" + gh_property("kprof regression: " + r.stage) + "::" + gh_message(describe(r, c)) + "\n";
-    else if (r.status == "untested")
+    else if (r.status == RegressionStatus::untested)
       out += "::warning title=" + gh_property("kprof slowdown (untested): " + r.stage) + "::" +
              gh_message(describe(r, c)) + "\n";
   }

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "model/regression.hpp"
+#include "model/regression_check.hpp"
 
 namespace kprof::render {
 

@@ -5,7 +5,9 @@
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
+#include <ranges>
 #include <set>
 
 namespace kprof::render {
@@ -280,11 +282,12 @@ void draw_series_lines(std::string& s, const Layout& l, const Series& series) {
       if (p.series == name) by_level[p.level].push_back(&p);
     for (const auto& [level, list] : by_level) {
       if (list.size() < 2) continue;
-      std::string d;
-      for (const auto* p : list) d += fmt::format("{}{:.1f},{:.1f}", d.empty() ? "" : " ", l.f.x(p->arithmetic_intensity), l.f.y(p->tflops));
+      auto xy = [&](const RooflinePoint* p) {
+        return fmt::format("{:.1f},{:.1f}", l.f.x(p->arithmetic_intensity), l.f.y(p->tflops));
+      };
       s += fmt::format(R"(<polyline points="{}" stroke="{}" stroke-opacity="0.7"/>)"
                        "\n",
-                       d, series.colour(name));
+                       fmt::join(list | std::views::transform(xy), " "), series.colour(name));
     }
   }
   s += "</g>\n";

@@ -17,4 +17,15 @@ void check_toml_text(const std::string& t, const std::string& origin) {
   }
 }
 
+toml::table parse_toml(const std::string& text, const std::string& origin) {
+  try {
+    check_toml_text(text, origin);
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    throw ParseError(origin, static_cast<long>(e.source().begin.line), std::string(e.description()));
+  }
+}
+
+long toml_line(const toml::node& n) { return static_cast<long>(n.source().begin.line); }
+
 }  // namespace kprof

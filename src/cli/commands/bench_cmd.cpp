@@ -14,7 +14,7 @@
 #include <set>
 #include <sstream>
 
-#include "analyze/bench_table.hpp"
+#include "analyze/bench_figures.hpp"
 #include "analyze/data_files.hpp"
 #include "cli/commands/commands.hpp"
 #include "collect/gpu_presence.hpp"

@@ -38,7 +38,7 @@ int cmd_compare(const CompareOptions& o) {
     std::cout << render::render_comparison(cmp) << render::render_regression_markdown(check);
   }
   if (o.github_annotations) std::cout << render::render_github_annotations(check);
-  return check.failed() ? analyze::kExitRegression : kExitOk;
+  return check.failed() ? kExitRegression : kExitOk;
 }
 
 }  // namespace kprof::cli

@@ -1,5 +1,8 @@
 #include "collect/clock/clock_commands.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cstdlib>
 #include <string>
 #include <unistd.h>
@@ -59,8 +62,7 @@ int clock_status(const ClockCommandOptions& o, std::ostream& out) {
   } else {
     auto names = decode_event_reasons(*s.event_reasons);
     if (names.empty()) out << "none";
-    for (size_t i = 0; i < names.size(); ++i) out << (i ? ", " : "") << names[i];
-    out << "\n";
+    out << fmt::format("{}", fmt::join(names, ", ")) << "\n";
   }
   if (auto saved = load_clock_state(o.gpu)) {
     out << "  locked          SM " << mhz(saved->locked_sm_mhz) << " by " << saved->locked_by << " at "

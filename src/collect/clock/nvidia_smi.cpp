@@ -1,5 +1,8 @@
 #include "collect/clock/nvidia_smi.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -74,19 +77,12 @@ CommandResult run_command(const std::vector<std::string>& argv) {
   return r;
 }
 
-namespace {
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s;
-}
-}  // namespace
-
 ClockState query_clocks(int gpu) {
   const std::string smi = nvidia_smi_program();
   CommandResult r;
   for (const char* field : {"clocks_event_reasons.active", "clocks_throttle_reasons.active"}) {
-    r = run_command({smi, "-i", std::to_string(gpu), "--query-gpu=" + join(clock_query_fields(field)),
+    const auto fields = clock_query_fields(field);
+    r = run_command({smi, "-i", std::to_string(gpu), fmt::format("--query-gpu={}", fmt::join(fields, ",")),
                      "--format=csv,noheader,nounits"});
     if (r.exit_code == 0) return parse_clock_query(r.out, gpu, smi + " --query-gpu");
     if (r.exit_code == -1) throw Error("cannot run " + smi + ": not found (set NVIDIA_SMI or install the driver)",

@@ -1,6 +1,7 @@
 #include "collect/counters/counters_import.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
@@ -111,11 +112,9 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
     std::vector<std::string> not_collected;
     for (const auto& m : s.unsupported)
       if (m.rfind("launch__", 0) != 0 && m != "sm__maximum_warps_per_active_cycle_pct") not_collected.push_back(m);
-    if (!not_collected.empty()) {
-      std::string list;
-      for (const auto& m : not_collected) list += (list.empty() ? "" : ", ") + m;
-      s.warnings.push_back("counters: not available on " + s.chip + " through CUPTI: " + list);
-    }
+    if (!not_collected.empty())
+      s.warnings.push_back(
+          fmt::format("counters: not available on {} through CUPTI: {}", s.chip, fmt::join(not_collected, ", ")));
     int id = 0;
     ncu::ValueWarnings bad_values;
     for (const auto& k : doc.at(key::kernels)) {

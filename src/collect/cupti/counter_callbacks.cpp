@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "collect/nvtx_path.hpp"
-#include "collect/cupti/collector.hpp"
 #include "collect/cupti/counter_collector.hpp"
+#include "collect/cupti/counter_mode.hpp"
+#include "collect/cupti/cupti_check.hpp"
 #include "collect/cupti/kernel_record.hpp"
 #include "collect/cupti/range_profiler.hpp"
 
@@ -111,10 +112,10 @@ bool start_counter_collection(const CounterOptions& options) {
   auto& c = CounterCollector::instance();
   bool ok = c.start(options);
   CUpti_SubscriberHandle sub = nullptr;
-  CUptiResult r = cuptiSubscribe(&sub, on_callback, nullptr);
-  if (r != CUPTI_SUCCESS) {
+  const CUptiResult r = cuptiSubscribe(&sub, on_callback, nullptr);
+  if (auto e = cupti_failure(r, "cuptiSubscribe"); !e.empty()) {
     // Another CUPTI client (a profiler already attached) holds the only subscription.
-    c.note("cuptiSubscribe: " + result_string(r) + " (no counters)");
+    c.note(e + " (no counters)");
     std::fprintf(stderr, "kprof counters: cuptiSubscribe failed: %s\n", result_string(r).c_str());
     return false;
   }
@@ -132,17 +133,15 @@ bool start_counter_collection(const CounterOptions& options) {
       CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
       CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
       CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz};
-  for (auto id : capture)
-    if (auto e = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id); e != CUPTI_SUCCESS)
-      c.note("cuptiEnableCallback(driver " + std::to_string(id) + "): " + result_string(e));
-  for (auto id : driver)
-    if (auto e = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id); e != CUPTI_SUCCESS)
-      c.note("cuptiEnableCallback(driver " + std::to_string(id) + "): " + result_string(e));
-  for (auto id : runtime)
-    if (auto e = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id); e != CUPTI_SUCCESS)
-      c.note("cuptiEnableCallback(runtime " + std::to_string(id) + "): " + result_string(e));
-  if (auto e = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_NVTX); e != CUPTI_SUCCESS)
-    c.note("cuptiEnableDomain(NVTX): " + result_string(e) + " (launches carry no NVTX ranges)");
+  auto enable = [&](CUpti_CallbackDomain domain, const char* domain_name, CUpti_CallbackId id) {
+    const std::string what = "cuptiEnableCallback(" + std::string(domain_name) + " " + std::to_string(id) + ")";
+    if (auto e = cupti_failure(cuptiEnableCallback(1, sub, domain, id), what); !e.empty()) c.note(e);
+  };
+  for (auto id : capture) enable(CUPTI_CB_DOMAIN_DRIVER_API, "driver", id);
+  for (auto id : driver) enable(CUPTI_CB_DOMAIN_DRIVER_API, "driver", id);
+  for (auto id : runtime) enable(CUPTI_CB_DOMAIN_RUNTIME_API, "runtime", id);
+  if (auto e = cupti_failure(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_NVTX), "cuptiEnableDomain(NVTX)"); !e.empty())
+    c.note(e + " (launches carry no NVTX ranges)");
   return ok;
 }
 

@@ -1,4 +1,4 @@
-#include "collect/cupti/collector.hpp"
+#include "collect/cupti/counter_collector.hpp"
 
 #include <cuda_runtime_api.h>
 

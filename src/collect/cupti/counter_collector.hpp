@@ -1,44 +1,67 @@
-// In-process hardware counters for annotation mode: the CUPTI Range Profiler (auto range, kernel replay) run
-// inside the profiled program from libkprof_inject.so, so annotation mode needs no Nsight Compute start-up.
-//
-// Selected launches (by default the first launch of each kernel name, like `ncu --kernel-id ::regex:.*:1`) are
-// profiled: the launch callback starts the range profiler on API entry and stops it on exit, CUPTI replays the
-// kernel (saving and restoring the memory it writes) until every metric is collected, and the values are
-// evaluated at once. The launch configuration and the theoretical occupancy come from the driver (function
-// attributes, occupancy calculator), the NVTX push/pop stack from NVTX callbacks. Everything is written
-// after every profiled launch and again at exit or on SIGINT/SIGTERM, as JSON (collect/counters/counters_format.hpp,
-// read by collect/counters/counters_import.hpp). Only the first CUDA context gets counters; launches into a
-// capturing stream are counted, not profiled; a launch whose range cannot be told apart (a failed launch, another
-// thread's launch inside the window, dropped ranges) is recorded with an error and no values.
-//
-// The pieces, one concern each: counter_options.cpp (the environment), counter_callbacks.cpp (CUPTI subscription,
-// launch and NVTX callbacks), launch_selection.* (which launches are profiled; no CUPTI), launch_params.cpp (a
-// launch's shape and stream from the callback's parameters), function_attributes.cpp (registers, shared memory,
-// occupancy from the driver), range_profiler.* (the CUPTI range profiler), counters_json.* (the file),
-// counter_session.* (the collector that ties them together).
+// The counter collector of one process: takes a launch through selection, the range profiler and the driver's
+// attributes into a KernelRecord, and rewrites the counters file after every profiled launch. One instance,
+// never destroyed (the exit and signal paths use it); the CUPTI callbacks (counter_callbacks.cpp) call into it.
 #pragma once
+#include <atomic>
+#include <cupti.h>
+
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "collect/cupti/counter_mode.hpp"
+#include "collect/cupti/kernel_record.hpp"
+#include "collect/cupti/launch_selection.hpp"
+#include "collect/cupti/range_profiler.hpp"
+
 namespace kprof::cupti {
 
-struct CounterOptions {
-  std::string output;                // KPROF_COUNTERS_FILE: set = counter mode (no activity tracing)
-  std::vector<std::string> metrics;  // KPROF_COUNTERS_METRICS: comma-separated metric names
-  std::string kernel_regex;          // KPROF_COUNTERS_KERNEL: ECMAScript regex searched in the function base name
-  std::string nvtx_range;            // KPROF_COUNTERS_NVTX: "a" or "a/b" (b pushed directly inside a), on the
-                                     // calling thread's push/pop stack (all domains on one stack)
-  bool all_launches = false;         // KPROF_COUNTERS_ALL=1: every selected launch, not the first of each name
-  std::uint64_t skip = 0;            // KPROF_COUNTERS_SKIP: selected launches to pass over first
-  std::uint64_t count = 0;           // KPROF_COUNTERS_COUNT: stop after this many profiled launches (0 = no limit)
-  std::size_t max_kernels = 512;     // KPROF_COUNTERS_MAX: ranges the counter image holds (1..100000)
-  static CounterOptions from_env();  // empty output when KPROF_COUNTERS_FILE is unset
-};
+class CounterCollector {
+ public:
+  static CounterCollector& instance();
 
-// Subscribes the launch and NVTX callbacks. Returns false (and prints why) when CUPTI refuses the subscription.
-bool start_counter_collection(const CounterOptions& options);
-// Writes the JSON file (atomic rename); safe to call more than once, each call rewrites the whole file.
-void write_counters(bool interrupted);
+  // Keeps the options; false (with the reason recorded) when the kernel filter is unusable.
+  bool start(const CounterOptions& options);
+  // The launch callback on API entry (`nvtx`: the calling thread's push/pop stack, outermost first, of which the
+  // first `stage_entries` end at the range that names the stage: stage_range_index) and on exit.
+  void on_launch_enter(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                       const std::vector<std::string>& nvtx, std::size_t stage_entries);
+  void on_launch_exit(const CUpti_CallbackData* cb, CUpti_CallbackDomain domain);
+  // The exit and signal paths: waits a bounded time for a profiled launch in progress, then writes.
+  void write(bool interrupted);
+  // Stream captures opened and closed in the process (driver callbacks): nothing is profiled while one is open.
+  void capture_began() { ++open_captures_; }
+  // Before a capture begins: the range profiler is disabled until the next profiled launch after it.
+  void before_capture();
+  void capture_ended() {
+    if (open_captures_ > 0) --open_captures_;
+  }
+  // An error outside any launch (the subscription).
+  void note(const std::string& e);
+
+ private:
+  CounterCollector() = default;
+  bool setup(CUcontext ctx);
+  void error(const std::string& e);  // caller holds mu_
+  void write_locked(bool interrupted);
+
+  CounterOptions opt_;
+  LaunchSelection selection_;
+  std::timed_mutex mu_;  // records and session state; the exit/signal writer waits for it only so long
+  std::map<std::string, std::uint64_t> invocations_;
+  std::uint64_t launches_ = 0, profiled_ = 0, captured_ = 0;
+  std::atomic<int> open_captures_{0};
+  int in_flight_ = 0;  // profiled launches between their range's start and stop (mu_)
+  std::deque<KernelRecord> records_;  // a deque: the pending record is referenced while other threads append
+  std::vector<std::string> errors_;
+  std::uint64_t error_count_ = 0;
+  // Profiling session (the first context that launches a selected kernel).
+  bool setup_done_ = false, setup_failed_ = false;
+  CUcontext ctx_ = nullptr;
+  RangeProfiler profiler_;
+};
 
 }  // namespace kprof::cupti

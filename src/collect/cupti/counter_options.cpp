@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "collect/counters/counters_format.hpp"
-#include "collect/cupti/counter_collector.hpp"
+#include "collect/cupti/counter_mode.hpp"
 
 namespace kprof::cupti {
 

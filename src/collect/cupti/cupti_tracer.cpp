@@ -8,6 +8,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "collect/cupti/cupti_check.hpp"
 #include "collect/trace/tracer_env.hpp"
 
 namespace kprof::cupti {
@@ -52,18 +53,16 @@ Tracer& Tracer::instance() {
   return *t;
 }
 
-void Tracer::note_error(const char* what, CUptiResult r) {
-  const char* s = nullptr;
-  cuptiGetResultString(r, &s);
+void Tracer::note_error(std::string error) {
   ++error_count_;
-  if (errors_.size() < 16) errors_.push_back(std::string(what) + ": " + (s ? s : "unknown CUPTI error"));
+  if (errors_.size() < 16) errors_.push_back(std::move(error));
 }
 
 bool Tracer::enable(CUpti_ActivityKind kind, const char* name, bool essential) {
-  CUptiResult r = cuptiActivityEnable(kind);
-  if (r == CUPTI_SUCCESS) return true;
+  std::string e = cupti_failure(cuptiActivityEnable(kind), std::string("cuptiActivityEnable(") + name + ")");
+  if (e.empty()) return true;
   std::lock_guard<std::mutex> lock(mu_);
-  note_error((std::string("cuptiActivityEnable(") + name + ")").c_str(), r);
+  note_error(std::move(e));
   std::fprintf(stderr, "kprof tracer: cannot enable %s%s\n", name, essential ? "" : " (continuing without it)");
   return false;
 }
@@ -74,10 +73,9 @@ bool Tracer::start(const TracerOptions& options) {
   if (std::ifstream comm("/proc/self/comm"); comm) std::getline(comm, process_name_);
   auto set_attr = [&](CUpti_ActivityAttribute a, auto value, const char* name) {
     std::size_t size = sizeof(value);
-    CUptiResult ar = cuptiActivitySetAttribute(a, &size, &value);
-    if (ar != CUPTI_SUCCESS) {
+    if (auto e = cupti_failure(cuptiActivitySetAttribute(a, &size, &value), name); !e.empty()) {
       std::lock_guard<std::mutex> lock(mu_);
-      note_error(name, ar);
+      note_error(std::move(e));
     }
   };
   if (options_.zeroed_buffers)
@@ -90,10 +88,10 @@ bool Tracer::start(const TracerOptions& options) {
   if (options_.device_buffers > 0)
     set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, options_.device_buffers,
              "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE");
-  CUptiResult r = cuptiActivityRegisterCallbacks(&Tracer::request_buffer, &Tracer::buffer_completed);
-  if (r != CUPTI_SUCCESS) {
+  if (auto e = CUPTI_FAILURE(cuptiActivityRegisterCallbacks, &Tracer::request_buffer, &Tracer::buffer_completed);
+      !e.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
-    note_error("cuptiActivityRegisterCallbacks", r);
+    note_error(std::move(e));
     return false;
   }
   if (options_.hw_trace) {
@@ -105,10 +103,10 @@ bool Tracer::start(const TracerOptions& options) {
       static std::atomic<bool> asked{false};
       if (asked.exchange(true)) return;
       Tracer& t = instance();
-      CUptiResult hr = cuptiActivityEnableHWTrace(1);
+      std::string e = CUPTI_FAILURE(cuptiActivityEnableHWTrace, 1);
       std::lock_guard<std::mutex> lock(t.mu_);
-      if (hr == CUPTI_SUCCESS) t.errors_.push_back("cuptiActivityEnableHWTrace: accepted (note, not an error)");
-      else t.note_error("cuptiActivityEnableHWTrace", hr);
+      if (e.empty()) t.errors_.push_back("cuptiActivityEnableHWTrace: accepted (note, not an error)");
+      else t.note_error(std::move(e));
     };
     if (cuptiSubscribe(&sub, on_context, nullptr) == CUPTI_SUCCESS)
       cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
@@ -133,9 +131,9 @@ bool Tracer::start(const TracerOptions& options) {
                                   CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
                                   CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
                                   CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz}) {
-        if (CUptiResult r = cuptiActivityEnableDriverApi(id, 1); r != CUPTI_SUCCESS) {
+        if (auto e = CUPTI_FAILURE(cuptiActivityEnableDriverApi, id, 1); !e.empty()) {
           std::lock_guard<std::mutex> lock(mu_);
-          note_error("cuptiActivityEnableDriverApi", r);
+          note_error(std::move(e));
         } else {
           drv = true;
         }
@@ -181,7 +179,7 @@ void Tracer::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t*
       if (r == CUPTI_SUCCESS) {
         append_record(t.buffer_, t.names_, record);
       } else {
-        if (r != CUPTI_ERROR_MAX_LIMIT_REACHED) t.note_error("cuptiActivityGetNextRecord", r);
+        if (r != CUPTI_ERROR_MAX_LIMIT_REACHED) t.note_error(cupti_failure(r, "cuptiActivityGetNextRecord"));
         break;
       }
     }
@@ -221,10 +219,10 @@ bool Tracer::write_locked(const std::string& path, bool interrupted) {
 void Tracer::write_snapshot(bool interrupted) {
   bool expected = false;
   if (!writing_.compare_exchange_strong(expected, true)) return;
-  CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::string flush_error = CUPTI_FAILURE(cuptiActivityFlushAll, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (fr != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", fr);
+    if (!flush_error.empty()) note_error(std::move(flush_error));
     write_locked(options_.output, interrupted);
   }
   writing_.store(false);
@@ -260,11 +258,11 @@ bool Tracer::wait_idle(int wait_ms) const {
 bool Tracer::write_window(const std::string& path) {
   bool expected = false;
   if (!writing_.compare_exchange_strong(expected, true)) return false;
-  CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::string flush_error = CUPTI_FAILURE(cuptiActivityFlushAll, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   bool ok = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (fr != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", fr);
+    if (!flush_error.empty()) note_error(std::move(flush_error));
     ok = write_locked(path, false);
     buffer_.clear_records();
     cuptiGetTimestamp(&start_ns_);

@@ -58,7 +58,7 @@ class Tracer {
   static void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
   static void buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
                                std::size_t valid);
-  void note_error(const char* what, CUptiResult r);  // caller holds mu_
+  void note_error(std::string error);  // caller holds mu_; `error` as cupti_failure() writes it
   TraceFileInfo file_info(bool interrupted);         // the trace file's header fields; caller holds mu_
   bool write_locked(const std::string& path, bool interrupted);  // the trace file, atomically; caller holds mu_
   bool enable(CUpti_ActivityKind kind, const char* name, bool essential);

@@ -27,7 +27,7 @@
 #include <cstdlib>
 #include <thread>
 #include <unistd.h>
-#include "collect/cupti/counter_collector.hpp"
+#include "collect/cupti/counter_mode.hpp"
 #include "collect/cupti/cupti_tracer.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "collect/cupti/counter_collector.hpp"
+#include "collect/cupti/counter_mode.hpp"
 
 namespace kprof::cupti {
 

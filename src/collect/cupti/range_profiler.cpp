@@ -7,24 +7,19 @@
 #include <chrono>
 #include <cmath>
 
-namespace kprof::cupti {
+#include "collect/cupti/cupti_check.hpp"
 
-std::string result_string(CUptiResult r) {
-  const char* s = nullptr;
-  cuptiGetResultString(r, &s);
-  return s ? s : "CUPTI error " + std::to_string(static_cast<int>(r));
-}
+namespace kprof::cupti {
 
 std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& metrics, std::size_t max_ranges) {
   auto t0 = std::chrono::steady_clock::now();
-  auto fail = [](const char* what, CUptiResult r) { return std::string(what) + ": " + result_string(r); };
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-  if (auto r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) return fail("cuptiProfilerInitialize", r);
+  if (auto e = CUPTI_FAILURE(cuptiProfilerInitialize, &init); !e.empty()) return e;
   CUdevice dev = 0;
   if (cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
   CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   chip.deviceIndex = static_cast<size_t>(dev);
-  if (auto r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) return fail("cuptiDeviceGetChipName", r);
+  if (auto e = CUPTI_FAILURE(cuptiDeviceGetChipName, &chip); !e.empty()) return e;
   chip_ = chip.pChipName ? chip.pChipName : "";
   char name[256] = {};
   if (cuDeviceGetName(name, sizeof(name) - 1, dev) == CUDA_SUCCESS) device_name_ = name;
@@ -37,20 +32,19 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
   CUpti_Profiler_GetCounterAvailability_Params avail{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
   avail.ctx = ctx;
   std::vector<std::uint8_t> avail_image;
-  if (auto r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
+  if (auto e = CUPTI_FAILURE(cuptiProfilerGetCounterAvailability, &avail); !e.empty()) {
     // No permission for counters shows here first.
-    return fail("cuptiProfilerGetCounterAvailability", r);
+    return e;
   }
   avail_image.resize(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = avail_image.data();
-  if (auto r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
-    return fail("cuptiProfilerGetCounterAvailability", r);
+  if (auto e = CUPTI_FAILURE(cuptiProfilerGetCounterAvailability, &avail); !e.empty()) return e;
 
   CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
   hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   hi.pChipName = chip_.c_str();
   hi.pCounterAvailabilityImage = avail_image.data();
-  if (auto r = cuptiProfilerHostInitialize(&hi); r != CUPTI_SUCCESS) return fail("cuptiProfilerHostInitialize", r);
+  if (auto e = CUPTI_FAILURE(cuptiProfilerHostInitialize, &hi); !e.empty()) return e;
   host_ = hi.pHostObject;
 
   // Each metric is checked on its own, so that one the chip lacks (or that only Nsight Compute derives, like
@@ -74,21 +68,19 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
     add.pHostObject = host_;
     add.ppMetricNames = metric_ptrs_.data();
     add.numMetrics = metric_ptrs_.size();
-    if (auto r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS)
-      return fail("cuptiProfilerHostConfigAddMetrics", r);
+    if (auto e = CUPTI_FAILURE(cuptiProfilerHostConfigAddMetrics, &add); !e.empty()) return e;
   }
   if (metrics_.empty()) return "none of the requested metrics is supported on chip " + chip_;
 
   CUpti_Profiler_Host_GetConfigImageSize_Params cs{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
   cs.pHostObject = host_;
-  if (auto r = cuptiProfilerHostGetConfigImageSize(&cs); r != CUPTI_SUCCESS)
-    return fail("cuptiProfilerHostGetConfigImageSize", r);
+  if (auto e = CUPTI_FAILURE(cuptiProfilerHostGetConfigImageSize, &cs); !e.empty()) return e;
   config_.resize(cs.configImageSize);
   CUpti_Profiler_Host_GetConfigImage_Params ci{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
   ci.pHostObject = host_;
   ci.configImageSize = config_.size();
   ci.pConfigImage = config_.data();
-  if (auto r = cuptiProfilerHostGetConfigImage(&ci); r != CUPTI_SUCCESS) return fail("cuptiProfilerHostGetConfigImage", r);
+  if (auto e = CUPTI_FAILURE(cuptiProfilerHostGetConfigImage, &ci); !e.empty()) return e;
   CUpti_Profiler_Host_GetNumOfPasses_Params np{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
   np.configImageSize = config_.size();
   np.pConfigImage = config_.data();
@@ -103,10 +95,9 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
 
 // Enables the range profiler on the context with the packed configuration and a fresh counter data image.
 std::string RangeProfiler::enable_steps() {
-  auto failed = [](const char* what, CUptiResult r) { return std::string(what) + ": " + result_string(r); };
   CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   en.ctx = ctx_;
-  if (auto r = cuptiRangeProfilerEnable(&en); r != CUPTI_SUCCESS) return failed("cuptiRangeProfilerEnable", r);
+  if (auto e = CUPTI_FAILURE(cuptiRangeProfilerEnable, &en); !e.empty()) return e;
   rp_ = en.pRangeProfilerObject;
 
   CUpti_RangeProfiler_GetCounterDataSize_Params ds{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -115,16 +106,14 @@ std::string RangeProfiler::enable_steps() {
   ds.numMetrics = metric_ptrs_.size();
   ds.maxNumOfRanges = max_ranges_;
   ds.maxNumRangeTreeNodes = static_cast<std::uint32_t>(std::min<std::size_t>(max_ranges_, 1u << 20));
-  if (auto r = cuptiRangeProfilerGetCounterDataSize(&ds); r != CUPTI_SUCCESS)
-    return failed("cuptiRangeProfilerGetCounterDataSize", r);
+  if (auto e = CUPTI_FAILURE(cuptiRangeProfilerGetCounterDataSize, &ds); !e.empty()) return e;
   counter_data_.resize(ds.counterDataSize);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params di{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   di.pRangeProfilerObject = rp_;
   di.counterDataSize = counter_data_.size();
   di.pCounterData = counter_data_.data();
-  if (auto r = cuptiRangeProfilerCounterDataImageInitialize(&di); r != CUPTI_SUCCESS)
-    return failed("cuptiRangeProfilerCounterDataImageInitialize", r);
+  if (auto e = CUPTI_FAILURE(cuptiRangeProfilerCounterDataImageInitialize, &di); !e.empty()) return e;
 
   CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   sc.pRangeProfilerObject = rp_;
@@ -139,7 +128,7 @@ std::string RangeProfiler::enable_steps() {
   sc.minNestingLevel = 1;
   sc.passIndex = 0;
   sc.targetNestingLevel = 1;
-  if (auto r = cuptiRangeProfilerSetConfig(&sc); r != CUPTI_SUCCESS) return failed("cuptiRangeProfilerSetConfig", r);
+  if (auto e = CUPTI_FAILURE(cuptiRangeProfilerSetConfig, &sc); !e.empty()) return e;
   ranges_ = 0;
   return "";
 }
@@ -160,8 +149,7 @@ std::string RangeProfiler::suspend() {
   CUpti_RangeProfiler_Disable_Params d{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
   d.pRangeProfilerObject = rp_;
   rp_ = nullptr;
-  if (auto r = cuptiRangeProfilerDisable(&d); r != CUPTI_SUCCESS) return "cuptiRangeProfilerDisable: " + result_string(r);
-  return "";
+  return CUPTI_FAILURE(cuptiRangeProfilerDisable, &d);
 }
 
 std::string RangeProfiler::resume() { return rp_ ? "" : enable(); }
@@ -170,26 +158,23 @@ std::string RangeProfiler::start() {
   if (!rp_) return "the range profiler is not enabled";
   CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   st.pRangeProfilerObject = rp_;
-  if (auto res = cuptiRangeProfilerStart(&st); res != CUPTI_SUCCESS) return "cuptiRangeProfilerStart: " + result_string(res);
-  return "";
+  return CUPTI_FAILURE(cuptiRangeProfilerStart, &st);
 }
 
 std::string RangeProfiler::stop_and_evaluate(int launch_result, KernelRecord& r) {
   if (!rp_) return "the range profiler was disabled during the launch: no counters";
   CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   sp.pRangeProfilerObject = rp_;
-  if (auto res = cuptiRangeProfilerStop(&sp); res != CUPTI_SUCCESS) return "cuptiRangeProfilerStop: " + result_string(res);
+  if (auto e = CUPTI_FAILURE(cuptiRangeProfilerStop, &sp); !e.empty()) return e;
   CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   dd.pRangeProfilerObject = rp_;
-  if (auto res = cuptiRangeProfilerDecodeData(&dd); res != CUPTI_SUCCESS)
-    return "cuptiRangeProfilerDecodeData: " + result_string(res);
+  if (auto e = CUPTI_FAILURE(cuptiRangeProfilerDecodeData, &dd); !e.empty()) return e;
   r.dropped = dd.numOfRangeDropped;
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r.t0).count();
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
   info.pCounterDataImage = counter_data_.data();
   info.counterDataImageSize = counter_data_.size();
-  if (auto res = cuptiRangeProfilerGetCounterDataInfo(&info); res != CUPTI_SUCCESS)
-    return "cuptiRangeProfilerGetCounterDataInfo: " + result_string(res);
+  if (auto e = CUPTI_FAILURE(cuptiRangeProfilerGetCounterDataInfo, &info); !e.empty()) return e;
   r.ranges = info.numTotalRanges;
   std::size_t before = ranges_;
   ranges_ = info.numTotalRanges;
@@ -209,8 +194,7 @@ std::string RangeProfiler::stop_and_evaluate(int launch_result, KernelRecord& r)
   ev.ppMetricNames = metric_ptrs_.data();
   ev.numMetrics = metric_ptrs_.size();
   ev.pMetricValues = values.data();
-  if (auto res = cuptiProfilerHostEvaluateToGpuValues(&ev); res != CUPTI_SUCCESS)
-    return "cuptiProfilerHostEvaluateToGpuValues: " + result_string(res);
+  if (auto e = CUPTI_FAILURE(cuptiProfilerHostEvaluateToGpuValues, &ev); !e.empty()) return e;
   for (std::size_t i = 0; i < metrics_.size(); ++i) {
     if (std::isfinite(values[i])) r.values[metrics_[i]] = values[i];
     else r.non_finite.push_back(metrics_[i]);

@@ -16,8 +16,6 @@
 
 namespace kprof::cupti {
 
-std::string result_string(CUptiResult r);
-
 class RangeProfiler {
  public:
   // "" when the profiler is ready for `ctx`; else what failed ("cuptiProfilerInitialize: ..."). Metrics the chip

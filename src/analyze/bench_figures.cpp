@@ -1,4 +1,4 @@
-#include "analyze/bench_table.hpp"
+#include "analyze/bench_figures.hpp"
 
 #include <fmt/format.h>
 

@@ -3,11 +3,24 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/json_support.hpp"
 
 namespace kprof {
+
+enum class RegressionStatus {
+  ok,          // not slower by more than the threshold (or faster)
+  regression,  // slower by more than the threshold and the rank test says significant: fails the check
+  untested,    // slower by more than the threshold, too few launches for the rank test: reported, not failed
+  noise,       // slower by more than the threshold, but the rank test says it is not significant
+  missing      // on one side only
+};
+// "ok", "regression", "untested", "noise", "missing": the status as JSON and the reports write it.
+std::string_view regression_status_name(RegressionStatus s);
+void to_json(json& j, RegressionStatus s);
+void from_json(const json& j, RegressionStatus& s);  // a name this kprof does not know throws json::out_of_range
 
 struct RegressionRow {
   std::string stage;                 // stage / kernel label, or "(whole run)"
@@ -15,12 +28,7 @@ struct RegressionRow {
   std::optional<double> current_us;
   std::optional<double> change_pct;  // positive: slower
   std::optional<double> p_value;     // Mann-Whitney U, when both sides had enough launches
-  // "regression"      slower by more than the threshold and the rank test says significant: fails the check
-  // "untested"        slower by more than the threshold, too few launches for the rank test: reported, not failed
-  // "noise"           slower by more than the threshold, but the rank test says it is not significant
-  // "ok"              not slower by more than the threshold (or faster)
-  // "missing"         on one side only
-  std::string status;
+  RegressionStatus status = RegressionStatus::ok;
 };
 KPROF_JSON(RegressionRow, stage, previous_us, current_us, change_pct, p_value, status)
 
@@ -31,7 +39,7 @@ struct RegressionCheck {
   std::vector<RegressionRow> rows;   // the whole run first, then each stage
   bool failed() const {
     for (const auto& r : rows)
-      if (r.status == "regression") return true;
+      if (r.status == RegressionStatus::regression) return true;
     return false;
   }
 };
