@@ -96,7 +96,8 @@ TEST(AnalyzeRun, UnmatchedDeviceWarnsAndSkipsRoofline) {
   analyze_run(run, db(), shipped());
   EXPECT_FALSE(run.device_spec);
   ASSERT_EQ(run.warnings.size(), 1u);
-  EXPECT_NE(run.warnings[0].find("NVL"), std::string::npos) << run.warnings[0];
+  EXPECT_NE(run.warnings[0].text.find("NVL"), std::string::npos) << run.warnings[0].text;
+  EXPECT_EQ(run.warnings[0].code, WarningCode::Device);
   const auto& fma = *run.stages[1].kernels[0].analysis;
   EXPECT_FALSE(fma.roofline);
   EXPECT_EQ(fma.bottleneck.kind, BottleneckKind::compute);

@@ -119,7 +119,7 @@ TEST(DiagnosisHoldout, ASourcePageWithoutATableLeavesTheOtherPagesRead) {
   ProfileRun run = corpus::assemble(corpus::capture_dir("diag_holdout", corpus::Source::ncu_full),
                                     corpus::Source::ncu_full, "diag_holdout");
   bool warned = false;
-  for (const auto& w : run.warnings) warned = warned || w.find("ncu_source.csv left out") != std::string::npos;
+  for (const auto& w : run.warnings) warned = warned || w.text.find("ncu_source.csv left out") != std::string::npos;
   EXPECT_TRUE(warned);
   int with_counters = 0;
   for (const auto& st : run.stages)

@@ -70,7 +70,7 @@ TEST(NcuImport, LiveMetricsRun) {
   EXPECT_EQ(r.kernel, "kernels");
   EXPECT_EQ(r.device.compute_capability, "9.0");  // CC column
   ASSERT_EQ(r.warnings.size(), 1u);               // the ==WARNING== about unlocked clocks
-  EXPECT_NE(r.warnings[0].find("unmodified GPU clocks"), std::string::npos);
+  EXPECT_NE(r.warnings[0].text.find("unmodified GPU clocks"), std::string::npos);
   std::size_t launches = 0;
   for (const auto& s : r.stages)
     for (const auto& g : s.kernels) launches += g.launches.size();

@@ -134,7 +134,7 @@ TEST(PlanCli, DeclaredStagesAreAttachedByName) {
   EXPECT_EQ(run.stages[0].declared.precision, "bf16");
   EXPECT_FALSE(run.stages[1].declared.flops);
   ASSERT_EQ(run.warnings.size(), 1u);
-  EXPECT_NE(run.warnings[0].find("'missing'"), std::string::npos);
+  EXPECT_NE(run.warnings[0].text.find("'missing'"), std::string::npos);
 }
 
 // The real kprof-kernels (built with CUDA): list and describe run on the host only.

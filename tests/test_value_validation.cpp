@@ -61,6 +61,13 @@ std::string joined(const std::vector<std::string>& lines) {
   return s;
 }
 
+// A run's warnings as their sentences.
+std::vector<std::string> texts(const std::vector<Warning>& warnings) {
+  std::vector<std::string> out;
+  for (const auto& w : warnings) out.push_back(w.text);
+  return out;
+}
+
 LaunchPage raw(const std::string& text) { return parse_raw_page(split_csv_stream(text, "page.csv")); }
 
 }  // namespace
@@ -178,7 +185,7 @@ TEST(ValueValidation, ALaunchOfNanValuesIsOneSummaryNotAWarningPerField) {
 TEST(ValueValidation, H200FaultedLaunchIsSummedUpAndNamedNotAnotherShape) {
   const std::string dir = std::string(KPROF_FIXTURES) + "/h200-misbehave/fault_ncu/";
   NcuImport imported = import_ncu({dir + "ncu_raw.csv", dir + "ncu_details.csv", dir + "ncu_session.csv"});
-  const auto& w = imported.run.warnings;
+  const auto w = texts(imported.run.warnings);
   EXPECT_LE(w.size(), 2 * (ValueWarnings::kListedFields + 1)) << joined(w);
   EXPECT_TRUE(has(w, "ncu_raw.csv: 1677 more fields (1677 cells, the first at line 4) are not finite numbers"))
       << joined(w);
@@ -200,10 +207,11 @@ TEST(ValueValidation, H200FaultedLaunchIsSummedUpAndNamedNotAnotherShape) {
   EXPECT_EQ(with_counters, 1);  // the kernel that ran before the fault keeps its counters
   // The annotation metric list's raw page of the same fault: 222 nan fields, four warnings.
   NcuImport annot = import_ncu({std::string(KPROF_FIXTURES) + "/h200-misbehave/fault_annot_ncu/ncu_raw.csv"});
-  const auto nan_lines = std::count_if(annot.run.warnings.begin(), annot.run.warnings.end(), [](const std::string& l) {
+  const auto annot_warnings = texts(annot.run.warnings);
+  const auto nan_lines = std::count_if(annot_warnings.begin(), annot_warnings.end(), [](const std::string& l) {
     return l.find("not a finite number") != std::string::npos || l.find("are not finite numbers") != std::string::npos;
   });
-  EXPECT_EQ(nan_lines, static_cast<long>(ValueWarnings::kListedFields + 1)) << joined(annot.run.warnings);
+  EXPECT_EQ(nan_lines, static_cast<long>(ValueWarnings::kListedFields + 1)) << joined(annot_warnings);
   // What ncu left when SIGTERM stopped it during the counter pass: no table, a ParseError (assemble() makes it a
   // warning in a live run: SessionAssemble.MissingOrBrokenRawFilesBecomeWarningsNotCrashes).
   EXPECT_THROW(import_ncu({std::string(KPROF_FIXTURES) + "/h200-misbehave/term_ncu_metrics/ncu_raw.csv"}), ParseError);

@@ -18,6 +18,8 @@ class Result:
         self.contract_json: dict[str, Any] = reply.get("contract") or {}
         self.dir: Path | None = Path(reply["dir"]) if reply.get("dir") else None
         self.warnings: list[str] = list(reply.get("warnings") or [])
+        # What each warning concerns ("trace", "counters", "ncu", "clocks", ...), in the same order.
+        self.warning_codes: list[str] = list(reply.get("warning_codes") or [])
         self.comparison: dict[str, Any] | None = reply.get("comparison")
         self.roofline_svg: str = reply.get("roofline_svg") or ""
 

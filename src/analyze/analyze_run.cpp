@@ -113,7 +113,7 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
     run.device_spec = *spec;
     run.device.matched_spec = spec->id;
   } else if (!run.device_spec) {
-    run.warnings.push_back("device peaks unknown: " + reason + "; roofline and bandwidth headroom skipped");
+    run.warnings.push_back({WarningCode::Device, "device peaks unknown: " + reason + "; roofline and bandwidth headroom skipped"});
   }
   const DeviceSpec* spec = run.device_spec ? &*run.device_spec : nullptr;
 

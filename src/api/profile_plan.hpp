@@ -54,7 +54,7 @@ struct ProfilePlanResult {
   std::optional<ProfileRun> run;   // profile.json read back when the run wrote it
   std::string contract_markdown;   // the output contract, as `kprof <package>` prints it, and as JSON
   std::string contract_json;
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;    // each with what it concerns (model/warning.hpp)
   std::filesystem::path devlog_file;       // with settings.devlog: the devlog the entry went to
   std::vector<std::string> dry_run_lines;  // a dry run: the check/tune command, the collectors, the outputs
   std::string ending;              // one line for a failed or interrupted run ("" when it ended well)

@@ -128,7 +128,13 @@ json published_reply(const ProfileRun& run, const session::Published& p) {
   out["contract"] = json::parse(p.contract_json, nullptr, /*allow_exceptions=*/false);
   auto chart = render::roofline_chart_for(run);
   out["roofline_svg"] = chart.points.empty() ? std::string() : render::render_roofline_svg(chart);
-  out["warnings"] = p.warnings;
+  json texts = json::array(), codes = json::array();
+  for (const auto& w : p.warnings) {
+    texts.push_back(w.text);
+    codes.push_back(warning_code_name(w.code));
+  }
+  out["warnings"] = texts;  // Python's Result.warnings: the sentences
+  out["warning_codes"] = codes;
   out["comparison"] = p.comparison ? json(*p.comparison) : json(nullptr);
   return out;
 }

@@ -14,6 +14,7 @@
 #include "model/metric.hpp"
 #include "model/mode.hpp"
 #include "model/params.hpp"
+#include "model/warning.hpp"
 
 namespace kprof {
 
@@ -135,7 +136,7 @@ struct ProfileRun {
   std::string clock_control;     // "none", "base", ... as profiled
   std::optional<ClockRecord> clocks;  // GPU clocks read before and after the run (kprof run)
   std::vector<Stage> stages;
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;  // what the reader of the numbers must know, each with what it concerns
   std::optional<Bottleneck> overall;  // whole-run bottleneck (the stage that dominates time)
 };
 KPROF_JSON(ProfileRun, schema, mode, kernel, version, params, device, device_spec, timestamp, command, nvtx_include,

@@ -56,7 +56,7 @@ std::string header(const ProfileRun& run) {
   out += "\n**Warnings**:";
   if (run.warnings.empty()) return out + " none\n";
   out += "\n";
-  for (const auto& w : run.warnings) out += "- " + md_line(w) + "\n";
+  for (const auto& w : run.warnings) out += "- " + md_line(w.text) + "\n";
   return out;
 }
 

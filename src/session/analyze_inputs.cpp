@@ -107,9 +107,10 @@ Inputs load_inputs(const std::vector<std::string>& inputs, ExtraFiles& copies, c
       copies["inputs/" + fs::path(f).filename().string()] = in_scratch(f) ? ExtraFile(read_file(f)) : ExtraFile::copy_of(f);
   for (const auto& f : reports) {
     if (copy_inputs) copies["inputs/" + fs::path(f).filename().string()] = ExtraFile::copy_of(f);
-    imported.run.warnings.push_back("imported from the Nsight Compute report " + f +
-                                    (copy_inputs ? " (kept as inputs/" + fs::path(f).filename().string() + "; " : " (") +
-                                    "open it in ncu-ui for the full detail)");
+    imported.run.warnings.push_back(
+        {WarningCode::Ncu, "imported from the Nsight Compute report " + f +
+                               (copy_inputs ? " (kept as inputs/" + fs::path(f).filename().string() + "; " : " (") +
+                               "open it in ncu-ui for the full detail)"});
   }
   // A source page among the inputs gives each kernel its annotated source, as `kprof run --prof-type=ncu` does.
   for (const auto& k : imported.source.kernels) {

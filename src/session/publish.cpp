@@ -24,7 +24,7 @@ namespace {
 void make_text_valid(ProfileRun& run, Trace* trace) {
   auto fix = [](std::string& s) { make_valid_utf8(s); };
   fix(run.kernel), fix(run.version), fix(run.command), fix(run.device.name);
-  for (auto& w : run.warnings) fix(w);
+  for (auto& w : run.warnings) fix(w.text);
   for (auto& s : run.sources) fix(s);
   for (auto& st : run.stages) {
     fix(st.name);
@@ -115,8 +115,8 @@ Published publish_into(ProfileRun& run, const AnalysisContext& ctx, const Output
   if (stage) {
     const std::string staging = stage->dir().string() + "/";
     for (auto& w : run.warnings)
-      for (std::size_t at = w.find(staging); at != std::string::npos; at = w.find(staging, at))
-        w.erase(at, staging.size());
+      for (std::size_t at = w.text.find(staging); at != std::string::npos; at = w.text.find(staging, at))
+        w.text.erase(at, staging.size());
   }
   auto analysis = analyze::analyze_run(run, ctx.devices, ctx.thresholds, trace, outputs.timeline);
   keep_representative_metrics(run);

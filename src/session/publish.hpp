@@ -25,7 +25,7 @@ struct Published {
   std::optional<Comparison> comparison;
   std::string contract_markdown;      // the output contract, as Markdown and as JSON
   std::string contract_json;
-  std::vector<std::string> warnings;  // the run's
+  std::vector<Warning> warnings;  // the run's
 };
 
 // Analyses `run` (and `trace`, with its timeline when `outputs` asks for one), compares it with

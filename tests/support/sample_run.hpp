@@ -270,7 +270,7 @@ inline ProfileRun base_run() {
 // Three stages from the fixture: copy (memory), fma (compute), concurrent (latency, 2 launches).
 inline ProfileRun sample_run() {
   ProfileRun run = base_run();
-  run.warnings = {"GPU clocks were not locked (--clock-control none): durations follow the boost clock."};
+  run.warnings = {{WarningCode::Clocks, "GPU clocks were not locked (--clock-control none): durations follow the boost clock."}};
   run.stages = {Stage{"stage_copy", {copy_group()}, {}}, Stage{"stage_fma", {fma_group()}, {}},
                 Stage{"stage_concurrent", {small_grid_group()}, {}}};
   run.overall = run.stages[2].kernels[0].analysis->bottleneck;

@@ -11,7 +11,7 @@ void print_published(const session::Published& p, const PrintOptions& print) {
   if (!p.devlog_file.empty())
     std::cerr << (p.devlog_appended ? "kprof: devlog entry appended to " : "kprof: devlog already has this entry: ")
               << p.devlog_file.string() << "\n";
-  for (const auto& w : p.warnings) std::cerr << "kprof: warning: " << w << "\n";
+  for (const auto& w : p.warnings) std::cerr << "kprof: warning: " << w.text << "\n";
   if (!p.dir.empty()) std::cerr << "kprof: artifacts written to " << p.dir.string() << "\n";
   std::cout << (print.json ? p.contract_json : p.contract_markdown);
 }

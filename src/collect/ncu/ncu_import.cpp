@@ -103,7 +103,7 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
         [&](StreamItem& it) {
           if (it.kind == ItemKind::profiler) {
             if (it.text.rfind("==ERROR==", 0) == 0) file_profiler_errors.push_back(it.text);
-            if (it.text.rfind("==PROF==", 0) != 0) run.warnings.push_back(fmt::format("{}: {}", basename(path), it.text));
+            if (it.text.rfind("==PROF==", 0) != 0) run.warnings.push_back({WarningCode::Ncu, fmt::format("{}: {}", basename(path), it.text)});
           }
           if (it.kind == ItemKind::record && !have_record) {
             have_record = true;
@@ -131,7 +131,7 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
         std::vector<CompactMetrics> page_compact;
         if (kind == PageKind::raw) page_compact = raw->take_compact();
         page_compact.resize(page.launches.size());
-        for (auto& w : page.warnings) run.warnings.push_back(std::move(w));
+        for (auto& w : page.warnings) run.warnings.push_back({WarningCode::Implausible, std::move(w)});
         for (std::size_t i = 0; i < page.launches.size(); ++i) {
           const LaunchContext& ctx = page.contexts[i];
           if (process_name.empty()) process_name = basename(ctx.process_name);
@@ -183,9 +183,9 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
     throw Error(msg, perm ? kExitNoPermission : kExitBadInput);
   }
   if (pids.size() > 1)
-    run.warnings.push_back(fmt::format("launches come from {} processes; launches are merged by ID only within "
-                                       "one process",
-                                       pids.size()));
+    run.warnings.push_back({WarningCode::Ncu, fmt::format("launches come from {} processes; launches are merged by "
+                                                          "ID only within one process",
+                                                          pids.size())});
 
   for (auto& k : launches) fill_launch_fields_from_metrics(k);
   {
