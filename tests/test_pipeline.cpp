@@ -67,7 +67,7 @@ TEST(MergeCounters, SameShapeCountersAttachAndOtherShapesStayDurationOnly) {
   EXPECT_FALSE(small.metrics.sm_throughput_pct.has_value());  // 1056-block counters do not describe 66 blocks
   EXPECT_DOUBLE_EQ(*small.metrics.grid_size, 66.0);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("another launch shape"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].text.find("another launch shape"), std::string::npos) << warnings[0].text;
 }
 
 // A faulting kernel under Nsight Compute (misbehave fault on the H200): ncu prints nan for every value of its launch,
@@ -80,8 +80,8 @@ TEST(MergeCounters, AProfiledLaunchWithoutValuesIsNotAnotherShape) {
   auto stages = group_into_stages(std::vector<KernelLaunch>{traced("wild_store", 65536, 5000.0)});
   auto warnings = attach_counters(stages, {measured_nothing});
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("reported no values for its launch"), std::string::npos) << warnings[0];
-  EXPECT_EQ(warnings[0].find("another launch shape"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].text.find("reported no values for its launch"), std::string::npos) << warnings[0].text;
+  EXPECT_EQ(warnings[0].text.find("another launch shape"), std::string::npos) << warnings[0].text;
   EXPECT_EQ(stages[0].kernels[0].counters_note, "its profiled launch has no values");
   // With another launch of it profiled in a real, different shape, the --all-launches hint is the useful one.
   KernelLaunch other_shape = traced("wild_store", 66, 4000.0);
@@ -89,7 +89,7 @@ TEST(MergeCounters, AProfiledLaunchWithoutValuesIsNotAnotherShape) {
   auto stages2 = group_into_stages(std::vector<KernelLaunch>{traced("wild_store", 65536, 5000.0)});
   auto warnings2 = attach_counters(stages2, {measured_nothing, other_shape});
   ASSERT_EQ(warnings2.size(), 1u);
-  EXPECT_NE(warnings2[0].find("another launch shape"), std::string::npos) << warnings2[0];
+  EXPECT_NE(warnings2[0].text.find("another launch shape"), std::string::npos) << warnings2[0].text;
 }
 
 // PyTorch's silu and mul (diag_holdout3 on the H200): two instantiations of vectorized_elementwise_kernel with one
@@ -198,7 +198,7 @@ TEST(MergeCounters, AnInstantiationThatWasNotProfiledGetsNoOtherKernelsCounters)
     only.metrics["gpu__time_duration.sum"] = MetricValue{238048.0, "ns"};
     auto warnings = attach_counters(stages, {only});
     ASSERT_EQ(warnings.size(), 1u);
-    EXPECT_NE(warnings[0].find("fits another instantiation of that template better"), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].text.find("fits another instantiation of that template better"), std::string::npos) << warnings[0].text;
     for (const auto& g : stages[0].kernels) {
       if (g.duration_ns.median < 300000.0) {
         EXPECT_TRUE(g.counters_note.empty());
@@ -262,7 +262,7 @@ TEST(MergeCounters, AKernelThatHasItsLaunchDoesNotTakeAnotherKernelsLaunch) {
     return l;
   };
   auto warnings = attach_counters(stages, {profiled(0, 200000.0, "fwd"), profiled(1, 210000.0, "bwd")});
-  EXPECT_TRUE(warnings.empty()) << (warnings.empty() ? "" : warnings[0]);
+  EXPECT_TRUE(warnings.empty()) << (warnings.empty() ? "" : warnings[0].text);
   for (const auto& st : stages)
     for (const auto& g : st.kernels) {
       ASSERT_TRUE(g.metrics.duration_ns.has_value()) << st.name << " " << g.launches.front().mangled;

@@ -196,10 +196,11 @@ TEST(ValueValidation, H200FaultedLaunchIsSummedUpAndNamedNotAnotherShape) {
       for (auto& l : g.launches) ncu_launches.push_back(l);
   auto stages = group_into_stages(kernel_launches(read_trace(dir + "trace.kptrace")));
   auto attach = attach_counters(stages, ncu_launches);
-  ASSERT_EQ(attach.size(), 1u) << joined(attach);
-  EXPECT_NE(attach[0].find("no counters for wild_store: the counter run reached it but reported no values"),
+  ASSERT_EQ(attach.size(), 1u) << joined(texts(attach));
+  EXPECT_NE(attach[0].text.find("no counters for wild_store: the counter run reached it but reported no values"),
             std::string::npos)
-      << attach[0];
+      << attach[0].text;
+  EXPECT_EQ(attach[0].code, WarningCode::Counters);
   int with_counters = 0;
   for (const auto& st : stages)
     for (const auto& g : st.kernels)

@@ -21,8 +21,11 @@ double time_distance(const KernelLaunch& l, const KernelGroup& g) {
 }
 }  // namespace
 
-std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::vector<KernelLaunch>& ncu_launches) {
-  std::vector<std::string> warnings;
+std::vector<Warning> attach_counters(std::vector<Stage>& stages, const std::vector<KernelLaunch>& ncu_launches) {
+  std::vector<Warning> warnings;
+  auto warn = [&](const KernelGroup& g, std::string text) {
+    warnings.push_back({WarningCode::Counters, std::move(text), g.label});
+  };
   // Which profiled launch gives each group its counters: one of the same function and launch shape. Every
   // (group, launch) pair is ranked: a launch whose printed name reads as the group's instantiation first
   // (instantiation_key: ncu's and the trace's demanglers spell it differently), then one inside the group's NVTX
@@ -119,21 +122,19 @@ std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::
         // metric of a launch it could not measure, such as one that faulted) is not "another shape".
         if (same_name && all_shapeless) {
           g.counters_note = "its profiled launch has no values";
-          warnings.push_back("no counters for " + g.label + ": the counter run reached it but reported no values for "
-                             "its launch (nan or empty: the profiler could not measure it, as for a kernel that "
-                             "faulted or was cut short): duration only");
+          warn(g, "no counters for " + g.label + ": the counter run reached it but reported no values for its launch "
+                  "(nan or empty: the profiler could not measure it, as for a kernel that faulted or was cut short): "
+                  "duration only");
         } else if (same_shape_elsewhere) {
           g.counters_note = "the profiled launch of this name and shape belongs to another instantiation";
-          warnings.push_back("no counters for " + g.label + ": the counter run profiled " + g.kernel +
-                             " with this launch shape, but its name or time fits another instantiation of that "
-                             "template better, not this one: duration only");
+          warn(g, "no counters for " + g.label + ": the counter run profiled " + g.kernel +
+                      " with this launch shape, but its name or time fits another instantiation of that template "
+                      "better, not this one: duration only");
         } else {
           g.counters_note = same_name ? "only another launch shape of it was profiled" : "not profiled";
-          warnings.push_back(same_name ? "no counters for " + g.label + " " + g.launch.str() +
-                                             ": the counter run profiled only another launch shape of it (use "
-                                             "--all-launches)"
-                                       : "no counters for " + g.label +
-                                             " (the counter run did not profile it): duration only");
+          warn(g, same_name ? "no counters for " + g.label + " " + g.launch.str() +
+                                  ": the counter run profiled only another launch shape of it (use --all-launches)"
+                            : "no counters for " + g.label + " (the counter run did not profile it): duration only");
         }
         g.metrics.grid_size = static_cast<double>(g.launch.grid[0]) * g.launch.grid[1] * g.launch.grid[2];
         g.metrics.block_size = static_cast<double>(g.launch.block[0]) * g.launch.block[1] * g.launch.block[2];

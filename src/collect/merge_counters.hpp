@@ -12,7 +12,8 @@ namespace kprof {
 // one launch's counters with another's time).
 // The profiled ncu launch is appended to the group's launches and becomes its representative (its sections and
 // rules feed the analysis); duration statistics stay those of the traced launches.
-// Groups without a match keep duration-only metrics and are listed in the returned warnings.
-std::vector<std::string> attach_counters(std::vector<Stage>& stages, const std::vector<KernelLaunch>& ncu_launches);
+// Groups without a match keep duration-only metrics and are listed in the returned warnings (code counters, each
+// naming its group).
+std::vector<Warning> attach_counters(std::vector<Stage>& stages, const std::vector<KernelLaunch>& ncu_launches);
 
 }  // namespace kprof

@@ -26,7 +26,10 @@ std::string_view warning_code_name(WarningCode code) {
   return "other";
 }
 
-void to_json(json& j, const Warning& w) { j = json{{"code", warning_code_name(w.code)}, {"text", w.text}}; }
+void to_json(json& j, const Warning& w) {
+  j = json{{"code", warning_code_name(w.code)}, {"text", w.text}};
+  if (!w.group.empty()) j["group"] = w.group;
+}
 
 void from_json(const json& j, Warning& w) {
   if (j.is_string()) {
@@ -34,6 +37,7 @@ void from_json(const json& j, Warning& w) {
     return;
   }
   w.text = j.at("text").get<std::string>();
+  w.group = j.value("group", std::string());
   const auto code = j.value("code", std::string("other"));
   w.code = WarningCode::Other;
   for (const auto& [c, name] : kNames)

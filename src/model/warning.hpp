@@ -27,10 +27,11 @@ std::string_view warning_code_name(WarningCode code);
 struct Warning {
   WarningCode code = WarningCode::Other;
   std::string text;
+  std::string group;  // the kernel group it is about (its label), "" for the whole run
   bool operator==(const Warning&) const = default;
 };
 
-// JSON: {"code": "...", "text": "..."}; a plain string (profile.json from before the codes) reads as code "other".
+// JSON: {"code": "...", "text": "...", "group": "..." (when there is one)}; a plain string (profile.json from before the codes) reads as code "other".
 void to_json(json& j, const Warning& w);
 void from_json(const json& j, Warning& w);
 

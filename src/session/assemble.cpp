@@ -73,7 +73,9 @@ void apply_declared_stages(ProfileRun& run, const std::map<std::string, Declared
         s.declared = work;
         seen = true;
       }
-    if (!seen) run.warnings.push_back("the plan declares stage '" + name + "' but no kernel ran inside that NVTX range");
+    if (!seen)
+      run.warnings.push_back(
+          {WarningCode::Declared, "the plan declares stage '" + name + "' but no kernel ran inside that NVTX range"});
   }
 }
 
@@ -89,46 +91,47 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
   run.nvtx_include = spec.filters.nvtx_include;
   run.clock_control = plan.clock_control;
   run.device.name = c.gpu_name;
-  run.warnings = c.warnings_before;
+  for (const auto& w : c.warnings_before) run.warnings.push_back({WarningCode::Clocks, w});
   const ProcessResult* first_run = c.program();  // its failure is the run's exit code (7); later ones are warnings
   for (const auto& pass : c.passes) {
-    for (const auto& w : pass.warnings) run.warnings.push_back(w);
+    for (const auto& w : pass.warnings) run.warnings.push_back({collector_row(pass.kind).warnings, w});
     // A later pass whose program run failed (a counter run that broke the program, say) measured only what ran
     // before the failure: say so, or its missing kernels read as merely "not profiled".
     // (ncu passes are left out: their process is ncu, whose failure its own warning already explains.)
     const CollectorRow& row = collector_row(pass.kind);
     if (row.runs_program && pass.process && &*pass.process != first_run &&
         (pass.process->signaled || pass.process->exit_code != 0))
-      run.warnings.push_back(fmt::format("the {} run of the program {}: kernels it did not reach have no data "
-                                         "from it",
-                                         collector_name(pass.kind), pass.process->describe()));
+      run.warnings.push_back({WarningCode::ProgramRun,
+                              fmt::format("the {} run of the program {}: kernels it did not reach have no data from it",
+                                          collector_name(pass.kind), pass.process->describe())});
     if (row.read) row.read(a, PassReading{spec, c, pass});
   }
-  for (const auto& w : c.warnings_after) run.warnings.push_back(w);
+  for (const auto& w : c.warnings_after) run.warnings.push_back({WarningCode::Clocks, w});
   run.clocks = c.clocks;
   // Power, thermal or hardware slowdowns lower the clocks under the measurement: say so next to the numbers.
   if (run.clocks)
     for (const auto& r : run.clocks->throttle_reasons)
       if (r.find("power") != std::string::npos || r.find("thermal") != std::string::npos || r == "hw_slowdown")
-        run.warnings.push_back("GPU clocks were throttled (" + r + ") when the run ended: timings may be low");
+        run.warnings.push_back(
+            {WarningCode::Clocks, "GPU clocks were throttled (" + r + ") when the run ended: timings may be low"});
   // Groups the counter pass left out for their small share of GPU time say so (the pass filtered by that share).
   if (a.trace && min_share_applies(spec)) {
     const auto left_out = split_by_min_share(run.stages, spec.counters_min_share_pct).left_out;
-    std::vector<std::string> small;
+    std::set<std::string> small;  // the labels of the groups left out for their share
     for (auto& s : run.stages)
       for (auto& g : s.kernels)
         if (g.counters_note == "not profiled" && std::binary_search(left_out.begin(), left_out.end(), g.kernel)) {
           g.counters_note = fmt::format("under {:g}% of GPU time, not profiled", spec.counters_min_share_pct);
-          small.push_back("no counters for " + g.label + " ");
+          small.insert(g.label);
         }
-    // One line for them all instead of one warning each.
+    // One line for them all instead of one counters warning each (the warnings name their group).
     if (!small.empty()) {
-      std::erase_if(run.warnings, [&](const std::string& w) {
-        return std::any_of(small.begin(), small.end(), [&](const std::string& p) { return w.rfind(p, 0) == 0; });
-      });
-      run.warnings.push_back(fmt::format("{} kernel group(s) under {:g}% of GPU time were not profiled for counters "
-                                         "(their timings stand; --counters-min-share=0 profiles them)",
-                                         small.size(), spec.counters_min_share_pct));
+      std::erase_if(run.warnings,
+                    [&](const Warning& w) { return w.code == WarningCode::Counters && small.count(w.group); });
+      run.warnings.push_back({WarningCode::Filter,
+                              fmt::format("{} kernel group(s) under {:g}% of GPU time were not profiled for counters "
+                                          "(their timings stand; --counters-min-share=0 profiles them)",
+                                          small.size(), spec.counters_min_share_pct)});
     }
   }
   std::string counters_from = spec.counters_from;

@@ -89,6 +89,7 @@ struct CollectorRow {
   bool (*planned)(const ModeEntry& mode, const RunSpec& spec) = nullptr;
   std::unique_ptr<Collector> (*make)() = nullptr;
   bool runs_program = false;  // its pass is a run of the program itself (an ncu pass's process is ncu)
+  WarningCode warnings = WarningCode::Other;  // what the messages its pass reports concern (model/warning.hpp)
   // The raw files it leaves for its reader, relative to the artifact directory (none for clocks and compiled code,
   // whose compiled/ files are for the user).
   std::vector<std::string_view> raw_files;

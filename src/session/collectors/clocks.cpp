@@ -66,7 +66,8 @@ CollectorRow clock_recorder_row() {
   return {.kind = CollectorKind::Clocks,
           .name = "clocks",
           .planned = [](const ModeEntry&, const RunSpec&) { return true; },
-          .make = []() -> std::unique_ptr<Collector> { return std::make_unique<ClockRecorder>(); }};
+          .make = []() -> std::unique_ptr<Collector> { return std::make_unique<ClockRecorder>(); },
+          .warnings = WarningCode::Clocks};
 }
 
 }  // namespace kprof::session

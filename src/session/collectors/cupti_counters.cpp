@@ -77,7 +77,7 @@ class CuptiCounterPass : public Collector {
 void read_counter_pass(Assembled& a, const PassReading& r) {
   fs::path file = r.collected.dir / counters_format::kFileName;
   if (!fs::exists(file)) {
-    a.run.warnings.push_back("the program wrote no counters (it may not use CUDA, or the collector could not attach)");
+    a.run.warnings.push_back({WarningCode::Counters, "the program wrote no counters (it may not use CUDA, or the collector could not attach)"});
     return;
   }
   counters::CounterSession session;
@@ -85,7 +85,7 @@ void read_counter_pass(Assembled& a, const PassReading& r) {
     session = counters::import_counters(file);
   } catch (const ParseError& e) {  // what the tracer pass measured is still written
     if (r.collected.reanalysis) throw;
-    a.run.warnings.push_back(std::string("counters not read: ") + e.what());
+    a.run.warnings.push_back({WarningCode::Counters, std::string("counters not read: ") + e.what()});
     return;
   }
   const auto& d = session.device;  // the driver's view: name as nvidia-smi prints it, plus CC and SMs
@@ -94,9 +94,9 @@ void read_counter_pass(Assembled& a, const PassReading& r) {
     a.run.device.compute_capability = d.compute_capability;
     a.run.device.sm_count = d.sm_count;
   }
-  for (const auto& w : session.warnings) a.run.warnings.push_back(w);
+  for (const auto& w : session.warnings) a.run.warnings.push_back({WarningCode::Counters, w});
   if (session.launches.empty() && session.warnings.empty())
-    a.run.warnings.push_back("the counter run profiled no kernel launch");
+    a.run.warnings.push_back({WarningCode::Counters, "the counter run profiled no kernel launch"});
   use_counter_launches(a, std::move(session.launches));
 }
 
@@ -109,6 +109,7 @@ CollectorRow cupti_counters_row() {
       .planned = [](const ModeEntry&, const RunSpec& spec) { return counter_source(spec) == CounterSource::Cupti; },
       .make = []() -> std::unique_ptr<Collector> { return std::make_unique<CuptiCounterPass>(); },
       .runs_program = true,
+      .warnings = WarningCode::Counters,
       .raw_files = {counters_format::kFileName},
       .read = read_counter_pass,
       .probe = [](const fs::path& dir) { return fs::exists(dir / counters_format::kFileName); },

@@ -87,7 +87,7 @@ void read_ncu_pass(Assembled& a, const PassReading& r) {
   const bool reanalysis = r.collected.reanalysis;
   auto csv = ncu_csv_files(dir);
   if (csv.empty()) {
-    if (r.pass.failure.empty()) a.run.warnings.push_back("ncu produced no CSV output");
+    if (r.pass.failure.empty()) a.run.warnings.push_back({WarningCode::Ncu, "ncu produced no CSV output"});
     return;
   }
   ncu::NcuImport imported;
@@ -106,8 +106,8 @@ void read_ncu_pass(Assembled& a, const PassReading& r) {
       const bool no_table = std::string(e.what()).find("no Nsight Compute CSV table") != std::string::npos;
       if (!stopped && failed != csv.end() && fs::path(*failed).filename() != "ncu_raw.csv" &&
           (!reanalysis || no_table)) {
-        a.run.warnings.push_back(fmt::format("ncu/{} left out ({}); the other pages are read",
-                                             fs::path(*failed).filename().string(), e.what()));
+        a.run.warnings.push_back({WarningCode::Ncu, fmt::format("ncu/{} left out ({}); the other pages are read",
+                                             fs::path(*failed).filename().string(), e.what())});
         csv.erase(failed);
         if (!csv.empty()) continue;
       }
@@ -115,9 +115,9 @@ void read_ncu_pass(Assembled& a, const PassReading& r) {
       // H200: an empty raw page) or one that failed leaves pages it never finished; a re-analysis reads only
       // finished runs.
       if (reanalysis) throw;
-      a.run.warnings.push_back(std::string(stopped ? "ncu was interrupted before its output was complete; "
+      a.run.warnings.push_back({WarningCode::Ncu, std::string(stopped ? "ncu was interrupted before its output was complete; "
                                                    : "ncu's output not read: ") +
-                               e.what());
+                               e.what()});
       return;
     }
   }
@@ -147,6 +147,7 @@ CollectorRow ncu_metrics_row() {
       .name = "ncu-metrics",
       .planned = [](const ModeEntry&, const RunSpec& spec) { return counter_source(spec) == CounterSource::Ncu; },
       .make = []() -> std::unique_ptr<Collector> { return std::make_unique<NcuPass>(false); },
+      .warnings = WarningCode::Ncu,
       .raw_files = {"ncu/ncu_raw.csv"},
       .read = read_ncu_pass,
       .probe = has_ncu_pages,
@@ -160,6 +161,7 @@ CollectorRow ncu_full_row() {
       .name = "ncu-full",
       .planned = [](const ModeEntry&, const RunSpec&) { return true; },
       .make = []() -> std::unique_ptr<Collector> { return std::make_unique<NcuPass>(true); },
+      .warnings = WarningCode::Ncu,
       .raw_files = {"ncu/ncu_raw.csv", "ncu/ncu_details.csv", "ncu/ncu_source.csv", "ncu/ncu_session.csv",
                     "ncu/profile.ncu-rep"},
       .read = read_ncu_pass,

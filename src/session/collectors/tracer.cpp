@@ -58,40 +58,41 @@ class TracerPass : public Collector {
 // The traced launches inside the NVTX range the counter pass was restricted to (--nvtx-include): the trace sees
 // the whole program, the report only what the counters could see (the counter selection's match, collect/nvtx_path.hpp).
 std::vector<KernelLaunch> inside_nvtx_filter(std::vector<KernelLaunch> launches, const std::string& filter,
-                                             bool nvtx_recorded, std::vector<std::string>& warnings) {
+                                             bool nvtx_recorded, std::vector<Warning>& warnings) {
   if (filter.empty()) return launches;
   const auto want = nvtx_path_supported(filter) ? parse_nvtx_path(filter) : std::vector<std::string>{};
   if (want.empty()) {
-    warnings.push_back("--nvtx-include '" + filter + "': only push/pop range paths (\"a/b/\") restrict the traced "
-                       "timings; they cover every kernel of the program");
+    warnings.push_back({WarningCode::Filter, "--nvtx-include '" + filter + "': only push/pop range paths (\"a/b/\") "
+                                             "restrict the traced timings; they cover every kernel of the program"});
     return launches;
   }
   if (!nvtx_recorded) {
-    warnings.push_back("--nvtx-include '" + filter + "': the trace holds no NVTX ranges, so its timings cover every "
-                       "kernel of the program, not only that range");
+    warnings.push_back({WarningCode::Filter, "--nvtx-include '" + filter + "': the trace holds no NVTX ranges, so its "
+                                             "timings cover every kernel of the program, not only that range"});
     return launches;
   }
   const size_t before = launches.size();
   std::erase_if(launches, [&](const KernelLaunch& l) { return !stack_has_path(want, l.nvtx_stack); });
   if (launches.size() < before)
-    warnings.push_back(fmt::format("--nvtx-include '{}': {} of {} traced launches ran outside that range and are "
-                                   "left out",
-                                   filter, before - launches.size(), before));
+    warnings.push_back({WarningCode::Filter,
+                        fmt::format("--nvtx-include '{}': {} of {} traced launches ran outside that range and are left "
+                                    "out",
+                                    filter, before - launches.size(), before)});
   return launches;
 }
 
 void read_trace_pass(Assembled& a, const PassReading& r) {
   fs::path file = r.collected.dir / tracer_env::kFileName;
   if (!fs::exists(file)) {
-    a.run.warnings.push_back("the program wrote no trace (it may not use CUDA, or the tracer could not attach)");
+    a.run.warnings.push_back({WarningCode::Trace, "the program wrote no trace (it may not use CUDA, or the tracer could not attach)"});
     return;
   }
   a.trace = read_trace(file);
   const Trace& t = *a.trace;
   if (t.info.dropped_records > 0)
-    a.run.warnings.push_back(fmt::format("CUPTI dropped {} records: the trace is incomplete", t.info.dropped_records));
-  for (const auto& e : t.info.errors) a.run.warnings.push_back("CUPTI: " + e);
-  if (t.info.interrupted) a.run.warnings.push_back("the traced program was interrupted; the trace ends there");
+    a.run.warnings.push_back({WarningCode::Trace, fmt::format("CUPTI dropped {} records: the trace is incomplete", t.info.dropped_records)});
+  for (const auto& e : t.info.errors) a.run.warnings.push_back({WarningCode::Trace, "CUPTI: " + e});
+  if (t.info.interrupted) a.run.warnings.push_back({WarningCode::Trace, "the traced program was interrupted; the trace ends there"});
   a.run.stages = group_into_stages(inside_nvtx_filter(kernel_launches(t), r.spec.filters.nvtx_include,
                                                       t.info.nvtx_traced && !t.nvtx.empty(), a.run.warnings));
 }
@@ -119,6 +120,7 @@ CollectorRow tracer_row() {
           },
       .make = []() -> std::unique_ptr<Collector> { return std::make_unique<TracerPass>(); },
       .runs_program = true,
+      .warnings = WarningCode::Trace,
       .raw_files = {tracer_env::kFileName},
       .read = read_trace_pass,
       .probe = [](const fs::path& dir) { return fs::exists(dir / tracer_env::kFileName); },
