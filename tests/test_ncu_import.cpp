@@ -127,6 +127,6 @@ TEST(NcuImport, PagesOfDifferentRunsAreNotMerged) {
     for (const auto& g : s.kernels) launches += g.launches.size();
   EXPECT_EQ(launches, 24u);
   bool warned = false;
-  for (const auto& w : r.warnings) warned = warned || w.find("2 processes") != std::string::npos;
+  for (const auto& w : r.warnings) warned = warned || w.text.find("2 processes") != std::string::npos;
   EXPECT_TRUE(warned);
 }

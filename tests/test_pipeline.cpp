@@ -270,3 +270,31 @@ TEST(MergeCounters, AKernelThatHasItsLaunchDoesNotTakeAnotherKernelsLaunch) {
       EXPECT_DOUBLE_EQ(*g.metrics.duration_ns, is_b ? 210000.0 : 200000.0) << st.name;
     }
 }
+
+// The counters status is what decides (the minimum-share summary), the note what a reader sees: each outcome of the
+// join sets both.
+TEST(Pipeline, EveryJoinOutcomeSetsItsCountersStatus) {
+  using namespace kprof;
+  std::vector<Stage> stages(1);
+  KernelGroup a, b;
+  a.kernel = a.label = "a";
+  b.kernel = b.label = "b";
+  a.launch.grid = b.launch.grid = {4, 1, 1};
+  a.launch.block = b.launch.block = {128, 1, 1};
+  a.duration_ns.count = b.duration_ns.count = 2;
+  a.duration_ns.median = 1000;
+  b.duration_ns.median = 3000;
+  stages[0].kernels = {a, b};
+  EXPECT_DOUBLE_EQ(stages[0].kernels[1].gpu_time_ns(), 6000);
+  KernelLaunch other_shape;
+  other_shape.function = "a";
+  other_shape.launch.grid = {8, 1, 1};
+  other_shape.launch.block = {128, 1, 1};
+  auto warnings = attach_counters(stages, {other_shape});
+  EXPECT_EQ(stages[0].kernels[0].counters_status, CountersStatus::OtherShape);
+  EXPECT_EQ(stages[0].kernels[1].counters_status, CountersStatus::NotProfiled);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0].group, "a");
+  EXPECT_EQ(warnings[1].group, "b");
+  EXPECT_EQ(json(stages[0].kernels[1]).at("counters_status"), "not-profiled");
+}

@@ -125,7 +125,7 @@ TEST(SessionRegistry, AReanalysisCarriesNothingThatWriteArtifactWritesAgain) {
   const fs::path dir = test::scratch_dir("session_registry_artifact");
   fs::remove_all(dir);
   ProfileRun run;
-  run.mode = "ncu";
+  run.mode = Mode::Ncu;
   KernelGroup g;
   g.kernel = g.label = "k";
   KernelLaunch l;

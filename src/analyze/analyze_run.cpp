@@ -23,10 +23,6 @@ namespace kprof::analyze {
 
 namespace {
 
-double group_time(const KernelGroup& g) {
-  if (g.duration_ns.count) return g.duration_ns.median * static_cast<double>(g.duration_ns.count);
-  return g.metrics.duration_ns.value_or(0);
-}
 
 }  // namespace
 
@@ -122,13 +118,13 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
     for (auto& g : stage.kernels) {
       complete_metrics(g.metrics, spec);
       g.analysis = analyze_group(g, stage.declared_for(g), spec, t);
-      if (!dominant || group_time(g) > group_time(*dominant)) dominant = &g;
+      if (!dominant || g.gpu_time_or_profiled_ns() > dominant->gpu_time_or_profiled_ns()) dominant = &g;
     }
   }
   // Run-level impact: each opportunity's share of the run. A launch-bound group also owns the GPU idle time
   // between its launches, which the remedy removes.
   auto owned = [](const KernelGroup& g) {
-    double own = group_time(g);
+    double own = g.gpu_time_or_profiled_ns();
     if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == name(CauseId::launch_overhead))
       own += g.gpu_idle_ns.value_or(0);
     return own;

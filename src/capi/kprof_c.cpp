@@ -19,6 +19,7 @@
 #include "session/analysis_context.hpp"
 #include "session/analyze_inputs.hpp"
 #include "session/artifact.hpp"
+#include "session/run_spec.hpp"
 #include "util/errors.hpp"
 
 #if defined(KPROF_CAPI_NVTX)
@@ -125,7 +126,7 @@ char* kprof_profile_plan(const char* request_json) {
     s.counters = get_or<std::string>(st, "counters", "");
     s.no_wait = get_or<bool>(st, "no_wait", false);
     s.dry_run = get_or<bool>(st, "dry_run", false);
-    auto res = kprof::api::profile_plan(get_or<std::string>(r, "mode", "annotation"), plan,
+    auto res = kprof::api::profile_plan(get_or<std::string>(r, "mode", std::string(kprof::mode_name(kprof::session::RunSpec{}.mode))), plan,
                                         get_or<std::string>(r, "out_dir", "out/profiles"),
                                         get_or<std::string>(r, "version", ""), get_or<int>(r, "bench_runs", 20), s);
     json out{{"exit_code", res.exit_code}, {"dir", res.artifact_dir.string()}, {"mode", res.mode},

@@ -121,16 +121,19 @@ std::vector<Warning> attach_counters(std::vector<Stage>& stages, const std::vect
         // A profiled launch of it whose shape the profiler could not give (Nsight Compute prints nan for every
         // metric of a launch it could not measure, such as one that faulted) is not "another shape".
         if (same_name && all_shapeless) {
+          g.counters_status = CountersStatus::NoValues;
           g.counters_note = "its profiled launch has no values";
           warn(g, "no counters for " + g.label + ": the counter run reached it but reported no values for its launch "
                   "(nan or empty: the profiler could not measure it, as for a kernel that faulted or was cut short): "
                   "duration only");
         } else if (same_shape_elsewhere) {
+          g.counters_status = CountersStatus::OtherInstantiation;
           g.counters_note = "the profiled launch of this name and shape belongs to another instantiation";
           warn(g, "no counters for " + g.label + ": the counter run profiled " + g.kernel +
                       " with this launch shape, but its name or time fits another instantiation of that template "
                       "better, not this one: duration only");
         } else {
+          g.counters_status = same_name ? CountersStatus::OtherShape : CountersStatus::NotProfiled;
           g.counters_note = same_name ? "only another launch shape of it was profiled" : "not profiled";
           warn(g, same_name ? "no counters for " + g.label + " " + g.launch.str() +
                                   ": the counter run profiled only another launch shape of it (use --all-launches)"
@@ -152,6 +155,7 @@ std::vector<Warning> attach_counters(std::vector<Stage>& stages, const std::vect
                                       " launches (the counter launch has no duration)";
       }
       g.metrics = std::move(m);
+      g.counters_status = CountersStatus::Attached;
       // Keep the profiled launch (its sections and rules feed the opportunities) as the representative.
       g.launches.push_back(with_counters);
       g.representative = static_cast<int>(g.launches.size()) - 1;

@@ -45,7 +45,7 @@ SampleStats SampleStats::of(std::vector<double> samples) {
 
 double Stage::total_duration_ns() const {
   double t = 0;
-  for (const auto& k : kernels) t += k.duration_ns.median * static_cast<double>(k.duration_ns.count);
+  for (const auto& k : kernels) t += k.gpu_time_ns();
   return t;
 }
 

@@ -87,6 +87,25 @@ struct DeclaredWork {
 };
 KPROF_JSON(DeclaredWork, flops, min_bytes, precision)
 
+// What joining a counter pass's launches to the traced groups found for one group: what decides behaviour (the
+// minimum-share summary, the analysis), while counters_note says it to a reader.
+enum class CountersStatus {
+  NotJoined,           // no counter pass was joined to a trace (event, nsys, an import): the group is as read
+  Attached,            // the counters of a launch of this name and shape
+  NotProfiled,         // the counter pass did not profile it
+  BelowMinShare,       // left out of the counter pass for its small share of GPU time
+  NoValues,            // profiled, but the profiler reported no values (a faulted launch)
+  OtherInstantiation,  // the launch of this name and shape belongs to another instantiation of the template
+  OtherShape,          // only another launch shape of it was profiled
+};
+NLOHMANN_JSON_SERIALIZE_ENUM(CountersStatus, {{CountersStatus::NotJoined, "not-joined"},
+                                              {CountersStatus::Attached, "attached"},
+                                              {CountersStatus::NotProfiled, "not-profiled"},
+                                              {CountersStatus::BelowMinShare, "below-min-share"},
+                                              {CountersStatus::NoValues, "no-values"},
+                                              {CountersStatus::OtherInstantiation, "other-instantiation"},
+                                              {CountersStatus::OtherShape, "other-shape"}})
+
 // One kernel (by function name and launch shape) within one stage; repeated launches are aggregated.
 struct KernelGroup {
   std::string kernel;            // function base name
@@ -103,12 +122,19 @@ struct KernelGroup {
   // kernel at all inside that span (launch gaps).
   std::optional<double> span_ns;
   std::optional<double> gpu_idle_ns;
-  // Why the group has no counters ("" when it has them): not profiled, another launch shape only, ...
+  CountersStatus counters_status = CountersStatus::NotJoined;
+  // Why the group has no counters, for a reader ("" when it has them): not profiled, another launch shape only, ...
   std::string counters_note;
   std::optional<KernelAnalysis> analysis;  // filled by the analysis layer
+  // The GPU time of all its launches: median duration × launch count (0 without launches).
+  double gpu_time_ns() const { return duration_ns.median * static_cast<double>(duration_ns.count); }
+  // The same, or the profiled launch's duration for a group whose launches were not timed.
+  double gpu_time_or_profiled_ns() const {
+    return duration_ns.count > 0 ? gpu_time_ns() : metrics.duration_ns.value_or(0);
+  }
 };
 KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns, samples_ns, metrics, representative,
-           declared, span_ns, gpu_idle_ns, counters_note, analysis)
+           declared, span_ns, gpu_idle_ns, counters_status, counters_note, analysis)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges

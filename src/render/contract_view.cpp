@@ -71,10 +71,6 @@ std::size_t kernel_count(const ProfileRun& run) {
 }
 
 namespace {
-double group_time(const KernelGroup& g) {
-  if (g.duration_ns.count > 0) return g.duration_ns.median * static_cast<double>(g.duration_ns.count);
-  return g.metrics.duration_ns.value_or(0);
-}
 
 std::optional<double> group_median(const KernelGroup& g) {
   if (g.duration_ns.count > 0) return g.duration_ns.median;
@@ -86,7 +82,7 @@ const KernelGroup* dominant_kernel(const ProfileRun& run) {
   const KernelGroup* best = nullptr;
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)
-      if (!best || group_time(g) > group_time(*best)) best = &g;
+      if (!best || g.gpu_time_or_profiled_ns() > best->gpu_time_or_profiled_ns()) best = &g;
   return best;
 }
 

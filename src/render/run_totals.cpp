@@ -31,14 +31,14 @@ RunTotals compute_run_totals(const ProfileRun& run) {
   // program's. Without any such group, the smallest count of all.
   double gpu_ns = 0;
   for (const auto& s : run.stages)
-    for (const auto& g : s.kernels) gpu_ns += g.duration_ns.median * static_cast<double>(g.duration_ns.count);
+    for (const auto& g : s.kernels) gpu_ns += g.gpu_time_ns();
   std::size_t pass_count = 0, smallest = 0;
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels) {
       const std::size_t n = g.duration_ns.count;
       if (n == 0) continue;
       if (smallest == 0 || n < smallest) smallest = n;
-      const double share = gpu_ns > 0 ? g.duration_ns.median * static_cast<double>(n) / gpu_ns : 0;
+      const double share = gpu_ns > 0 ? g.gpu_time_ns() / gpu_ns : 0;
       if (share >= 0.05 && (pass_count == 0 || n < pass_count)) pass_count = n;
     }
   if (pass_count == 0) pass_count = smallest;

@@ -120,7 +120,9 @@ Assembled assemble(const RunSpec& spec, const ModePlan& plan, const Collected& c
     std::set<std::string> small;  // the labels of the groups left out for their share
     for (auto& s : run.stages)
       for (auto& g : s.kernels)
-        if (g.counters_note == "not profiled" && std::binary_search(left_out.begin(), left_out.end(), g.kernel)) {
+        if (g.counters_status == CountersStatus::NotProfiled &&
+            std::binary_search(left_out.begin(), left_out.end(), g.kernel)) {
+          g.counters_status = CountersStatus::BelowMinShare;
           g.counters_note = fmt::format("under {:g}% of GPU time, not profiled", spec.counters_min_share_pct);
           small.insert(g.label);
         }

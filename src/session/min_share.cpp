@@ -13,7 +13,7 @@ ShareSplit split_by_min_share(const std::vector<Stage>& stages, double min_share
   double total = 0;
   for (const auto& st : stages)
     for (const auto& g : st.kernels) {
-      double t = g.duration_ns.median * static_cast<double>(g.duration_ns.count);
+      double t = g.gpu_time_ns();
       time[g.kernel] += t;
       total += t;
     }
