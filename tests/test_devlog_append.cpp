@@ -1,16 +1,13 @@
 // session::append_devlog under concurrency (issue 24): every writer's entry is kept, and two artifacts that share a
 // heading (same kernel, version and mode in one second) each get theirs.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "session/publish.hpp"
+#include "support/concurrent_writers.hpp"
 #include "support/sample_run.hpp"
 #include "support/shell.hpp"
 #include "util/fs.hpp"
@@ -72,47 +69,10 @@ TEST(AppendDevlog, FiftyConcurrentWritersLoseNoEntry) {
   const std::string docs = (d / "docs").string();
   ProfileRun run = kprof::testing::sample_run();
   constexpr int kProcesses = 25, kThreads = 25;
-  int go[2];
-  ASSERT_EQ(::pipe(go), 0);
-  std::vector<pid_t> children;
-  for (int i = 0; i < kProcesses; ++i) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::close(go[1]);
-      char c;
-      if (::read(go[0], &c, 1) != 1) ::_exit(2);
-      try {
-        session::append_devlog(run, docs, nullptr, d / ("out/p" + std::to_string(i)));
-      } catch (...) {
-        ::_exit(1);
-      }
-      ::_exit(0);
-    }
-    children.push_back(pid);
-  }
-  ::close(go[0]);
-  std::atomic<bool> start{false};
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kThreads; ++i)
-    threads.emplace_back([&, i] {
-      while (!start.load()) std::this_thread::yield();
-      try {
-        session::append_devlog(run, docs, nullptr, d / ("out/t" + std::to_string(i)));
-      } catch (const std::exception&) {
-        ++failures;
-      }
-    });
-  ASSERT_EQ(::write(go[1], std::string(kProcesses, 'g').data(), kProcesses), kProcesses);
-  ::close(go[1]);
-  start = true;
-  for (auto& t : threads) t.join();
-  for (pid_t pid : children) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  }
-  EXPECT_EQ(failures.load(), 0);
+  const int failures = test::run_concurrent_writers(kProcesses, kThreads, [&](int i, bool child) {
+    session::append_devlog(run, docs, nullptr, d / ((child ? "out/p" : "out/t") + std::to_string(i)));
+  });
+  EXPECT_EQ(failures, 0);
   const std::string md = read_file(d / "docs" / (run.kernel + ".md"));
   EXPECT_EQ(count(md, "\n## "), static_cast<std::size_t>(kProcesses + kThreads));
   for (int i = 0; i < kProcesses; ++i)

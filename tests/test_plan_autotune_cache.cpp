@@ -2,15 +2,11 @@
 // with a warning instead of failing.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <cmath>
-#include <thread>
 #include <vector>
 
 #include "plan/autotune_cache.hpp"
+#include "support/concurrent_writers.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 
@@ -214,51 +210,12 @@ TEST(AutotuneCache, FiftyConcurrentRecordersLoseNothing) {
   // and with one temporary name per process, threads' writes collided.
   auto root = fresh_root("concurrent");
   constexpr int kProcesses = 25, kThreads = 25;
-  int go[2];
-  ASSERT_EQ(::pipe(go), 0);
-  std::vector<pid_t> children;
-  for (int i = 0; i < kProcesses; ++i) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::close(go[1]);
-      char ch;
-      if (::read(go[0], &ch, 1) != 1) ::_exit(2);
-      try {
-        AutotuneCache c(root, key());
-        c.load();
-        c.record(ok(1000 + i, 1.0 + i));
-      } catch (...) {
-        ::_exit(1);
-      }
-      ::_exit(0);
-    }
-    children.push_back(pid);
-  }
-  ::close(go[0]);
-  std::atomic<bool> start{false};
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kThreads; ++i)
-    threads.emplace_back([&, i] {
-      while (!start.load()) std::this_thread::yield();
-      try {
-        AutotuneCache c(root, key());
-        c.load();
-        c.record(ok(2000 + i, 0.5 + i));
-      } catch (const std::exception&) {
-        ++failures;
-      }
-    });
-  ASSERT_EQ(::write(go[1], std::string(kProcesses, 'g').data(), kProcesses), kProcesses);
-  ::close(go[1]);
-  start = true;
-  for (auto& t : threads) t.join();
-  for (pid_t pid : children) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  }
-  EXPECT_EQ(failures.load(), 0);
+  const int failures = test::run_concurrent_writers(kProcesses, kThreads, [&](int i, bool child) {
+    AutotuneCache c(root, key());
+    c.load();
+    c.record(child ? ok(1000 + i, 1.0 + i) : ok(2000 + i, 0.5 + i));
+  });
+  EXPECT_EQ(failures, 0);
   AutotuneCache all(root, key());
   all.load();
   EXPECT_TRUE(all.warnings().empty()) << all.warnings()[0];
