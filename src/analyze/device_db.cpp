@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <ranges>
 
 #include "analyze/data_files.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
+#include "util/mapped.hpp"
 
 namespace kprof::analyze {
 
@@ -158,7 +158,7 @@ const DeviceSpec* DeviceDb::match(const DeviceInfo& info, std::string* reason) c
     if (fits.size() == 1) return fits.front();
     if (fits.size() > 1) {
       const std::string ids =
-          fmt::format("{}", fmt::join(fits | std::views::transform([](const DeviceSpec* f) { return f->id; }), ", "));
+          fmt::format("{}", fmt::join(mapped(fits, [](const DeviceSpec* f) { return f->id; }), ", "));
       set_reason("\"" + info.name + "\" (CC " + info.compute_capability + ", " + std::to_string(info.sm_count) +
                  " SMs) fits several entries (" + ids + "); name it in the user devices file");
       return nullptr;

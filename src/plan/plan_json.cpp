@@ -1,9 +1,9 @@
 #include "plan/plan_json.hpp"
+#include "util/mapped.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <ranges>
 #include <set>
 
 namespace kprof::plan {
@@ -56,7 +56,7 @@ ProblemParams resolve_params(const PackageInfo& pkg, const ProblemParams& given)
   for (const auto& [k, v] : given.values) {
     if (!out.values.count(k)) {
       const std::string names =
-          fmt::format("{}", fmt::join(pkg.params | std::views::transform(&ParamSpec::name), ", "));
+          fmt::format("{}", fmt::join(mapped(pkg.params, &ParamSpec::name), ", "));
       throw PlanError(fmt::format("{} has no parameter --{} (its parameters: {})", pkg.name, k,
                                   names.empty() ? "none" : names));
     }
@@ -94,7 +94,7 @@ std::string render_package_list(const std::vector<PackageInfo>& pkgs) {
       vers += (i ? " " : "") + p.versions[i].name + (i + 1 == p.versions.size() ? "*" : "");
     auto param = [](const ParamSpec& ps) { return fmt::format("{}={}", ps.name, ps.default_value); };
     out += fmt::format("| {} | {} | {} | {} | {} |\n", p.name, vers,
-                       fmt::join(p.params | std::views::transform(param), " "), p.dtype, p.description);
+                       fmt::join(mapped(p.params, param), " "), p.dtype, p.description);
   }
   out += "\nVersions:\n";
   for (const auto& p : pkgs)

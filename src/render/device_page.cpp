@@ -1,9 +1,9 @@
 #include "render/device_page.hpp"
+#include "util/mapped.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <ranges>
 #include <vector>
 
 namespace kprof::render {
@@ -49,7 +49,7 @@ std::string render_device_page(const DeviceSpec& spec) {
   if (spec.boost_clock_mhz > 0) facts.push_back("boost clock " + fmt_value(spec.boost_clock_mhz) + " MHz");
   if (!spec.aliases.empty()) {
     auto quoted = [](const std::string& x) { return "\"" + cell(x) + "\""; };
-    facts.push_back(fmt::format("profilers call it {}", fmt::join(spec.aliases | std::views::transform(quoted), ", ")));
+    facts.push_back(fmt::format("profilers call it {}", fmt::join(mapped(spec.aliases, quoted), ", ")));
   }
   if (!facts.empty()) md += fmt::format("{}.\n\n", fmt::join(facts, "; "));
 

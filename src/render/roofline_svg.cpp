@@ -1,5 +1,6 @@
 #include "render/roofline_svg.hpp"
 #include "render/xml_text.hpp"
+#include "util/mapped.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +8,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
-#include <ranges>
 #include <set>
 
 namespace kprof::render {
@@ -287,7 +287,7 @@ void draw_series_lines(std::string& s, const Layout& l, const Series& series) {
       };
       s += fmt::format(R"(<polyline points="{}" stroke="{}" stroke-opacity="0.7"/>)"
                        "\n",
-                       fmt::join(list | std::views::transform(xy), " "), series.colour(name));
+                       fmt::join(mapped(list, xy), " "), series.colour(name));
     }
   }
   s += "</g>\n";
