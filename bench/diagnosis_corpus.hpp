@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <stdexcept>
 #include <map>
-#include <ranges>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@
 #include "session/collector.hpp"
 #include "session/mode_table.hpp"
 #include "util/fs.hpp"
+#include "util/mapped.hpp"
 
 namespace kprof::corpus {
 
@@ -140,7 +140,7 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     auto cause = [](const Cause& c) {
       return fmt::format("{} {:.1f}%{}", c.id, c.gain_pct, c.specific ? " (specific)" : "");
     };
-    sc.causes = fmt::format("{}", fmt::join(a.causes | std::views::transform(cause), ", "));
+    sc.causes = fmt::format("{}", fmt::join(mapped(a.causes, cause), ", "));
     for (std::size_t i = 0; i < a.opportunities.size() && i < 3; ++i) {
       const auto& o = a.opportunities[i];
       sc.top.push_back(fmt::format("{} {:.0f}% [{}] {} — {}", o.remedy, o.est_gain_pct, o.source, o.trigger, o.rationale));

@@ -1,5 +1,6 @@
 // `f` applied to each element of `items`, as strings: what fmt::join prints where std::views::transform would do.
-// clang 14 (the fuzz preset's compiler) cannot compile libstdc++ 12's ranges, so no kprof source uses them.
+// clang 14 (the fuzz preset's compiler, in CI) cannot compile libstdc++ 12's ranges: what it builds (the libraries,
+// tests, benchmarks and fuzz targets) uses none. kprof-kernels is built only with CUDA, by gcc.
 #pragma once
 #include <functional>
 #include <string>
