@@ -476,6 +476,10 @@ std::vector<Case> cases() {
                9, "is a file, not a directory"});
   c.push_back({"DevicesToDevFull", [](const fs::path&) { return kprof_cmd("devices >/dev/full"); }, 9,
                "cannot write standard output"});
+  c.push_back({"HelpToDevFull", [](const fs::path&) { return kprof_cmd("--help >/dev/full"); }, 9,
+               "cannot write standard output"});
+  c.push_back({"VersionToDevFull", [](const fs::path&) { return kprof_cmd("--version >/dev/full"); }, 9,
+               "cannot write standard output"});
   c.push_back({"AnalyzeJsonToDevFull",
                [](const fs::path&) {
                  return kprof_cmd("analyze --no-write --json " + q(kFixtures / "h200-probe/quick.csv") + " >/dev/full");

@@ -75,8 +75,9 @@ int with_exit_codes(CLI::App& app, F&& body) {
   try {
     return checked_stdout(body());
   } catch (const CLI::ParseError& e) {
+    // --help and --version print through here too: output that could not be written fails them as well.
     int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    return checked_stdout(rc == 0 ? kExitOk : kExitUsage);
   } catch (const Error& e) {
     // Messages quote input (a CSV cell, a path, a name): never raw bytes or escape sequences on the terminal.
     std::cerr << "kprof: error: " << terminal_text(e.what()) << "\n";
