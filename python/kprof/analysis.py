@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import _capi
+from .errors import UsageError
 from .result import Comparison, Result
 
 PathLike = str | os.PathLike
@@ -17,7 +18,12 @@ def analyze(path: PathLike | Iterable[PathLike], *, out_dir: PathLike | None = N
             devices: PathLike | None = None, thresholds: PathLike | None = None) -> Result:
     """Analyses an artifact directory, an ncu CSV export (or several, or a directory of them) as
     ``kprof analyze`` does. Nothing is written unless ``write=True`` (or ``out_dir`` is given)."""
-    inputs = [str(path)] if isinstance(path, (str, os.PathLike)) else [str(p) for p in path]
+    items = [path] if isinstance(path, (str, os.PathLike)) else list(path) if isinstance(path, Iterable) else None
+    if items is None or not all(isinstance(p, (str, os.PathLike)) for p in items):
+        raise UsageError(f"kprof.analyze: expected a path or a list of paths (got {path!r})", 2, "usage")
+    inputs = [str(p) for p in items]
+    if not inputs:
+        raise UsageError("kprof.analyze: no input given", 2, "usage")
     request: dict[str, Any] = {"inputs": inputs, "write": bool(write or out_dir), "out_root": str(out_root),
                                "out_dir": str(out_dir) if out_dir else "", "kernel": kernel or "",
                                "version": version, "baseline": str(baseline) if baseline else "",
@@ -34,6 +40,9 @@ def _artifact(x: Any) -> str:
             raise ValueError("kprof.compare: this Result was not written to an artifact directory "
                              "(analyze with write=True or out_dir=...)")
         return str(x.dir)
+    if not isinstance(x, (str, os.PathLike)):
+        raise UsageError(f"kprof.compare: expected an artifact directory, a profile.json or a written Result "
+                         f"(got {x!r})", 2, "usage")
     return str(Path(x))
 
 

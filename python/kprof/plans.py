@@ -112,7 +112,7 @@ class KernelPlan:
 
     def cached(self, stage: Stage, device: str, cache_dir: str | os.PathLike = DEFAULT_CACHE) -> dict[str, Any]:
         """The stage's autotune cache file as the C++ AutotuneCache reads it: path, entries, best, warnings."""
-        return _capi.call("autotune_load", {"root": str(cache_dir), "key": self.cache_key(stage, device)})
+        return _capi.call("autotune_load", {"root": str(cache_dir or DEFAULT_CACHE), "key": self.cache_key(stage, device)})
 
     def record(self, stage: Stage, device: str, config: dict[str, int], samples_ms: Sequence[float] | None,
                status: str = "ok", message: str = "", cache_dir: str | os.PathLike = DEFAULT_CACHE) -> dict[str, Any]:
@@ -123,7 +123,7 @@ class KernelPlan:
             s = sorted(samples_ms)
             entry.update(samples_ms=list(samples_ms), min_ms=s[0],
                          median_ms=s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2)
-        return _capi.call("autotune_record", {"root": str(cache_dir), "key": self.cache_key(stage, device),
+        return _capi.call("autotune_record", {"root": str(cache_dir or DEFAULT_CACHE), "key": self.cache_key(stage, device),
                                               "entry": entry})
 
     def autotune(self, *, cache_dir: str | os.PathLike = DEFAULT_CACHE, retune: bool = False, rep: float = 20,

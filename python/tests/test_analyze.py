@@ -122,3 +122,11 @@ def test_the_library_comes_with_the_package():
     assert path.is_file()
     assert path.parent.parent == Path(kprof.__file__).resolve().parent
     assert (path.parent.parent / "_data" / "devices.json").is_file()
+
+
+def test_none_and_other_non_paths_are_usage_errors_not_type_errors():
+    for bad in (None, 42, [None], []):
+        with pytest.raises(kprof.UsageError):
+            kprof.analyze(bad)
+    with pytest.raises(kprof.UsageError, match="kprof.compare"):
+        kprof.compare(None, None)

@@ -88,3 +88,11 @@ def test_profile_plan_without_a_gpu(tmp_path):
     for fn in (kprof.annotation_profile_plan, kprof.event_profile_plan, kprof.nsys_profile_plan):
         with pytest.raises(kprof.NoGpuError):
             fn(plan, out_dir=tmp_path, version="v2", bench_runs=3)
+
+
+def test_cache_dir_none_is_the_default_cache_not_a_folder_named_none(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    plan = kprof.KernelPlan("k", [Stage("s", lambda: None)], version="v1")
+    reply = plan.cached(plan.stages[0], "dev", cache_dir=None)
+    assert reply["path"].startswith(kprof.plans.DEFAULT_CACHE), reply["path"]
+    assert not (tmp_path / "None").exists()
