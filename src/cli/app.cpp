@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <type_traits>
 
 #include "cli/commands/commands.hpp"
 #include "session/run_options.hpp"
@@ -24,22 +25,37 @@ namespace kprof::cli {
 
 namespace {
 
-void add_common(CLI::App* sub, session::DataFiles& data, PrintOptions& print) {
-  sub->add_option("--devices", data.devices_file, "Extra devices.json; its entries override the shipped ones");
-  sub->add_option("--thresholds", data.thresholds_file, "thresholds.toml overriding the shipped healthy thresholds");
+// One of session/run_options.hpp's options (its name and help, written there once) bound straight to a field, for
+// the commands whose options are not a profiling spec: the row's setter is a plain assignment for these.
+template <class T>
+CLI::Option* add_table_option(CLI::App* sub, std::string_view name, T& target) {
+  const session::RunOption* o = session::find_run_option(name);
+  const std::string flag = "--" + std::string(o->name), help(o->help);
+  if constexpr (std::is_same_v<T, bool>) return sub->add_flag(flag, target, help);
+  else return sub->add_option(flag, target, help)->capture_default_str();
+}
+
+// --json and -q on every command that prints a contract or a table.
+void add_print(CLI::App* sub, PrintOptions& print) {
   sub->add_flag("--json", print.json, "Print machine-readable JSON instead of Markdown");
   sub->add_flag("-q,--quiet", print.quiet, "Print only errors");
 }
-void add_common(CLI::App* sub, CommonOptions& c) { add_common(sub, c.data, c.print); }
 
-// Where results go and what they are compared with: the same flags on analyze, run and package commands.
+// --devices, --thresholds (the options table's), --json and -q.
+void add_common(CLI::App* sub, CommonOptions& c) {
+  add_table_option(sub, "devices", c.data.devices_file);
+  add_table_option(sub, "thresholds", c.data.thresholds_file);
+  add_print(sub, c.print);
+}
+
+// Where results go and what they are compared with: the options table's, as kprof run and kprof <package> have them.
 void add_output_options(CLI::App* sub, session::OutputSpec& o) {
-  sub->add_option("--baseline", o.baseline, "Artifact directory (or profile.json) to compare with");
-  sub->add_option("--out-root", o.out_root, "Root of the artifact tree")->capture_default_str();
-  sub->add_option("--out", o.out_dir, "Exact artifact directory to write (an existing artifact: only with --replace)");
-  sub->add_flag("--replace", o.replace, "Replace the artifact --out names (no file of the old one stays)");
-  sub->add_flag("--devlog", o.devlog, "Append a devlog entry to <docs>/<kernel>.md");
-  sub->add_option("--docs", o.docs_dir, "Devlog folder")->capture_default_str();
+  add_table_option(sub, "baseline", o.baseline);
+  add_table_option(sub, "out-root", o.out_root);
+  add_table_option(sub, "out", o.out_dir);
+  add_table_option(sub, "replace", o.replace);
+  add_table_option(sub, "devlog", o.devlog);
+  add_table_option(sub, "docs", o.docs_dir);
 }
 
 // Problem parameters are free-form `--name=value` flags (`--b=32 --s=16 --dtype=bf16`).
@@ -101,12 +117,6 @@ std::string footer() {
   }
   return "Kernel packages: kprof <package> [<version>] [--param=value ...] --prof-type=<mode> (kprof list).\n"
          "Exit codes: " + codes + " (docs/cli.md).";
-}
-
-// --json and -q on the profiling commands (their other options come from session/run_options.hpp).
-void add_print(CLI::App* sub, PrintOptions& print) {
-  sub->add_flag("--json", print.json, "Print machine-readable JSON instead of Markdown");
-  sub->add_flag("-q,--quiet", print.quiet, "Print only errors");
 }
 
 // The options of session/run_options.hpp that one profiling command offers, bound as text and applied to a spec
@@ -182,7 +192,7 @@ Command devlog_command(CLI::App& app) {
   auto dl = std::make_shared<DevlogOptions>();
   auto* sub = app.add_subcommand("devlog", "Append a devlog entry for an artifact to docs/kernels/<kernel>.md");
   sub->add_option("artifact", dl->artifact, "Artifact directory or profile.json")->required();
-  sub->add_option("--docs", dl->docs_dir, "Devlog folder")->capture_default_str();
+  add_table_option(sub, "docs", dl->docs_dir);
   add_common(sub, dl->common);
   return {sub, [dl] { return cmd_devlog(*dl); }};
 }

@@ -57,7 +57,7 @@ int cmd_compare(const CompareOptions&);
 struct DevlogOptions {
   CommonOptions common;
   std::string artifact;
-  std::string docs_dir = "docs/kernels";
+  std::string docs_dir = session::OutputSpec{}.docs_dir;
 };
 int cmd_devlog(const DevlogOptions&);
 
