@@ -66,20 +66,6 @@ ProblemParams params_from(const json& j) {
   return p;
 }
 
-session::OutputSpec output_spec(const json& r) {
-  session::OutputSpec o;
-  o.out_root = get_or<std::string>(r, "out_root", o.out_root);
-  o.out_dir = get_or<std::string>(r, "out_dir", "");
-  o.baseline = get_or<std::string>(r, "baseline", "");
-  o.devlog = get_or<bool>(r, "devlog", false);
-  o.docs_dir = get_or<std::string>(r, "docs_dir", o.docs_dir);
-  return o;
-}
-
-session::DataFiles data_files(const json& r) {
-  return {get_or<std::string>(r, "devices", ""), get_or<std::string>(r, "thresholds", "")};
-}
-
 void apply_run_options(const json& r, session::PackageSpec& spec, std::initializer_list<std::string_view> own) {
   for (const auto& [key, value] : r.items()) {
     if (std::find(own.begin(), own.end(), key) != own.end() || value.is_null()) continue;

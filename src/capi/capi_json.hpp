@@ -28,10 +28,6 @@ T get_or(const nlohmann::json& j, const char* key, T fallback) {
 
 // {"b": 32, "dtype": "bf16"} or {"values": {...}, "dtype": ...}.
 ProblemParams params_from(const nlohmann::json& j);
-// "out_root", "out_dir", "baseline", "devlog", "docs_dir".
-session::OutputSpec output_spec(const nlohmann::json& r);
-// "devices", "thresholds".
-session::DataFiles data_files(const nlohmann::json& r);
 // Every field of the request that is an option of the profiling commands (session/run_options.hpp, by its key:
 // "out_root", "no_wait", ...) applied to `spec` as the command line applies it: strings and numbers as the flag's
 // value, true for a flag (false leaves the default). A field that is neither an option nor in `own` (the request's

@@ -42,11 +42,15 @@ kprof::session::AnalyzeSpec analyze_spec(const json& r) {
     if (r["inputs"].is_string()) s.inputs.push_back(r["inputs"].get<std::string>());
     else s.inputs = r["inputs"].get<std::vector<std::string>>();
   }
-  s.kernel = get_or<std::string>(r, "kernel", "");
-  s.version = get_or<std::string>(r, "version", "-");
+  // Names, outputs and data files are `kprof run`'s options (session/run_options.hpp), read by their keys.
+  kprof::session::PackageSpec options;
+  kprof::capi::apply_run_options(r, options, {"inputs", "params", "write"});
+  s.kernel = options.run.kernel;
+  s.version = options.run.version;
+  s.output = options.run.output;
+  s.data = options.run.data;
+  s.ncu = options.run.ncu;
   if (r.contains("params")) s.params = kprof::capi::params_from(r["params"]);
-  s.output = kprof::capi::output_spec(r);
-  s.data = kprof::capi::data_files(r);
   s.write = get_or<bool>(r, "write", true);
   return s;
 }
@@ -78,7 +82,9 @@ char* kprof_compare(const char* request_json) {
   return call(request_json, [](const json& r) {
     for (const char* k : {"baseline", "current"})
       if (!r.contains(k)) throw kprof::Error(std::string("compare: \"") + k + "\" is required", kprof::kExitUsage);
-    auto ctx = kprof::session::AnalysisContext::load(kprof::capi::data_files(r));
+    kprof::session::PackageSpec options;  // "devices", "thresholds": the options table's
+    kprof::capi::apply_run_options(r, options, {"baseline", "current"});
+    auto ctx = kprof::session::AnalysisContext::load(options.run.data);
     auto base = kprof::session::load_artifact(r["baseline"].get<std::string>());
     auto cur = kprof::session::load_artifact(r["current"].get<std::string>());
     auto cmp = kprof::analyze::compare_runs(base, cur, ctx.thresholds);
