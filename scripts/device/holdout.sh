@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Device call: captures a held-out diagnosis set (PROG=diag_holdout, the default, or diag_holdout2..4: PyTorch,
-# cuBLAS, cuDNN, flash-attention and CUB kernels nobody here wrote; examples/programs/$PROG.py) in the three forms
-# the diagnosis tests replay: annotation with ncu counters, with CUPTI counters, and ncu mode (--set full). Then
-# per artifact: the stages, and how many kernel groups have counters. Never changes clocks. Expects build/dist
+# Device call: captures a held-out diagnosis set (PROG=diag_holdout, the default, or diag_holdout2..8: PyTorch,
+# cuBLAS, cuDNN, flash-attention and CUB kernels nobody here wrote; examples/programs/$PROG.py; or a CUDA program
+# such as PROG=diag_holdout7, run from build/dist when build/dist/$PROG exists) in the three forms the diagnosis
+# tests replay: annotation with ncu counters, with CUPTI counters, and ncu mode (--set full); and an nsys timeline.
+# Then per artifact: the stages, and how many kernel groups have counters. Never changes clocks. Expects build/dist
 # from scripts/device/pack.sh (carried). Results: $OUT/$PROG.tgz and $OUT/$PROG-summary.txt.
 set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
@@ -15,22 +16,25 @@ ncu --version | tail -1 | tee -a $S
 kprof --version | tee -a $S
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())' | tee -a $S
 O=$R/profiles
-PY="python3 examples/programs/$PROG.py"
+# A CUDA program (built into build/dist, on PATH) takes only the repetitions: its second argument is a case list.
+# A Python one also takes `nocheck` in the captures.
+if [ -x "$D/$PROG" ]; then PY="$PROG"; NC=""; else PY="python3 examples/programs/$PROG.py"; NC=nocheck; fi
 step plain_holdout       $PY 2
 cat $R/plain_holdout.out >> $S
-step annot_holdout_ncu   kprof run --prof-type=annotation --counters-min-share=0 --counters ncu --kernel $PROG --out $O/annot_holdout_ncu -- $PY 2 nocheck
-step annot_holdout_cupti kprof run --prof-type=annotation --counters-min-share=0 --counters cupti --kernel $PROG --out $O/annot_holdout_cupti -- $PY 2 nocheck
-step ncu_holdout         kprof run --prof-type=ncu --kernel $PROG --out $O/ncu_holdout -- $PY 1 nocheck
+step annot_holdout_ncu   kprof run --prof-type=annotation --counters-min-share=0 --counters ncu --kernel $PROG --out $O/annot_holdout_ncu -- $PY 2 $NC
+step annot_holdout_cupti kprof run --prof-type=annotation --counters-min-share=0 --counters cupti --kernel $PROG --out $O/annot_holdout_cupti -- $PY 2 $NC
+step ncu_holdout         kprof run --prof-type=ncu --kernel $PROG --out $O/ncu_holdout -- $PY 1 $NC
+step nsys_holdout        kprof run --prof-type=nsys --kernel $PROG --out $O/nsys_holdout -- $PY 1 $NC
 du -sh $O/* | tee -a $S
 for a in $O/*; do
   python3 - "$a" <<'PYEOF' | tee -a $S
 import json, sys
 d = json.load(open(sys.argv[1] + "/profile.json"))
-groups = [k for s in d["stages"] for k in s["kernels"]]
-judged = [k for k in groups if k["analysis"]["bottleneck"]["kind"] not in ("unknown", "")]
+groups = [k for s in d.get("stages", []) for k in s.get("kernels", [])]
+judged = [k for k in groups if k.get("analysis", {}).get("bottleneck", {}).get("kind", "") not in ("unknown", "")]
 print(sys.argv[1].split("/")[-1], f"{len(judged)}/{len(groups)} kernel groups judged;",
-      "stages:", ", ".join(s["name"][:28] for s in d["stages"]))
-for w in d["warnings"][:4]:
+      "stages:", ", ".join(s.get("name", "")[:28] for s in d.get("stages", [])))
+for w in d.get("warnings", [])[:4]:
     print("  warning:", w[:160])
 PYEOF
 done
