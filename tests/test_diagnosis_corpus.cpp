@@ -210,8 +210,10 @@ void expect_holdout_score(const std::filesystem::path& labels, int cases, const 
 // first fix 8/13 in annotation, 7/13 and 6/13 in ncu mode. These floors are the score after those changes, so
 // they guard against regressions only; the changes were scored on kernels they were not made for with the second
 // and third held-out sets (bench/RESULTS.md §9c).
+// Issue 23 (barrier stalls a cause of their own) took one off each: CUB's scan (cumsum) now reads "barrier stalls"
+// (57% of waiting stalls), labelled "latency" with low confidence by a labeller whose id list had no barrier cause.
 TEST(DiagnosisHoldout, ScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(), 13, {{13, 12}, {13, 12}, {13, 11}});
+  expect_holdout_score(corpus::holdout_file(), 13, {{12, 11}, {12, 11}, {12, 10}});
 }
 
 // The second held-out set, scored as captured (labels written before kprof was run against them; topk relabelled
@@ -236,8 +238,10 @@ TEST(DiagnosisHoldout, ThirdSetScoreDoesNotRegress) {
 // mode's first fix 11/17 once set 5's change let int8_mm's real bank conflicts (L1 97% busy) explain its tensor
 // pipe, which kprof reads as idle (the IMMA pipe is not in its tensor metric; the label is "feed the tensor
 // cores"). Floors against regressions only; the misses are in bench/RESULTS.md §9c.
+// Issue 23: CUB's select sweep (nonzero) reads "barrier stalls" (60%), labelled "latency" (low confidence): one
+// off each source; the gather now reads "partially coalesced" in ncu mode as labelled (cause +1 there).
 TEST(DiagnosisHoldout, FourthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(4), 17, {{12, 10}, {12, 10}, {12, 11}});
+  expect_holdout_score(corpus::holdout_file(4), 17, {{11, 9}, {11, 9}, {12, 10}});
 }
 
 
@@ -271,9 +275,12 @@ void in_every_source(const std::string& program, Check check) {
 TEST(DiagnosisHoldout, FourthSetRuleChangesHoldInEverySource) {
   in_every_source("diag_holdout4", [](const ProfileRun& run) {
     const auto& nonzero = analysis_of(run, "nonzero_bool");
-    EXPECT_EQ(nonzero.bottleneck.cause, "latency");
+    // Since issue 23 the dominant stall names the cause: 57-60% of its warps' waiting time is at block barriers
+    // (the labeller, whose id list had no barrier cause, said "latency, more requests in flight", low confidence).
+    // What set 4 changed still holds: the conflicts do not lead.
+    EXPECT_EQ(nonzero.bottleneck.cause, "barrier_stall");
     ASSERT_FALSE(nonzero.opportunities.empty());
-    EXPECT_EQ(nonzero.opportunities.front().remedy, "memory_parallelism");
+    EXPECT_EQ(nonzero.opportunities.front().remedy, "block_balance");
     for (const auto& o : nonzero.opportunities) {
       if (o.remedy == "smem_conflicts") { EXPECT_LE(o.est_gain_pct, 13.0) << o.source; }
     }

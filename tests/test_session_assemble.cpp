@@ -78,6 +78,14 @@ json without_analysis(std::vector<Stage> stages) {
     for (auto& g : s.kernels) {
       g.analysis.reset();
       g.counters_status = CountersStatus::NotJoined;
+      // Derived from counters the recorded runs already hold, but added after they were written (issue 23).
+      for (auto* m : {&g.metrics}) {
+        m->global_load_bytes_per_sector.reset();
+        m->global_store_bytes_per_sector.reset();
+        m->sm_active_pct.reset();
+        for (const char* f : {"global_load_bytes_per_sector", "global_store_bytes_per_sector", "sm_active_pct"})
+          m->provenance.erase(f);
+      }
     }
   return stages;
 }

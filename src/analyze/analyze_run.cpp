@@ -14,6 +14,7 @@
 #include "analyze/occupancy_limits.hpp"
 #include "analyze/opportunities.hpp"
 #include "analyze/plausibility.hpp"
+#include "analyze/program_advice.hpp"
 #include "analyze/roofline.hpp"
 #include "analyze/rule_table.hpp"
 #include "analyze/time_floor.hpp"
@@ -23,6 +24,71 @@ namespace kprof::analyze {
 
 namespace {
 
+std::string pct_or_absent(const std::optional<double>& v) {
+  return v ? fmt::format("{:.1f}%", *v) : std::string("not measured");
+}
+
+// The speed-of-light figures the kernel has, as numbers only: the cause line after it says what limits the kernel,
+// so the two never disagree. Metrics the profile lacks are left out, never shown as 0.
+std::string speed_of_light_sentence(const CanonicalMetrics& m) {
+  std::vector<std::string> parts;
+  if (m.sm_throughput_pct) parts.push_back(fmt::format("SM throughput {:.1f}%", *m.sm_throughput_pct));
+  if (m.memory_throughput_pct)
+    parts.push_back(fmt::format("memory {:.1f}%{}", *m.memory_throughput_pct,
+                                m.dram_throughput_pct ? fmt::format(" (DRAM {:.1f}%)", *m.dram_throughput_pct) : ""));
+  else if (m.dram_throughput_pct)
+    parts.push_back(fmt::format("DRAM {:.1f}%", *m.dram_throughput_pct));
+  if (m.tensor_pipe_pct) parts.push_back(fmt::format("tensor pipe {:.1f}%", *m.tensor_pipe_pct));
+  if (parts.empty()) return "";
+  return fmt::format("{} of peak.", fmt::join(parts, ", "));
+}
+
+// What the heading names in parentheses: the unit a plain bound saturates, or the specific cause itself.
+std::string unit_of(const Cause& c) {
+  auto id = cause_id(c.id);
+  if (!id || c.specific) return c.label;
+  switch (*id) {
+    case CauseId::dram_bandwidth: return "DRAM";
+    case CauseId::l2_bandwidth: return "L2";
+    case CauseId::l1_bandwidth: return "L1/shared memory";
+    case CauseId::memory_bound: return "memory units";
+    case CauseId::compute_bound: return "instruction issue";
+    case CauseId::memory_latency: return "memory latency";
+    case CauseId::latency: return "latency";
+    case CauseId::tensor_pipe: return "tensor pipe";
+    case CauseId::tensor_underfed: return "tensor pipe underfed";
+    default: break;
+  }
+  // The pipe bounds: "FP32 pipe bound" → "FP32 pipe", "integer pipes bound (ALU)" → "integer pipes (ALU)".
+  std::string u = c.label;
+  for (const std::string cut : {" at its roof", " bound"})
+    if (auto at = u.find(cut); at != std::string::npos) u.erase(at, cut.size());
+  return u;
+}
+
+bool has_cause(const std::vector<Cause>& causes, CauseId id) {
+  return std::any_of(causes.begin(), causes.end(), [&](const Cause& c) { return c.id == name(id); });
+}
+
+// Verdicts judged for the kind of kernel: a tensor-pipe verdict means nothing without matrix math, a DRAM verdict
+// nothing on a kernel bound by its SM (an elementwise kernel "TC util ✗", a compute-bound one "DRAM underused ✗"
+// filled the devlog's Issues with non-issues).
+void judge_for_kind(std::vector<MetricVerdict>& verdicts, const CanonicalMetrics& m, const KernelAnalysis& a) {
+  const bool matrix_math = m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0 ||
+                           has_cause(a.causes, CauseId::matmul_without_tensor_cores) ||
+                           has_cause(a.causes, CauseId::tensor_underfed);
+  const bool compute_bound = a.bottleneck.kind == BottleneckKind::compute;
+  for (auto& v : verdicts) {
+    if (!v.value) continue;
+    if (v.metric == "tensor_pipe_pct" && !matrix_math) {
+      v.verdict = Verdict::not_applicable;
+      v.meaning = "No matrix math in this kernel: the tensor pipe has nothing to do.";
+    } else if (v.metric == "dram_throughput_pct" && compute_bound && v.verdict == Verdict::warn) {
+      v.verdict = Verdict::not_applicable;
+      v.meaning = "The kernel is bound by its SM (" + a.bottleneck.unit + "), not by DRAM.";
+    }
+  }
+}
 
 }  // namespace
 
@@ -77,17 +143,24 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
   if (m.sm_throughput_pct || m.memory_throughput_pct || m.tensor_pipe_pct) {
     a.causes = find_causes(trusted, facts_of(g), declared, spec, a.roofline, headroom, t);
     if (!a.causes.empty()) {
+      // One cause per kernel, stated the same way everywhere: the heading's kind and unit, the key issue of the
+      // stages row, the root-cause line and the JSON all come from the leading cause (a near-tie of SM and
+      // memory throughput once read "memory-bound (SM pipes) ... Cause: memory bound").
       const Cause& c = a.causes.front();
       a.bottleneck.cause = c.id;
-      // The kind follows the cause, so the title and the cause never disagree (a near-tie of SM and memory
-      // throughput can otherwise read "compute-bound" above "Cause: L1 bandwidth").
-      if (auto id = cause_id(c.id); id && cause_spec(*id).kind) a.bottleneck.kind = *cause_spec(*id).kind;
+      std::optional<BottleneckKind> kind;
+      if (auto id = cause_id(c.id)) kind = cause_spec(*id).kind;
+      // A cause of no kind of its own (a partial last wave) takes the kind of the bound it explains.
+      for (std::size_t i = 1; !kind && i < a.causes.size(); ++i)
+        if (auto id = cause_id(a.causes[i].id); id && !a.causes[i].specific) kind = cause_spec(*id).kind;
+      if (kind) a.bottleneck.kind = *kind;
+      a.bottleneck.unit = unit_of(c);
       a.bottleneck.key_issue = c.label;
-      // The speed-of-light sentence, then the cause with its numbers.
-      std::string& rc = a.bottleneck.root_cause;
-      if (auto dot = rc.find(". "); dot != std::string::npos) rc.erase(dot + 1);
-      rc += (rc.empty() ? "" : " ") + std::string("Cause: ") + c.label + " (" + c.evidence + ").";
+      a.bottleneck.rule = "cause " + c.id;
+      const std::string sol = speed_of_light_sentence(m);
+      a.bottleneck.root_cause = sol + (sol.empty() ? "" : " ") + "Cause: " + c.label + " (" + c.evidence + ").";
     }
+    judge_for_kind(a.verdicts, m, a);
   } else if (!g.counters_note.empty()) {
     a.bottleneck.key_issue = "no counters (" + g.counters_note + ")";
   }
@@ -141,6 +214,7 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
         o.run_gain_pct = o.est_gain_pct * share / 100.0;
       }
     }
+  run.program_opportunities = fusion_advice(run, total, t);
   if (dominant) {
     Bottleneck overall = dominant->analysis->bottleneck;
     overall.rule = "dominant kernel " + (dominant->label.empty() ? dominant->kernel : dominant->label) + ": " + overall.rule;
@@ -155,6 +229,9 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
   TraceAnalysis a;
   a.stats = compute_event_stats(*trace);
   if (timeline) a.timeline = analyze_timeline(*trace);
+  // Launch gaps are a property of the whole program, in every traced mode.
+  const TimelineSummary gaps = a.timeline ? *a.timeline : analyze_timeline(*trace, {.max_steps = 0, .keep_launch_order = false});
+  for (auto& o : gap_advice(run, *trace, gaps, t)) run.program_opportunities.push_back(std::move(o));
   return a;
 }
 

@@ -16,12 +16,22 @@ enum class CauseId {
   occupancy_shared_memory, occupancy_warps, occupancy_blocks, dram_bandwidth, fp32_pipe, fp16_pipe, int_pipe,
   fp64_pipe, sfu_pipe, tensor_pipe, l2_bandwidth, l1_bandwidth, memory_latency, latency, memory_bound,
   compute_bound, tensor_underfed,
+  // Named by the warp stall reason that dominates (analyze/stall_reasons.cpp maps every reason Nsight Compute
+  // reports): barriers, fences, sleeping, the constant and instruction caches, branch resolution, the LSU and MIO
+  // queues, shared-memory/special-function results, fixed-latency dependencies; undiagnosed_stall says which
+  // reason dominates when kprof has no remedy for it.
+  barrier_stall, memory_fence, sleeping, constant_cache, instruction_cache, branch_resolution, lsu_queue, mio_queue,
+  shared_latency, dependency_wait, undiagnosed_stall,
 };
 enum class RemedyId {
   none,  // nothing left to gain: a plain bound at its roof
   launch_overhead, atomics, smem_conflicts, coalesce, locality, local_memory, divergence, tensor_cores, whole_waves,
   grid_fill, occupancy, memory_parallelism, onchip_reuse, dram_bandwidth, dram_traffic, feed_tensor,
   pipe_throughput, fp_instructions, imbalance,
+  block_balance, fences, spin_wait, constant_access, code_size, branches, wider_accesses, mio_pressure,
+  library_tuning,
+  // Whole-run remedies (ProfileRun::program_opportunities): fuse stages, overlap them, stop synchronising.
+  fuse_stages, overlap_stages, host_sync,
 };
 
 namespace detail {
@@ -60,6 +70,17 @@ inline constexpr IdName<CauseId> kCauseNames[] = {
     {CauseId::memory_bound, "memory_bound"},
     {CauseId::compute_bound, "compute_bound"},
     {CauseId::tensor_underfed, "tensor_underfed"},
+    {CauseId::barrier_stall, "barrier_stall"},
+    {CauseId::memory_fence, "memory_fence"},
+    {CauseId::sleeping, "sleeping"},
+    {CauseId::constant_cache, "constant_cache"},
+    {CauseId::instruction_cache, "instruction_cache"},
+    {CauseId::branch_resolution, "branch_resolution"},
+    {CauseId::lsu_queue, "lsu_queue"},
+    {CauseId::mio_queue, "mio_queue"},
+    {CauseId::shared_latency, "shared_latency"},
+    {CauseId::dependency_wait, "dependency_wait"},
+    {CauseId::undiagnosed_stall, "undiagnosed_stall"},
 };
 inline constexpr IdName<RemedyId> kRemedyNames[] = {
     {RemedyId::none, "none"},
@@ -82,6 +103,18 @@ inline constexpr IdName<RemedyId> kRemedyNames[] = {
     {RemedyId::pipe_throughput, "pipe_throughput"},
     {RemedyId::fp_instructions, "fp_instructions"},
     {RemedyId::imbalance, "imbalance"},
+    {RemedyId::block_balance, "block_balance"},
+    {RemedyId::fences, "fences"},
+    {RemedyId::spin_wait, "spin_wait"},
+    {RemedyId::constant_access, "constant_access"},
+    {RemedyId::code_size, "code_size"},
+    {RemedyId::branches, "branches"},
+    {RemedyId::wider_accesses, "wider_accesses"},
+    {RemedyId::mio_pressure, "mio_pressure"},
+    {RemedyId::library_tuning, "library_tuning"},
+    {RemedyId::fuse_stages, "fuse_stages"},
+    {RemedyId::overlap_stages, "overlap_stages"},
+    {RemedyId::host_sync, "host_sync"},
 };
 template <typename Id, std::size_t N>
 constexpr bool in_declaration_order(const IdName<Id> (&names)[N]) {
@@ -90,9 +123,9 @@ constexpr bool in_declaration_order(const IdName<Id> (&names)[N]) {
   return true;
 }
 static_assert(in_declaration_order(kCauseNames) &&
-              std::size(kCauseNames) == static_cast<std::size_t>(CauseId::tensor_underfed) + 1);
+              std::size(kCauseNames) == static_cast<std::size_t>(CauseId::undiagnosed_stall) + 1);
 static_assert(in_declaration_order(kRemedyNames) &&
-              std::size(kRemedyNames) == static_cast<std::size_t>(RemedyId::imbalance) + 1);
+              std::size(kRemedyNames) == static_cast<std::size_t>(RemedyId::host_sync) + 1);
 
 template <typename Id, std::size_t N>
 constexpr std::optional<Id> id_named(const IdName<Id> (&names)[N], std::string_view name) {

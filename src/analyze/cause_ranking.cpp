@@ -29,7 +29,7 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   for (auto& c : causes) {
     if (c.specific || c.remedy == RemedyId::none) continue;
     for (const auto& s : causes)
-      if (s.specific && (s.gain_pct >= lead_min || s.id == CauseId::launch_overhead) && explains(s.id, c.id)) {
+      if (s.specific && (s.gain_pct >= lead_min || cause_spec(s.id).leads_without_gain) && explains(s.id, c.id)) {
         c.evidence += "; explained by " + s.label;
         c.remedy = RemedyId::none;
         break;
@@ -54,7 +54,7 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   const std::optional<CauseId> saturated_id = saturated ? std::optional(saturated->id) : std::nullopt;
   auto leads = [&](const Finding& c) {
     if (!c.specific) return false;
-    if (c.id == CauseId::launch_overhead) return true;
+    if (cause_spec(c.id).leads_without_gain) return true;
     return c.gain_pct >= lead && (!saturated_id || explains(c.id, *saturated_id));
   };
   // When no specific cause leads, the unit that binds the kernel (DRAM or a pipe) names it, even with no

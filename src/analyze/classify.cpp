@@ -102,8 +102,8 @@ Bottleneck classify(const CanonicalMetrics& m, const Thresholds& t, const std::o
     b.unit = "DRAM";
     b.rule = "dram_high_tc_low";
     b.key_issue = dram >= saturated ? "DRAM bandwidth saturated" : "DRAM bandwidth bound";
-    b.root_cause = fmt::format("DRAM throughput is {} of peak while the tensor pipe is at {}: time goes to moving"
-                               " bytes.{}", pct(dram), pct(tc), locality);
+    b.root_cause = fmt::format("DRAM throughput is {} of peak{}: time goes to moving bytes.{}", pct(dram),
+                               m.tensor_pipe_pct ? " while the tensor pipe is at " + pct(tc) : std::string(), locality);
     return b;
   }
   if (m.tensor_pipe_pct && tc >= tc_high && dram < dram_high) {
@@ -137,8 +137,9 @@ Bottleneck classify(const CanonicalMetrics& m, const Thresholds& t, const std::o
       b.unit = tc >= tc_high ? "tensor pipe" : sm_pipe_unit(m);
       b.rule = "sol_sm_busy";
       b.key_issue = b.unit + " bound";
-      b.root_cause = fmt::format("SM throughput is {} of peak against memory {}, with the tensor pipe at {}: the"
-                                 " {} limits the kernel.{}", pct(s), pct(mm), pct(tc), b.unit, locality);
+      b.root_cause = fmt::format("SM throughput is {} of peak against memory {}{}: the {} limits the kernel.{}",
+                                 pct(s), pct(mm), m.tensor_pipe_pct ? ", with the tensor pipe at " + pct(tc) : std::string(),
+                                 b.unit, locality);
     } else {
       b.kind = BottleneckKind::memory;
       const bool dram_side = m.dram_throughput_pct && dram >= mm - gap;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 #include <stdexcept>
 
 namespace kprof::analyze {
@@ -30,6 +31,28 @@ double RuleContext::memory_max() const {
 
 bool RuleContext::latency_bound() const {
   return (m.sm_throughput_pct || m.memory_throughput_pct) && sol_max() < busy();
+}
+
+double RuleContext::waiting_total() const {
+  double total = m.waiting_stalls();
+  if (m.stalls.size() < 10 && m.achieved_occupancy_pct && m.issue_active_pct && *m.issue_active_pct > 0) {
+    const double warps_per_scheduler = (spec && spec->sm_limits.max_warps > 0 ? spec->sm_limits.max_warps : 64) / 4.0;
+    total = std::max(total, warps_per_scheduler * *m.achieved_occupancy_pct / *m.issue_active_pct - 1.0);
+  }
+  return total;
+}
+
+bool RuleContext::library_tensor_kernel() const {
+  if (val(m.flops_tensor) <= 0 && val(m.tensor_pipe_pct) < 5.0) return false;
+  if (auto it = m.stalls.find("gmma"); it != m.stalls.end() && it->second > 0) return true;
+  auto it = t.texts.find("diagnosis.library_kernel_names");
+  if (it == t.texts.end() || it->second.empty()) return false;
+  try {
+    std::regex re(it->second, std::regex::ECMAScript | std::regex::icase);
+    return std::regex_search(g.kernel, re) || std::regex_search(g.signature, re);
+  } catch (const std::regex_error&) {
+    return false;
+  }
 }
 
 Finding& RuleContext::add(CauseId id, std::string label, std::string evidence, double gain, std::string trigger) {

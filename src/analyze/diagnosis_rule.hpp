@@ -43,6 +43,9 @@ struct CauseSpec {
   // The plain bounds this specific cause accounts for: fixing it is how to approach their roof.
   std::vector<CauseId> explains = {};
   bool explains_every_bound = false;  // launch overhead: the counters of a tiny kernel describe no roof
+  // It names the kernel whatever its estimate: launch overhead (its gain is idle time outside the kernel) and an
+  // undiagnosed dominant stall (no remedy, but the generic one it replaces would be wrong).
+  bool leads_without_gain = false;
 };
 
 struct Rule {
@@ -75,6 +78,13 @@ struct RuleContext {
   // Busiest memory unit seen, in %.
   double memory_max() const;
   bool latency_bound() const;
+  // Warp cycles waiting per issued instruction, all reasons: their sum, or, with only a few reasons collected, at
+  // least what Little's law gives (resident warps per scheduler over instructions issued per cycle, minus one).
+  double waiting_total() const;
+  // A library kernel that already drives the tensor cores with warpgroup MMAs (wgmma stalls counted, or a name in
+  // diagnosis.library_kernel_names with tensor math): "use/feed the tensor cores" cannot apply; its remedy is the
+  // call's shape, fusion or precision (library_tuning). The rules that call it declare that key.
+  bool library_tensor_kernel() const;
 
   // Records a cause of the running rule with its table remedy and kind; `gain` is a fraction of the kernel's time.
   // The returned cause may be amended where one finding differs from its row (a bound at its roof has no remedy).
@@ -100,6 +110,8 @@ void detect_local_memory(RuleContext& r);
 void detect_divergence(RuleContext& r);
 void detect_matmul_off_tensor(RuleContext& r);
 void detect_tensor_underfed(RuleContext& r);
+// rules_stalls.cpp: the stall reason that dominates the warps' waiting time.
+void detect_dominant_stall(RuleContext& r);
 // rules_bounds.cpp: the plain bounds (a pipe, DRAM, L2, L1, latency).
 void detect_plain_bounds(RuleContext& r);
 

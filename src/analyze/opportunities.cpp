@@ -57,6 +57,7 @@ void from_causes(const std::vector<Cause>& causes, std::vector<Candidate>& out) 
     k.op.trigger = c.trigger.empty() ? c.evidence : c.trigger;
     k.op.rationale = c.evidence + ". " + (r ? r->rationale : "");
     k.op.source = "kprof";
+    if (remedy) k.op.assumes = remedy_assumption(*remedy);
     k.raw_gain = c.gain_pct / 100.0;
     out.push_back(std::move(k));
   }
@@ -76,6 +77,7 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   k.op.trigger = fmt::format("dram_bytes={:.3g} B (declared minimum {:.3g} B)", *m.dram_bytes, *declared.min_bytes);
   k.op.rationale = r->rationale;
   k.op.source = "kprof";
+  k.op.assumes = "the kernel moves only the declared minimum bytes, at today's bandwidth";
   k.raw_gain = 1.0 - *declared.min_bytes / *m.dram_bytes;
   out.push_back(std::move(k));
 }
@@ -154,6 +156,8 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
     k.op.rationale = first_sentence(rule.description);
     k.op.source = "ncu:" + rule.name;
     k.raw_gain = *rule.speedup_pct / 100.0 * (local ? local_weight : 1.0);
+    k.op.assumes = fmt::format("Nsight Compute's {} estimate{}", rule.name,
+                               local ? fmt::format(" (a local speedup, weighed by {:g})", local_weight) : "");
     if (auto against = contradicted(remedy, causes, m, t); !against.empty()) {
       k.raw_gain *= t.param("opportunities.uncorroborated_rule_weight");
       k.op.rationale += " (weighed down: " + against + ")";
@@ -185,8 +189,12 @@ bool beside_the_unit(std::optional<RemedyId> remedy, const std::string& unit) {
   if (unit == name(CauseId::dram_bandwidth))
     return !(remedy == R::coalesce || remedy == R::locality || remedy == R::local_memory || remedy == R::dram_traffic ||
              remedy == R::onchip_reuse || remedy == R::dram_bandwidth);
+  // A pipe's busy share is per active SM: more blocks for idle SMs are not bounded by it. Removing local arrays
+  // removes the integer and FP32 instructions that address them, not the tensor or FP64 work.
+  if (remedy == R::local_memory)
+    return !(unit == name(CauseId::int_pipe) || unit == name(CauseId::fp32_pipe) || unit == name(CauseId::fp16_pipe));
   return !(remedy == R::divergence || remedy == R::fp_instructions || remedy == R::pipe_throughput ||
-           remedy == R::feed_tensor);
+           remedy == R::feed_tensor || remedy == R::library_tuning || remedy == R::grid_fill);
 }
 
 // Remedies that cannot help given what else was found.
@@ -203,6 +211,12 @@ bool applies(std::optional<RemedyId> remedy, const std::vector<Cause>& causes) {
   // (Nsight Compute's occupancy rules still estimate it; on the H200 for PyTorch's batch-norm statistics, 256
   // blocks, 0.48 waves: 52%).
   if (remedy == RemedyId::occupancy && has_cause(causes, CauseId::grid_too_small)) return false;
+  // Fusing FP multiplies and adds saves pipe instructions: it helps only a kernel its SM pipes bind (Nsight
+  // Compute's FPInstructions rule fires on a DRAM-bound bf16 multiply too).
+  if (remedy == RemedyId::fp_instructions && !causes.empty()) {
+    auto lead = cause_id(causes.front().id);
+    if (lead && cause_spec(*lead).kind != BottleneckKind::compute) return false;
+  }
   // Tensor-core advice is for matrix math only: kprof proposes it only for kernels it recognises as matmuls.
   return true;
 }

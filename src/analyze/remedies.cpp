@@ -58,6 +58,47 @@ const Remedy kRemedies[] = {
      "Nsight Compute counted separate FMUL/FADD pairs that an FMA would do in one instruction."},
     {RemedyId::imbalance, "Balance work across SMs and sub-partitions",
      "Some SMs or sub-partitions do more work than others, so the kernel waits for the slowest."},
+    {RemedyId::block_balance,
+     "Balance work across the warps of a block (split the serial part, fewer __syncthreads per step)",
+     "Warps wait at block barriers for the warp with the most work (or for a barrier after every small step); "
+     "spread the serial part over all warps, give warps equal shares, or synchronise less often (warp-level "
+     "primitives, double buffering, warp specialisation)."},
+    {RemedyId::fences, "Remove or narrow memory fences (block-scope fences, one fence per batch of stores)",
+     "Warps wait for __threadfence()/membar to make their stores visible GPU-wide; fence once after a batch of "
+     "stores, use block scope where that is all that needs to see them, or release/acquire flags."},
+    {RemedyId::spin_wait, "Stop spin-waiting (signal completion instead of polling with sleeps)",
+     "Warps spend their time in __nanosleep back-off while polling a flag; order the work so no one waits "
+     "(separate kernels, or a stream/graph dependency) or shorten the wait the flags encode."},
+    {RemedyId::constant_access, "Make constant-memory indices uniform across a warp (or move the table to shared memory)",
+     "The constant cache serves one address per warp per cycle: divergent indices serialise, and misses wait on the "
+     "constant cache; index __constant__ data uniformly, or read per-thread tables from shared/global memory."},
+    {RemedyId::code_size, "Cut code size in the hot loop (less unrolling and inlining)",
+     "Warps wait for instructions to be fetched: the hot code does not fit the instruction cache; unroll and "
+     "inline less, or split rarely taken paths out of the loop."},
+    {RemedyId::branches, "Simplify control flow in the hot loop (fewer, more uniform branches)",
+     "Warps wait for branch targets to resolve; hoist conditions out of the loop, use predication or select "
+     "instructions, and keep a warp's lanes on one path."},
+    {RemedyId::wider_accesses, "Issue fewer, wider memory instructions (16-byte vector loads, fewer local accesses)",
+     "The load/store queue to L1 is full: each warp issues many small memory instructions; vector loads and "
+     "stores (float4), fewer local-memory accesses and fewer redundant loads drain it."},
+    {RemedyId::mio_pressure, "Issue fewer shared-memory and special-function instructions (wider shared accesses)",
+     "The MIO queue (shared memory, special functions, some conversions) is full; 16-byte shared accesses, "
+     "register caching of reused shared values and fewer MUFU instructions relieve it."},
+    {RemedyId::library_tuning,
+     "Tune the library call (tile-filling shapes, batching, a fused epilogue, lower precision)",
+     "The kernel is a library kernel that already uses the tensor cores (wgmma/TMA on Hopper); what is left is in "
+     "the call: problem sizes that fill whole tiles and waves, batching small calls, fusing the epilogue "
+     "(bias, activation) and FP8 where accuracy allows."},
+    {RemedyId::fuse_stages, "Fuse the stages (keep the intermediate on chip)",
+     "One stage writes an intermediate to DRAM and the next reads it back near the DRAM roof; a fused kernel keeps "
+     "it in registers or shared memory (epilogue fusion, flash-attention style) and removes the round trip.",
+     true},
+    {RemedyId::overlap_stages, "Overlap independent stages (streams or a CUDA graph with parallel branches)",
+     "Stages that leave most SMs idle run one after another; independent ones can run concurrently."},
+    {RemedyId::host_sync, "Remove host synchronisations between launches (async copies, no .item() in the loop)",
+     "The GPU idles while the host waits for each result before launching the next kernel; keep results on the "
+     "device, synchronise once, and capture the loop in a CUDA graph.",
+     true},
 };
 }  // namespace
 
@@ -65,6 +106,40 @@ const Remedy* find_remedy(RemedyId id) {
   for (const auto& r : kRemedies)
     if (id == r.id) return &r;
   return nullptr;
+}
+
+const char* remedy_assumption(RemedyId id) {
+  using R = RemedyId;
+  switch (id) {
+    case R::launch_overhead: return "the idle time between the launches goes (a graph or one fused kernel)";
+    case R::atomics: return "the serialised atomics become one update per block and their waiting time goes";
+    case R::smem_conflicts: return "conflict replays go, as far as warps wait on shared memory";
+    case R::coalesce: case R::locality: case R::local_memory: case R::dram_traffic:
+      return "the wasted share of the memory traffic goes and the kernel moves the rest at today's rate";
+    case R::divergence: return "masked-off lanes do useful work, at the issue rate the kernel has now";
+    case R::tensor_cores: return "the same FLOPs run at the tensor roof for this arithmetic intensity";
+    case R::whole_waves: return "the idle SMs of the last wave get work at the rate of the full waves";
+    case R::grid_fill: return "every SM gets work at the rate the busy SMs reach now (the work splits into more blocks)";
+    case R::occupancy: return "more resident warps hide latency until the busiest unit reaches its peak";
+    case R::memory_parallelism: return "more bytes in flight fill the idle issue slots until a unit saturates";
+    case R::onchip_reuse: return "re-reads are served on chip, so the kernel approaches its DRAM/compute floor";
+    case R::dram_bandwidth: return "the kernel streams at the measured copy bandwidth";
+    case R::feed_tensor: return "the tensor pipe runs at its sustained peak";
+    case R::pipe_throughput: return "the busiest pipe runs at its sustained peak";
+    case R::fp_instructions: return "paired FP multiplies and adds become FMAs (Nsight Compute's count)";
+    case R::imbalance: return "every SM and sub-partition finishes with the busiest";
+    case R::block_balance: case R::fences: case R::spin_wait: case R::constant_access: case R::code_size:
+    case R::branches: case R::wider_accesses: case R::mio_pressure:
+      return "the waiting time of that stall reason becomes issued work at the kernel's current rate";
+    case R::library_tuning: return "the library kernel reaches the tensor pipe's sustained peak on a better-shaped call";
+    case R::fuse_stages:
+      return "the fused kernel keeps the intermediate on chip: the consumer's DRAM time goes and its math hides "
+             "under the producer's";
+    case R::overlap_stages: return "the shorter of two independent stages hides under the longer";
+    case R::host_sync: return "launches queue ahead of the GPU, so the gaps shrink to about a microsecond each";
+    case R::none: break;
+  }
+  return "";
 }
 
 bool unbounded_by_floor(RemedyId id) {

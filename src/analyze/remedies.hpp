@@ -14,6 +14,9 @@ struct Remedy {
   bool changes_roof = false;
 };
 
+// What an estimate for this remedy assumes, one sentence (Opportunity::assumes).
+const char* remedy_assumption(RemedyId id);
+
 // The remedy with this id; nullptr for none (every other id has a row: tests/test_rule_table.cpp).
 const Remedy* find_remedy(RemedyId id);
 

@@ -29,13 +29,15 @@ CauseSpec unit_bound(CauseId id, RemedyId remedy, BottleneckKind kind) {
 const std::vector<CauseId> kAccessExplains = {C::l1_bandwidth, C::l2_bandwidth,   C::dram_bandwidth, C::memory_bound,
                                               C::latency,      C::memory_latency, C::tensor_underfed};
 const std::vector<CauseId> kLatencyOnly = {C::latency, C::memory_latency};
+// A dominant stall explains the latency it is, and an issue-bound reading made of those waits.
+const std::vector<CauseId> kStallExplains = {C::latency, C::memory_latency, C::compute_bound};
 
 std::vector<Rule> make_rules() {
   return {
       {"launch_overhead",
        detect_launch_overhead,
        {{.id = C::launch_overhead, .specific = true, .remedy = R::launch_overhead, .kind = kLatency,
-         .explains_every_bound = true}},
+         .explains_every_bound = true, .leads_without_gain = true}},
        {"diagnosis.launch_bound_max_us", "diagnosis.launch_bound_min_launches", "diagnosis.launch_bound_idle_share",
         "diagnosis.tiny_kernel_us"}},
       {"atomic_contention",
@@ -57,10 +59,15 @@ std::vector<Rule> make_rules() {
         specific(C::scattered_access, R::locality, kMemory, kAccessExplains)},
        {"diagnosis.uncoalesced_sectors_per_request", "diagnosis.uncoalesced_l1_hit_min_pct",
         "diagnosis.uncoalesced_l2_hit_min_pct", "diagnosis.scattered_sectors_per_request",
-        "diagnosis.scattered_l2_hit_max_pct", "diagnosis.dram_bound_pct", "classify.busy_pct"}},
+        "diagnosis.scattered_l2_hit_max_pct", "diagnosis.dram_bound_pct", "diagnosis.sector_bytes_min", "diagnosis.onchip_bound_pct",
+        "classify.busy_pct"}},
+      // Removing a local array removes the instructions that address it: a pipe those instructions keep busy (the
+      // integer pipe of a kernel with 8.8 GB of local traffic) does not bound the fix.
       {"local_memory",
        detect_local_memory,
-       {specific(C::local_memory, R::local_memory, kMemory, kAccessExplains)},
+       {specific(C::local_memory, R::local_memory, kMemory,
+                 {C::l1_bandwidth, C::l2_bandwidth, C::dram_bandwidth, C::memory_bound, C::latency, C::memory_latency,
+                  C::tensor_underfed, C::int_pipe, C::fp32_pipe, C::compute_bound})},
        {"diagnosis.local_traffic_share"}},
       {"divergence",
        detect_divergence,
@@ -79,14 +86,36 @@ std::vector<Rule> make_rules() {
        detect_tail_wave,
        {specific(C::tail_wave, R::whole_waves, std::nullopt,
                  {C::latency, C::memory_latency, C::fp32_pipe, C::fp16_pipe, C::int_pipe, C::fp64_pipe, C::sfu_pipe,
-                  C::dram_bandwidth})},
+                  C::tensor_pipe, C::compute_bound, C::dram_bandwidth})},
        {"diagnosis.tail_wave_efficiency"}},
       // Idle SMs lower every unit's average, the tensor pipe's too: cuDNN's persistent LSTM on 64 of 132 SMs read
       // "tensor pipe underfed" at 24% busy, and filling the GPU is the first step.
+      // A pipe's busy share is measured over the active SMs' cycles: 77% busy on 8 of 132 SMs bounds nothing on
+      // the 124 idle ones, so filling the GPU is not capped by that pipe's headroom (it explains every SM-local
+      // bound; DRAM and L2 are shared by all SMs and stay real bounds).
       {"small_grid",
        detect_small_grid,
-       {specific(C::grid_too_small, R::grid_fill, kLatency, {C::latency, C::memory_latency, C::tensor_underfed})},
+       {specific(C::grid_too_small, R::grid_fill, kLatency,
+                 {C::latency, C::memory_latency, C::tensor_underfed, C::fp32_pipe, C::fp16_pipe, C::int_pipe,
+                  C::fp64_pipe, C::sfu_pipe, C::tensor_pipe, C::compute_bound, C::l1_bandwidth})},
        {"classify.busy_pct"}},
+      // What warps wait for, when one reason dominates: barriers (uneven work in a block), fences, sleeping, the
+      // constant or instruction cache, branches, full queues, dependent instructions; or "not diagnosed".
+      {"dominant_stall",
+       detect_dominant_stall,
+       {specific(C::barrier_stall, R::block_balance, kLatency, kStallExplains),
+        specific(C::memory_fence, R::fences, kLatency, kStallExplains),
+        specific(C::sleeping, R::spin_wait, kLatency, kStallExplains),
+        specific(C::constant_cache, R::constant_access, kLatency, kStallExplains),
+        specific(C::instruction_cache, R::code_size, kLatency, kStallExplains),
+        specific(C::branch_resolution, R::branches, kLatency, kStallExplains),
+        specific(C::lsu_queue, R::wider_accesses, kMemory, kStallExplains),
+        specific(C::mio_queue, R::mio_pressure, kMemory, kStallExplains),
+        specific(C::shared_latency, R::memory_parallelism, kLatency, kStallExplains),
+        specific(C::dependency_wait, R::pipe_throughput, kLatency, kStallExplains),
+        {.id = C::undiagnosed_stall, .specific = true, .remedy = R::none, .kind = kLatency,
+         .explains = kStallExplains, .leads_without_gain = true}},
+       {"diagnosis.dominant_stall_share", "classify.saturated_pct"}},
       {"occupancy_limit",
        detect_occupancy_limit,
        {specific(C::occupancy_registers, R::occupancy, kLatency, kLatencyOnly),
@@ -111,11 +140,12 @@ std::vector<Rule> make_rules() {
         bound(C::memory_bound, R::onchip_reuse, kMemory),
         bound(C::compute_bound, R::pipe_throughput, kCompute)},
        {"diagnosis.at_roof_pct", "diagnosis.dram_bound_pct", "diagnosis.pipe_bound_pct", "diagnosis.onchip_bound_pct",
-        "diagnosis.latency_stall_share", "classify.busy_pct", "classify.saturated_pct"}},
+        "diagnosis.latency_stall_share", "diagnosis.library_kernel_names", "classify.busy_pct",
+        "classify.saturated_pct"}},
       {"tensor_underfed",
        detect_tensor_underfed,
        {bound(C::tensor_underfed, R::feed_tensor, std::nullopt)},
-       {"diagnosis.pipe_bound_pct"}},
+       {"diagnosis.pipe_bound_pct", "diagnosis.library_kernel_names"}},
   };
 }
 

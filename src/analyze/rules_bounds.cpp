@@ -63,6 +63,7 @@ void detect_plain_bounds(RuleContext& r) {
                      at_roof ? std::min(headroom, 1.0 - pipe_pct / 100.0) : std::min(headroom, 1.0 - pipe_pct / pipe_roof),
                      fmt::format("{}={:.1f}%", pipe->metric, pipe_pct));
     if (at_roof) c.remedy = RemedyId::none;
+    else if (pipe->id == CauseId::tensor_pipe && r.library_tensor_kernel()) c.remedy = RemedyId::library_tuning;
     return;
   }
   // On-chip bandwidth bounds the kernel when that unit is near its peak and at least about as busy as the SM:
@@ -81,15 +82,8 @@ void detect_plain_bounds(RuleContext& r) {
     return;
   }
   if (r.latency_bound()) {
-    double total = m.waiting_stalls();
+    const double total = r.waiting_total();
     const double scoreboard = m.waiting_stalls({"long_scoreboard"});
-    // With only a few stall reasons collected, the total comes from Little's law: resident warps per scheduler
-    // over instructions issued per cycle is the warps waiting per issued instruction.
-    if (m.stalls.size() < 10 && m.achieved_occupancy_pct && m.issue_active_pct && *m.issue_active_pct > 0) {
-      const double warps_per_scheduler =
-          (r.spec && r.spec->sm_limits.max_warps > 0 ? r.spec->sm_limits.max_warps : 64) / 4.0;
-      total = std::max(total, warps_per_scheduler * *m.achieved_occupancy_pct / *m.issue_active_pct - 1.0);
-    }
     bool memory_wait = total > 0 && scoreboard / total >= r.p("latency_stall_share");
     double gain = std::min(headroom, 1.0 - r.sol_max() / r.param("classify.saturated_pct"));
     if (memory_wait)
@@ -111,15 +105,23 @@ void detect_plain_bounds(RuleContext& r) {
           std::min(headroom, 1.0 - pipe_pct / pipe_roof), fmt::format("{}={:.1f}%", pipe->metric, pipe_pct));
     return;
   }
-  if (m.memory_throughput_pct && val(m.memory_throughput_pct) >= r.busy())
-    r.add(CauseId::memory_bound, "memory bound", fmt::format("memory throughput {:.1f}%", val(m.memory_throughput_pct)),
-          headroom, fmt::format("memory_throughput={:.1f}%", val(m.memory_throughput_pct)));
+  // Only the speed-of-light pair left (an export of the SOL section alone, or no unit named above): the busier
+  // side names the bound, and what is left is that side's distance to its peak (a cuBLAS GEMM at SM 90% and
+  // memory 70% is SM-bound with 10% to gain, not memory-bound with 99%).
+  const double mem = val(m.memory_throughput_pct);
+  if (m.memory_throughput_pct && mem >= r.busy() && mem > val(m.sm_throughput_pct))
+    r.add(CauseId::memory_bound, "memory bound",
+          fmt::format("memory throughput {:.1f}% against SM {:.1f}%, no single memory unit named", mem,
+                      val(m.sm_throughput_pct)),
+          std::min(headroom, 1.0 - mem / 100.0), fmt::format("memory_throughput={:.1f}%", mem));
   else if (m.sm_throughput_pct && val(m.sm_throughput_pct) >= r.busy()) {
     // No single pipe saturated: instruction issue is the limit; what is left is the idle issue slots.
     double issued = std::max(val(m.issue_active_pct), val(m.sm_throughput_pct));
     r.add(CauseId::compute_bound, "compute bound (instruction issue)",
-          fmt::format("SM throughput {:.1f}%, issue slots busy {:.1f}%, no pipe above {:.0f}%", val(m.sm_throughput_pct),
-                      val(m.issue_active_pct), r.p("pipe_bound_pct")),
+          fmt::format("SM throughput {:.1f}%, issue slots busy {}, {}", val(m.sm_throughput_pct),
+                      m.issue_active_pct ? fmt::format("{:.1f}%", *m.issue_active_pct) : std::string("not measured"),
+                      units.empty() ? std::string("pipes not measured")
+                                    : fmt::format("no pipe above {:.0f}%", r.p("pipe_bound_pct"))),
           std::min(headroom, 1.0 - issued / 100.0),
           fmt::format("sm_throughput={:.1f}%, issue_active={:.1f}%", val(m.sm_throughput_pct), val(m.issue_active_pct)));
   }

@@ -97,9 +97,12 @@ void detect_tensor_underfed(RuleContext& r) {
   // Left of the ridge the memory roof binds, not the tensor roof: a batched 32x32x32 GEMM (44 FLOP/B on the
   // H200, ridge ~250) or a GEMV keeps the tensor pipe idle by its shape, and feeding it faster gains nothing.
   if (r.roof && r.roof->bound_by == "memory") return;
-  r.add(CauseId::tensor_underfed, "tensor pipe underfed",
-        fmt::format("tensor math runs with the tensor pipe busy {:.1f}% of the time", *m.tensor_pipe_pct),
-        r.headroom, fmt::format("tensor_pipe={:.1f}%", *m.tensor_pipe_pct));
+  const bool library = r.library_tensor_kernel();
+  Finding& f = r.add(CauseId::tensor_underfed, "tensor pipe underfed",
+                     fmt::format("tensor math runs with the tensor pipe busy {:.1f}% of the time{}", *m.tensor_pipe_pct,
+                                 library ? " in a library kernel that already issues warpgroup MMAs" : ""),
+                     r.headroom, fmt::format("tensor_pipe={:.1f}%", *m.tensor_pipe_pct));
+  if (library) f.remedy = RemedyId::library_tuning;
 }
 
 }  // namespace kprof::analyze

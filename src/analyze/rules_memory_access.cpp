@@ -78,13 +78,52 @@ void detect_access_pattern(RuleContext& r) {
   bool scattered = spr >= r.p("uncoalesced_sectors_per_request") ||
                    (spr >= r.p("scattered_sectors_per_request") && m.l2_hit_pct &&
                     l2_hit < r.p("scattered_l2_hit_max_pct") && val(m.dram_measured_pct) < r.p("dram_bound_pct"));
-  if (scattered)
+  if (scattered) {
     r.add(CauseId::scattered_access, "scattered global accesses (gathers)",
           fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%: each small access "
                       "pulls a whole sector that nothing else uses",
                       spr, what, l1_hit, l2_hit),
           excess_share(4.0) * memory_share,
           fmt::format("sectors_per_{}_request={:.1f}, l2_hit={:.0f}%", what, spr, l2_hit));
+    return;
+  }
+  // Partial coalescing: a warp's request touches few sectors, but each carries bytes nobody uses (a stride-2 float
+  // access uses 16 of every 32: 8 sectors per request where 4 suffice). Sectors per request cannot tell that from
+  // a coalesced 8-byte access; Nsight Compute's count of bytes used per sector can. The waste is that share of the
+  // traffic, which a DRAM- or L2-bound kernel spends its time on.
+  struct Side {
+    const char* what;
+    std::optional<double> bytes_per_sector, sectors;
+  };
+  // The rest of a loaded sector is often read by the next instruction from L1 (a bf16 row read in two halves):
+  // only bytes no later load hits on are waste, so L1 hits are taken off the loads' unused share. Stores are not
+  // cached in L1: a partial store sector is written as it is.
+  double sectors = 0, wasted = 0;
+  const Side* worst = nullptr;
+  const Side sides[] = {{"load", m.global_load_bytes_per_sector, m.global_load_sectors},
+                        {"store", m.global_store_bytes_per_sector, m.global_store_sectors}};
+  for (const auto& side : sides) {
+    if (!side.bytes_per_sector || !side.sectors || *side.sectors <= 0) continue;
+    sectors += *side.sectors;
+    double unused = std::clamp(1.0 - *side.bytes_per_sector / 32.0, 0.0, 1.0);
+    if (side.what == sides[0].what) unused = std::max(0.0, unused - l1_hit / 100.0);
+    wasted += *side.sectors * unused;
+    if (unused > 0 && (!worst || *side.bytes_per_sector < *worst->bytes_per_sector)) worst = &side;
+  }
+  if (!worst || *worst->bytes_per_sector >= r.p("sector_bytes_min") || sectors <= 0) return;
+  // The waste costs time where the sectors go: a kernel bound by DRAM or L2 bandwidth (a latency-bound pointer
+  // chase or a compute-bound GEMM fetches few bytes it does not use, at no cost).
+  const double dram = m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
+  if (dram < r.p("dram_bound_pct") && val(m.l2_throughput_pct) < r.p("onchip_bound_pct")) return;
+  const double waste = wasted / sectors;
+  if (waste < 0.2) return;
+  r.add(CauseId::uncoalesced_global, fmt::format("partially coalesced global {}s", worst->what),
+        fmt::format("global {}s use {:.1f} of every 32 bytes they fetch ({:.1f} sectors per request, L1 hit "
+                    "{:.0f}%): {} of the global traffic is bytes nobody uses",
+                    worst->what, *worst->bytes_per_sector, spr, l1_hit, pct(waste)),
+        waste * memory_share,
+        fmt::format("bytes_per_sector_{}={:.1f}, sectors_per_request={:.1f}", worst->what, *worst->bytes_per_sector,
+                    spr));
 }
 
 void detect_local_memory(RuleContext& r) {

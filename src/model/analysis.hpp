@@ -7,8 +7,11 @@
 
 namespace kprof {
 
-enum class Verdict { ok, warn, unavailable };
-NLOHMANN_JSON_SERIALIZE_ENUM(Verdict, {{Verdict::ok, "ok"}, {Verdict::warn, "warn"}, {Verdict::unavailable, "unavailable"}})
+// not_applicable: the metric says nothing about this kind of kernel (a tensor-pipe verdict where there is no
+// matrix math, a DRAM verdict on a kernel bound elsewhere); `meaning` says why.
+enum class Verdict { ok, warn, unavailable, not_applicable };
+NLOHMANN_JSON_SERIALIZE_ENUM(Verdict, {{Verdict::ok, "ok"}, {Verdict::warn, "warn"}, {Verdict::unavailable, "unavailable"},
+                                       {Verdict::not_applicable, "not_applicable"}})
 
 // One row of the metric interpretation table: value against its healthy threshold.
 struct MetricVerdict {
@@ -81,9 +84,16 @@ struct Opportunity {
   std::string trigger;          // "achieved_occupancy=12.5%" as printed
   std::string rationale;        // one sentence
   std::string source;           // "kprof" or "ncu:<RuleName>"
+  // What the estimate assumes, one sentence ("the consumer's work hides under the producer's", "every SM gets
+  // work at the active SMs' rate"): the reader checks it against what the change will really do.
+  std::string assumes;
+  // What it changes: "kernel" (one kernel group), "pipeline" (several stages: fusion, overlap) or "program"
+  // (launch gaps, synchronisation): the last two are whole-run items of ProfileRun::program_opportunities.
+  std::string scope = "kernel";
+  std::vector<std::string> kernels;  // pipeline/program items: the stages or kernels concerned, in launch order
 };
 KPROF_JSON(Opportunity, name, remedy, est_gain_pct, run_share_pct, run_gain_pct, trigger_metric, trigger_value, trigger,
-           rationale, source)
+           rationale, source, assumes, scope, kernels)
 
 struct KernelAnalysis {
   std::vector<MetricVerdict> verdicts;

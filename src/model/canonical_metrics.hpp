@@ -64,6 +64,14 @@ struct CanonicalMetrics {
   std::optional<double> shared_wavefronts;        // shared-memory load + store wavefronts
   std::optional<double> shared_bank_conflicts;    // extra wavefronts caused by bank conflicts (loads + stores)
   std::optional<double> threads_per_instruction;  // active threads per warp instruction (32 = no divergence)
+  // Bytes of each fetched 32-byte sector that global loads / stores use (32 = every byte used; a stride-2 float
+  // access uses 16). Nsight Compute counts them by patching SASS
+  // (smsp__sass_average_data_bytes_per_sector_mem_global_op_{ld,st}.ratio); the CUPTI range profiler cannot.
+  std::optional<double> global_load_bytes_per_sector;
+  std::optional<double> global_store_bytes_per_sector;
+  // Share of the elapsed cycles the average SM was active (had a resident warp), % (sm__cycles_active.avg over
+  // sm__cycles_elapsed.avg): idle SMs (a small grid, a partial wave, uneven blocks) show as less than 100.
+  std::optional<double> sm_active_pct;
   // Warps stalled per issued instruction, by reason ("long_scoreboard", "lg_throttle", ...).
   std::map<std::string, double> stalls;
   // Blocks per SM each resource allows (Nsight Compute's launch__occupancy_limit_*, or computed from the launch's
@@ -108,7 +116,7 @@ KPROF_JSON(CanonicalMetrics, duration_ns, sm_throughput_pct, memory_throughput_p
            fma_pipe_instructions, fp16_pipe_instructions, alu_pipe_pct, fp64_pipe_pct, xu_pipe_pct, lsu_pipe_pct, issue_active_pct,
            l1_throughput_pct, l2_throughput_pct, global_load_sectors, global_load_requests, global_store_sectors,
            global_store_requests, global_atomic_requests, shared_wavefronts, shared_bank_conflicts,
-           threads_per_instruction, stalls, occupancy_limit_registers, occupancy_limit_shared_mem,
+           threads_per_instruction, global_load_bytes_per_sector, global_store_bytes_per_sector, sm_active_pct, stalls, occupancy_limit_registers, occupancy_limit_shared_mem,
            occupancy_limit_warps, occupancy_limit_blocks, dram_measured_pct, tensor_pipe_includes_hfma2,
            tensor_precision, provenance, unavailable)
 

@@ -164,8 +164,11 @@ struct ProfileRun {
   std::vector<Stage> stages;
   std::vector<Warning> warnings;  // what the reader of the numbers must know, each with what it concerns
   std::optional<Bottleneck> overall;  // whole-run bottleneck (the stage that dominates time)
+  // Advice across kernels (fuse stages that pass an intermediate through DRAM, overlap serial stages, remove
+  // launch gaps), each with its whole-run gain; ranked with the kernels' own items in the top 3.
+  std::vector<Opportunity> program_opportunities;
 };
 KPROF_JSON(ProfileRun, schema, mode, kernel, version, params, device, device_spec, timestamp, command, nvtx_include,
-           sources, clock_control, clocks, stages, warnings, overall)
+           sources, clock_control, clocks, stages, warnings, overall, program_opportunities)
 
 }  // namespace kprof

@@ -183,6 +183,15 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
   if (!view.root_cause.empty()) out += kSep + md_line(view.root_cause);
   // Blank lines between the three: consecutive lines would render as one paragraph.
   out += "\n\n**Issues**: " + issues_line(run) + "\n";
+  // Calibration: the previous entry's first insight is the change this entry presumably documents; its estimate
+  // against the duration change realised since (bench/RESULTS.md keeps the table over every version step).
+  if (previous && previous->first_insight_est_pct && previous->duration_us && cur.duration_us &&
+      *previous->duration_us > 0) {
+    const double realised = (1.0 - *cur.duration_us / *previous->duration_us) * 100.0;
+    out += fmt::format("\n**Estimate vs realised**: {} — est. {}% → realised {:.1f}% (duration vs the entry above; "
+                       "assumes this entry made that change)\n",
+                       md_line(previous->first_insight), std::lround(*previous->first_insight_est_pct), realised);
+  }
   auto top = top_opportunities(run, 3);
   if (top.empty()) {
     out += "\n**Insights**: none\n";
@@ -215,7 +224,18 @@ std::optional<DevlogEntry> parse_last_devlog_entry(const std::string& devlog_mar
   }
   if (!entry) return std::nullopt;
 
+  bool insights = false;
   for (std::size_t i = start; i < lines.size(); ++i) {
+    const std::string t = trim(lines[i]);
+    if (t.rfind("**Insights**", 0) == 0) insights = true;
+    // "- <name> — est. 22% gain — trigger: ...": the first one only.
+    if (insights && entry->first_insight.empty() && t.rfind("- ", 0) == 0) {
+      const std::string est = std::string(kSep) + "est. ";
+      if (auto at = t.find(est); at != std::string::npos) {
+        entry->first_insight = trim(t.substr(2, at - 2));
+        entry->first_insight_est_pct = parse_value(t.substr(at + est.size()), false);
+      }
+    }
     auto cells = split_row(lines[i]);
     if (cells.size() < 2) continue;
     std::string metric = lower(cells[0]);

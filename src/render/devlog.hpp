@@ -17,6 +17,10 @@ struct DevlogEntry {
   std::optional<double> dram_gbps;
   std::optional<double> occupancy_pct;
   std::optional<double> tc_util_pct;
+  // The entry's first insight (its name as printed) and its estimate, %: the next entry, which documents the
+  // change made after it, records "est. X% → realised Y%".
+  std::string first_insight;
+  std::optional<double> first_insight_est_pct;
 };
 
 // Title block for a new devlog file.

@@ -41,7 +41,9 @@ json contract_json(const ContractView& v) {
                    {"kernel", o.kernel_label.empty() ? json(nullptr) : json(o.kernel_label)},
                    {"est_gain_pct", o.est_gain_pct},
                    {"run_gain_pct", o.run_gain_pct},
-                   {"trigger", o.trigger}});
+                   {"trigger", o.trigger},
+                   {"assumes", o.assumes.empty() ? json(nullptr) : json(o.assumes)},
+                   {"scope", o.scope}});
   c["top3"] = top;
   c["implausible"] = v.warnings;
 

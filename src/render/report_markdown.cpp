@@ -86,6 +86,7 @@ std::string verdict_mark(Verdict v) {
   switch (v) {
     case Verdict::ok: return "✓";
     case Verdict::warn: return "✗";
+    case Verdict::not_applicable: return "n/a";
     case Verdict::unavailable: break;
   }
   return kDash;
@@ -98,7 +99,9 @@ std::string metrics_section(const KernelAnalysis& a) {
   for (const auto& v : a.verdicts)
     // The meaning explains an unhealthy value; next to a healthy one it would say the opposite of the verdict.
     rows.push_back({v.label.empty() ? v.metric : v.label, fmt_quantity(v.value, v.unit), or_dash(v.healthy),
-                    verdict_mark(v.verdict), v.verdict == Verdict::warn ? or_dash(v.meaning) : std::string(kDash)});
+                    verdict_mark(v.verdict),
+                    v.verdict == Verdict::warn || v.verdict == Verdict::not_applicable ? or_dash(v.meaning)
+                                                                                        : std::string(kDash)});
   return out + markdown_table({"Metric", "Value", "Healthy", "Verdict", "Meaning"}, rows);
 }
 
@@ -166,6 +169,7 @@ std::string opportunities_section(const KernelAnalysis& a) {
     out += fmt::format("{}. **{}** — est. {} of this kernel's time{} — trigger: {} — source: {}\n", i + 1, o.name,
                        fmt_gain(o.est_gain_pct), run, trigger_text(o), or_dash(o.source));
     if (!o.rationale.empty()) out += "   " + o.rationale + "\n";
+    if (!o.assumes.empty()) out += "   The estimate assumes " + o.assumes + ".\n";
   }
   return out;
 }

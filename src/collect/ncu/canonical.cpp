@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <initializer_list>
 
@@ -305,6 +306,14 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
     d.set(c.shared_bank_conflicts, "shared_bank_conflicts", *s,
           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum");
   d.first_of(c.threads_per_instruction, "threads_per_instruction", {"smsp__thread_inst_executed_per_inst_executed.ratio"});
+  d.first_of(c.global_load_bytes_per_sector, "global_load_bytes_per_sector",
+             {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"});
+  d.first_of(c.global_store_bytes_per_sector, "global_store_bytes_per_sector",
+             {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"});
+  if (auto active = d.metric("sm__cycles_active.avg"))
+    if (auto elapsed = d.metric("sm__cycles_elapsed.avg"); elapsed && *elapsed > 0)
+      d.set(c.sm_active_pct, "sm_active_pct", std::min(100.0, *active / *elapsed * 100.0),
+            "sm__cycles_active.avg / sm__cycles_elapsed.avg");
   {
     const std::string prefix = "smsp__average_warps_issue_stalled_", suffix = "_per_issue_active.ratio";
     const auto& metrics = k.metrics;

@@ -1,0 +1,147 @@
+#include "analyze/program_advice.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "analyze/cause_ids.hpp"
+#include "analyze/remedies.hpp"
+#include "analyze/rule_table.hpp"
+
+namespace kprof::analyze {
+
+namespace {
+
+std::string label_of(const Stage& s, const KernelGroup& g) {
+  if (!s.name.empty()) return s.name;
+  return g.label.empty() ? g.kernel : g.label;
+}
+
+std::string gb(double bytes) { return fmt::format("{:.2f} GB", bytes * 1e-9); }
+
+Opportunity make(RemedyId id, std::string scope) {
+  const Remedy* r = find_remedy(id);
+  Opportunity o;
+  o.name = r->name;
+  o.remedy = std::string(name(id));
+  o.rationale = r->rationale;
+  o.assumes = remedy_assumption(id);
+  o.source = "kprof";
+  o.scope = std::move(scope);
+  return o;
+}
+
+}  // namespace
+
+std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t) {
+  struct Item {
+    const Stage* stage;
+    const KernelGroup* group;
+  };
+  std::vector<Item> order;
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels)
+      if (g.metrics.dram_read_bytes && g.metrics.dram_write_bytes) order.push_back({&s, &g});
+  std::vector<Opportunity> out;
+  if (order.size() < 2 || total_ns <= 0) return out;
+  const double min_bytes = t.param("opportunities.fusion_min_bytes");
+  const double min_dram = t.param("opportunities.fusion_min_dram_pct");
+  // The same kernel seen in two stages (a launch inside an NVTX range and the rest outside it) is one stage.
+  auto same = [](const Item& a, const Item& b) { return a.group->kernel == b.group->kernel; };
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const KernelGroup& b = *order[i].group;
+    const CanonicalMetrics& m = b.metrics;
+    // The consumer spends its time moving bytes: near the DRAM roof (against the measured copy bandwidth when
+    // known), or bound by DRAM by kprof's own diagnosis.
+    const double dram = m.dram_measured_pct ? *m.dram_measured_pct : m.dram_throughput_pct.value_or(0);
+    const bool dram_side = dram >= min_dram || (b.analysis && b.analysis->bottleneck.kind == BottleneckKind::memory &&
+                                                dram >= 0.5 * min_dram);
+    if (!dram_side) continue;
+    const double reads = *m.dram_read_bytes, writes = *m.dram_write_bytes;
+    if (reads + writes <= 0) continue;
+    double in = 0, out_bytes = 0;
+    std::vector<std::string> kernels;
+    std::size_t prev = i, next = i;
+    while (prev > 0 && same(order[prev - 1], order[i])) --prev;
+    while (next + 1 < order.size() && same(order[next + 1], order[i])) ++next;
+    if (prev > 0) {
+      const KernelGroup& a = *order[prev - 1].group;
+      const double written = *a.metrics.dram_write_bytes;
+      if (written >= min_bytes && std::min(written, reads) >= 0.5 * reads) {
+        in = std::min(written, reads);
+        kernels.push_back(label_of(*order[prev - 1].stage, a));
+      }
+    }
+    kernels.push_back(label_of(*order[i].stage, b));
+    if (next + 1 < order.size()) {
+      const KernelGroup& c = *order[next + 1].group;
+      const double read = *c.metrics.dram_read_bytes;
+      if (writes >= min_bytes && std::min(writes, read) >= 0.5 * writes) {
+        out_bytes = std::min(writes, read);
+        kernels.push_back(label_of(*order[next + 1].stage, c));
+      }
+    }
+    if (in + out_bytes <= 0) continue;
+    const double share = std::min(1.0, (in + out_bytes) / (reads + writes));
+    double own = 0;
+    for (std::size_t k = prev; k <= next; ++k) own += order[k].group->gpu_time_or_profiled_ns();
+    Opportunity o = make(RemedyId::fuse_stages, "pipeline");
+    o.name = fmt::format("Fuse {} with {} (keep the intermediate on chip)", label_of(*order[i].stage, b),
+                         in > 0 && out_bytes > 0 ? "the stages around it"
+                         : in > 0               ? "the stage before it"
+                                                : "the stage after it");
+    o.kernels = kernels;
+    o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), share * 100.0);
+    o.run_share_pct = own / total_ns * 100.0;
+    o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
+    o.trigger_metric = "dram_bytes";
+    o.trigger_value = in + out_bytes;
+    std::vector<std::string> moved;
+    if (in > 0) moved.push_back(fmt::format("reads back {} its producer wrote", gb(in)));
+    if (out_bytes > 0) moved.push_back(fmt::format("writes {} the next stage reads", gb(out_bytes)));
+    o.trigger = fmt::format("{} {} at {:.0f}% of DRAM {}", label_of(*order[i].stage, b), fmt::join(moved, " and "),
+                            dram, m.dram_measured_pct ? "copy bandwidth" : "peak");
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::vector<Opportunity> gap_advice(const ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
+                                    const Thresholds& t) {
+  std::vector<Opportunity> out;
+  const auto& o = timeline.overlap;
+  const std::size_t n = trace.kernels.size();
+  if (o.span_ns <= 0 || n < static_cast<std::size_t>(t.param("diagnosis.launch_bound_min_launches"))) return out;
+  const double idle_share = o.idle_ns / o.span_ns;
+  if (idle_share < t.param("opportunities.gap_min_idle_share")) return out;
+  // Each remaining launch still costs about a microsecond between kernels.
+  const double floor_ns = 1000.0 * static_cast<double>(n);
+  const double gain = std::max(0.0, o.idle_ns - floor_ns) / o.span_ns;
+  std::size_t waits = trace.syncs.size();
+  for (const auto& c : trace.memcpys)
+    if (c.kind == MemcpyKind::dtoh) ++waits;
+  const bool host_waits = waits * 4 >= n;
+  // Without host waits, kprof's per-kernel launch-overhead cause already owns these gaps.
+  if (!host_waits)
+    for (const auto& s : run.stages)
+      for (const auto& g : s.kernels)
+        if (g.analysis && !g.analysis->causes.empty() &&
+            g.analysis->causes.front().id == name(CauseId::launch_overhead))
+          return out;
+  Opportunity op = make(host_waits ? RemedyId::host_sync : RemedyId::launch_overhead, "program");
+  op.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), gain * 100.0);
+  op.run_share_pct = 100.0;
+  op.run_gain_pct = op.est_gain_pct;
+  op.trigger_metric = "gpu_idle_ns";
+  op.trigger_value = o.idle_ns;
+  op.trigger = fmt::format("GPU idle {:.0f}% of {:.2f} ms between {} launches{}", idle_share * 100.0,
+                           o.span_ns * 1e-6, n,
+                           host_waits ? fmt::format(", {} host waits (synchronisations, device-to-host copies)", waits)
+                                      : std::string());
+  op.kernels = {"whole program"};
+  out.push_back(std::move(op));
+  return out;
+}
+
+}  // namespace kprof::analyze

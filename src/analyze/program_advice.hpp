@@ -1,0 +1,25 @@
+// Advice across kernels (ProfileRun::program_opportunities): what an expert does next when the time is lost
+// between kernels rather than inside one. Each item carries its whole-run gain and ranks with the kernels' own
+// items in the contract's top 3.
+//   fuse_stages     a stage reads back, near the DRAM roof, an intermediate the previous stage wrote (and/or
+//                   writes one the next stage reads): a fused kernel keeps it on chip. Needs DRAM read/write bytes.
+//   host_sync       the GPU idles between many launches while the host waits for results (syncs, device-to-host
+//                   copies): needs a trace.
+//   launch_overhead the same gaps without host waits: a CUDA graph or a persistent kernel.
+#pragma once
+#include "analyze/thresholds.hpp"
+#include "model/profile.hpp"
+#include "model/trace.hpp"
+#include "model/trace_analysis.hpp"
+
+namespace kprof::analyze {
+
+// Stages in run order whose intermediates pass through DRAM. `total_ns`: the run time the kernel items' run
+// shares are taken of. Needs KernelGroup::analysis.
+std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t);
+
+// Launch gaps of a traced program (its timeline).
+std::vector<Opportunity> gap_advice(const ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
+                                    const Thresholds& t);
+
+}  // namespace kprof::analyze

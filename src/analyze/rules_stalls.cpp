@@ -1,0 +1,69 @@
+// Diagnosis rule on what warps wait for: the stall reason that dominates a kernel's waiting time names the cause
+// (barriers, fences, sleeping, the constant or instruction cache, ...), or, for a reason kprof has no remedy for,
+// says so ("not diagnosed: <reason> stalls dominate") instead of falling back to a generic remedy. Reasons a plain
+// bound already names (long scoreboard: memory latency; a busy math pipe) are left to that bound.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "analyze/diagnosis_rule.hpp"
+#include "analyze/stall_reasons.hpp"
+
+namespace kprof::analyze {
+
+void detect_dominant_stall(RuleContext& r) {
+  const auto& m = r.m;
+  if (m.stalls.empty()) return;
+  const double total = r.waiting_total();
+  if (total <= 0) return;
+  std::string_view top;
+  double top_v = 0;
+  for (const auto& [reason, v] : m.stalls)
+    if (reason != "selected" && reason != "not_selected" && v > top_v) top = reason, top_v = v;
+  const double share = top_v / total;
+  if (top.empty() || share < r.p("dominant_stall_share")) return;
+  // A kernel with a unit near its roof is bound by that unit, whatever its warps wait on meanwhile.
+  if (r.sol_max() >= r.param("classify.saturated_pct")) return;
+  const StallReason* s = find_stall_reason(top);
+  if (s && s->covered_by) return;
+  const std::string what = s ? std::string(s->meaning) : "a reason this kprof does not know";
+  const std::string trigger = fmt::format("stall_{}={} of waiting stalls", top, pct(share));
+  if (!s || !s->cause) {
+    Finding& f = r.add(CauseId::undiagnosed_stall, fmt::format("not diagnosed: {} stalls dominate", top),
+                       fmt::format("{} of the warps' waiting time is spent waiting for {}; kprof has no remedy for "
+                                   "this stall reason: read the source view (ncu mode) for the instructions it "
+                                   "stalls on",
+                                   pct(share), what),
+                       0.0, trigger);
+    f.remedy = RemedyId::none;
+    return;
+  }
+  // Queue and shared-memory stalls follow from an access pattern an earlier rule has named (bank conflicts,
+  // uncoalesced or local accesses, atomics): that cause is the one to fix.
+  const CauseId id = *s->cause;
+  if (id == CauseId::lsu_queue || id == CauseId::mio_queue || id == CauseId::shared_latency)
+    for (CauseId named : {CauseId::smem_bank_conflicts, CauseId::uncoalesced_global, CauseId::scattered_access,
+                          CauseId::local_memory, CauseId::atomic_contention})
+      if (r.found(named)) return;
+  // Removing the wait turns that share of the waiting time into issued work at the kernel's current rate, as far
+  // as no unit saturates.
+  const double room = std::max(0.0, 1.0 - r.sol_max() / r.param("classify.saturated_pct"));
+  static constexpr const char* kLabels[] = {"warps wait at block barriers (uneven work in the block)",
+                                            "memory fences (membar)", "warps sleeping (spin-wait polling)",
+                                            "constant-cache serialisation or misses",
+                                            "instruction-cache misses (code too large)", "branch resolution",
+                                            "load/store queue full (many small memory instructions)",
+                                            "MIO queue full (shared memory / special functions)",
+                                            "waiting on shared-memory or special-function results",
+                                            "fixed-latency dependencies (too little ILP)"};
+  static_assert(std::size(kLabels) ==
+                static_cast<std::size_t>(CauseId::undiagnosed_stall) - static_cast<std::size_t>(CauseId::barrier_stall));
+  const std::size_t at = static_cast<std::size_t>(id) - static_cast<std::size_t>(CauseId::barrier_stall);
+  r.add(id, at < std::size(kLabels) ? kLabels[at] : std::string(name(id)),
+        fmt::format("{} of the warps' waiting time is spent waiting for {} (SM {:.1f}%, memory {:.1f}%)", pct(share),
+                    what, val(m.sm_throughput_pct), val(m.memory_throughput_pct)),
+        share * std::min(room, r.headroom), trigger);
+}
+
+}  // namespace kprof::analyze
