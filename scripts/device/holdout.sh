@@ -35,7 +35,11 @@ judged = [k for k in groups if k.get("analysis", {}).get("bottleneck", {}).get("
 print(sys.argv[1].split("/")[-1], f"{len(judged)}/{len(groups)} kernel groups judged;",
       "stages:", ", ".join(s.get("name", "")[:28] for s in d.get("stages", [])))
 for w in d.get("warnings", [])[:4]:
-    print("  warning:", w[:160])
+    print("  warning:", (w.get("text", "") if isinstance(w, dict) else str(w))[:160])
+import glob, os
+for c in glob.glob(sys.argv[1] + "/counters*.json"):
+    k = json.load(open(c))
+    print("  counters:", os.path.basename(c), "passes", k.get("passes"), "unsupported", k.get("unsupported"))
 PYEOF
 done
 head -c 300 $O/ncu_holdout/ncu/ncu_source.csv | tee -a $S; echo | tee -a $S
