@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """kprof's estimate for the change each bundled package version made, against the gain it realised (issue 11 item 7).
 
-For each pair (previous → next version) it reads the previous version's annotation contract (examples/h200/packages/
-<pkg>_<v>_annotation/contract.json, as re-analysed by the current kprof) and finds the opportunity that names the
-change the next version made; the realised gain is 1 - median(next) / median(previous) of the plans' CUDA-event times
-(timings.json of the same artifacts). Prints a Markdown table (bench/RESULTS.md §9).
-Usage: bench/version_pairs.py [examples/h200/packages]
+For each pair (previous → next version) it re-analyses the previous version's artifact with this kprof
+(`kprof analyze <artifact> --no-write --json`: the contract's top 3) and finds the opportunity that names the change
+the next version made; the realised gain is 1 - median(next) / median(previous) of the plans' CUDA-event times
+(timings.json of the same artifacts). Prints a Markdown table (bench/RESULTS.md §9) and the share of steps whose
+estimate is within 15 points of the realised gain (issue 23's calibration goal: >= 80%).
+Usage: bench/version_pairs.py [examples/h200/packages] [path/to/kprof]
 """
 import json
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 # (package, previous, next, what the next version did, the opportunity names that describe that change)
@@ -21,27 +25,52 @@ PAIRS = [
     # v4 was profiled in a later device call; its artifacts (and v3's from the same call) are in examples/h200/mla-v4.
     ("mla", "v3", "v4", "cuBLASLt wgmma GEMMs + row softmax", ["Use tensor cores", "Feed the tensor cores"],
      "examples/h200/mla-v4"),
+    # Two under-filled independent stages: v1 runs them on one stream, v2 on two (nsys artifacts, plan timings).
+    ("overlap", "v1", "v2", "the two stages on two streams", ["Overlap "], None, "nsys"),
 ]
 
 
-def load(root, pkg, v, name):
-    return json.loads((root / f"{pkg}_{v}_annotation" / name).read_text())
+def load(root, pkg, v, name, mode="annotation"):
+    return json.loads((root / f"{pkg}_{v}_{mode}" / name).read_text())
+
+
+def top3(kprof, artifact):
+    """The contract's top 3 of `artifact` as this kprof re-analyses it (a copy: analysis writes nothing there)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / artifact.name
+        shutil.copytree(artifact, copy)
+        out = subprocess.run([kprof, "analyze", str(copy), "--no-write", "--json"], check=True, capture_output=True,
+                             text=True).stdout
+    return json.loads(out)["top3"]
 
 
 def main():
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "examples/h200/packages")
-    print("| pair | change | kprof's opportunity for it (rank of 3) | estimated gain | realised gain |")
-    print("| --- | --- | --- | ---: | ---: |")
-    for pkg, a, b, change, names, *where in PAIRS:
-        d = Path(where[0]) if where else root
-        top3 = load(d, pkg, a, "contract.json")["top3"]
-        t_a = load(d, pkg, a, "timings.json")["plan"]["gpu_ms"]["median"]
-        t_b = load(d, pkg, b, "timings.json")["plan"]["gpu_ms"]["median"]
-        hit = next(((i, o) for i, o in enumerate(top3) if any(o["name"].startswith(n) for n in names)), None)
-        first = top3[0]["name"] if top3 else "none"
+    kprof = sys.argv[2] if len(sys.argv) > 2 else "build/release/kprof"
+    print("| pair | change | kprof's opportunity for it (rank of 3) | estimated gain | realised gain | |est − realised| |")
+    print("| --- | --- | --- | ---: | ---: | ---: |")
+    within = n = 0
+    for pkg, a, b, change, names, *rest in PAIRS:
+        d = Path(rest[0]) if rest and rest[0] else root
+        mode = rest[1] if len(rest) > 1 else "annotation"
+        top = top3(kprof, d / f"{pkg}_{a}_{mode}")
+        t_a = load(d, pkg, a, "timings.json", mode)["plan"]["gpu_ms"]["median"]
+        t_b = load(d, pkg, b, "timings.json", mode)["plan"]["gpu_ms"]["median"]
+        realised = (1 - t_b / t_a) * 100
+        hit = next(((i, o) for i, o in enumerate(top) if any(o["name"].startswith(x) for x in names)), None)
+        first = top[0]["name"] if top else "none"
         named = f"{hit[1]['name']} ({hit[0] + 1})" if hit else f"not in the top 3 (first: {first})"
-        est = f"{hit[1]['est_gain_pct']:.0f}%" if hit else "—"
-        print(f"| {pkg} {a}→{b} | {change} | {named} | {est} | {(1 - t_b / t_a) * 100:.1f}% |")
+        # A pipeline or program item's estimate is of the run; a kernel item's, of its kernel.
+        est = None
+        if hit:
+            o = hit[1]
+            est = o["run_gain_pct"] if o.get("scope", "kernel") != "kernel" else o["est_gain_pct"]
+        err = abs(est - realised) if est is not None else None
+        n += 1
+        within += err is not None and err <= 15
+        print(f"| {pkg} {a}→{b} | {change} | {named} | {f'{est:.0f}%' if est is not None else '—'} | "
+              f"{realised:.1f}% | {f'{err:.0f}' if err is not None else '—'} |")
+    print(f"\n{within} of {n} steps within 15 points.")
 
 
 if __name__ == "__main__":

@@ -215,6 +215,7 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
       }
     }
   run.program_opportunities = fusion_advice(run, total, t);
+  for (auto& o : overlap_advice(run, total)) run.program_opportunities.push_back(std::move(o));
   if (dominant) {
     Bottleneck overall = dominant->analysis->bottleneck;
     overall.rule = "dominant kernel " + (dominant->label.empty() ? dominant->kernel : dominant->label) + ": " + overall.rule;
@@ -232,6 +233,7 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
   // Launch gaps are a property of the whole program, in every traced mode.
   const TimelineSummary gaps = a.timeline ? *a.timeline : analyze_timeline(*trace, {.max_steps = 0, .keep_launch_order = false});
   for (auto& o : gap_advice(run, *trace, gaps, t)) run.program_opportunities.push_back(std::move(o));
+
   return a;
 }
 

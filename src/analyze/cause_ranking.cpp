@@ -17,7 +17,7 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   for (const auto& b : causes) {
     if (b.specific || !throughput_bound(b.id)) continue;
     for (auto& c : causes)
-      if (c.specific && !unbounded_by_floor(c.remedy) && !explains(c.id, b.id) && c.gain_pct > b.gain_pct) {
+      if (c.specific && !unbounded_by_floor(c.remedy) && !c.accounts_for(b.id) && c.gain_pct > b.gain_pct) {
         c.gain_pct = b.gain_pct;
         c.evidence += fmt::format("; at most the {:.0f}% headroom left by {}", b.gain_pct, b.label);
       }
@@ -29,7 +29,7 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   for (auto& c : causes) {
     if (c.specific || c.remedy == RemedyId::none) continue;
     for (const auto& s : causes)
-      if (s.specific && (s.gain_pct >= lead_min || cause_spec(s.id).leads_without_gain) && explains(s.id, c.id)) {
+      if (s.specific && (s.gain_pct >= lead_min || cause_spec(s.id).leads_without_gain) && s.accounts_for(c.id)) {
         c.evidence += "; explained by " + s.label;
         c.remedy = RemedyId::none;
         break;
@@ -55,7 +55,7 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   auto leads = [&](const Finding& c) {
     if (!c.specific) return false;
     if (cause_spec(c.id).leads_without_gain) return true;
-    return c.gain_pct >= lead && (!saturated_id || explains(c.id, *saturated_id));
+    return c.gain_pct >= lead && (!saturated_id || c.accounts_for(*saturated_id));
   };
   // When no specific cause leads, the unit that binds the kernel (DRAM or a pipe) names it, even with no
   // headroom left: a GEMV at the DRAM roof is DRAM-bound, not "grid too small" with nothing to gain.

@@ -1,5 +1,7 @@
 #include "analyze/diagnosis_rule.hpp"
 
+#include "analyze/rule_table.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -62,6 +64,11 @@ Finding& RuleContext::add(CauseId id, std::string label, std::string evidence, d
   out.push_back({id, std::move(label), std::move(evidence), std::move(trigger), spec_of->remedy,
                  std::clamp(gain, 0.0, 1.0) * 100.0, spec_of->specific});
   return out.back();
+}
+
+bool Finding::accounts_for(CauseId bound) const {
+  return explains(id, bound) &&
+         std::find(does_not_explain.begin(), does_not_explain.end(), bound) == does_not_explain.end();
 }
 
 bool RuleContext::found(CauseId id) const {

@@ -27,6 +27,10 @@ struct Finding {
   RemedyId remedy;
   double gain_pct = 0;
   bool specific = false;
+  // Bounds the table says this cause explains but this finding does not (uncoalesced stores do not starve the
+  // tensor pipe: only loads feed its operands).
+  std::vector<CauseId> does_not_explain = {};
+  bool accounts_for(CauseId bound) const;
 };
 
 // One cause a rule may name, and what follows from it.

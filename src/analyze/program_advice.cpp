@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "analyze/cause_ids.hpp"
 #include "analyze/remedies.hpp"
@@ -104,6 +105,55 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
                             dram, m.dram_measured_pct ? "copy bandwidth" : "peak");
     out.push_back(std::move(o));
   }
+  return out;
+}
+
+std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns) {
+  std::vector<Opportunity> out;
+  const int sms = run.device_spec ? run.device_spec->sm_count : run.device.sm_count;
+  if (sms <= 0 || total_ns <= 0) return out;
+  auto blocks = [](const KernelGroup& g) {
+    if (g.metrics.grid_size) return *g.metrics.grid_size;
+    return double(g.launch.grid[0]) * g.launch.grid[1] * g.launch.grid[2];
+  };
+  // Whether any recorded launch of one group ran while one of the other's did; nullopt without launch times.
+  auto concurrent = [](const KernelGroup& a, const KernelGroup& b) -> std::optional<bool> {
+    bool timed = false;
+    for (const auto& x : a.launches)
+      for (const auto& y : b.launches) {
+        if (!x.start_ns || !x.duration_ns || !y.start_ns || !y.duration_ns) continue;
+        timed = true;
+        if (*x.start_ns < *y.start_ns + *y.duration_ns && *y.start_ns < *x.start_ns + *x.duration_ns) return true;
+      }
+    return timed ? std::optional<bool>(false) : std::nullopt;
+  };
+  const KernelGroup* prev = nullptr;
+  const Stage* prev_stage = nullptr;
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels) {
+      const double b = blocks(g);
+      const bool underfilled = b > 0 && b <= sms / 2.0;
+      if (prev && underfilled && prev_stage != &s && blocks(*prev) + b <= sms && concurrent(*prev, g) == false) {
+        const double shorter = std::min(prev->gpu_time_or_profiled_ns(), g.gpu_time_or_profiled_ns());
+        const double both = prev->gpu_time_or_profiled_ns() + g.gpu_time_or_profiled_ns();
+        Opportunity op = make(RemedyId::overlap_stages, "pipeline");
+        op.kernels = {label_of(*prev_stage, *prev), label_of(s, g)};
+        op.est_gain_pct = both > 0 ? 100.0 * shorter / both : 0;
+        op.run_share_pct = both / total_ns * 100.0;
+        op.run_gain_pct = shorter / total_ns * 100.0;
+        op.trigger_metric = "grid_size";
+        op.trigger_value = b;
+        op.trigger = fmt::format("{} and {} run one after the other on {:.0f} and {:.0f} blocks of {} SMs",
+                                 op.kernels[0], op.kernels[1], blocks(*prev), b, sms);
+        op.name = fmt::format("Overlap {} and {} if independent (streams or parallel graph branches)", op.kernels[0],
+                              op.kernels[1]);
+        out.push_back(std::move(op));
+        prev = nullptr;  // a stage pairs once
+        continue;
+      }
+      prev = underfilled ? &g : nullptr;
+      prev_stage = &s;
+    }
   return out;
 }
 

@@ -6,6 +6,7 @@
 //   host_sync       the GPU idles between many launches while the host waits for results (syncs, device-to-host
 //                   copies): needs a trace.
 //   launch_overhead the same gaps without host waits: a CUDA graph or a persistent kernel.
+//   overlap_stages  consecutive under-filled stages that ran one after the other: streams, if independent.
 #pragma once
 #include "analyze/thresholds.hpp"
 #include "model/profile.hpp"
@@ -17,6 +18,11 @@ namespace kprof::analyze {
 // Stages in run order whose intermediates pass through DRAM. `total_ns`: the run time the kernel items' run
 // shares are taken of. Needs KernelGroup::analysis.
 std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t);
+
+// Consecutive stages that each leave at least half the SMs idle and whose recorded launches (start and duration,
+// from a tracer) never ran concurrently: run them on separate streams (or as parallel graph branches) if they are
+// independent. Nothing without launch times.
+std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns);
 
 // Launch gaps of a traced program (its timeline).
 std::vector<Opportunity> gap_advice(const ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,

@@ -17,6 +17,7 @@ void detect_plain_bounds(RuleContext& r) {
     const char* label;
     double pct;
     const char* metric;
+    const char* unit;  // the pipe itself, for the evidence line
   };
   std::vector<Unit> units;
   // The FMA pipe runs FP32, FP16 and integer multiply-adds: name it after what dominates its instructions.
@@ -31,12 +32,15 @@ void detect_plain_bounds(RuleContext& r) {
       id = CauseId::int_pipe;
       label = "integer pipes bound (IMAD)";
     }
-    units.push_back({id, label, *m.fma_pipe_pct, "fma_pipe"});
+    units.push_back({id, label, *m.fma_pipe_pct, "fma_pipe", "FMA pipe"});
   }
-  if (m.alu_pipe_pct) units.push_back({CauseId::int_pipe, "integer pipes bound (ALU)", *m.alu_pipe_pct, "alu_pipe"});
-  if (m.fp64_pipe_pct) units.push_back({CauseId::fp64_pipe, "FP64 pipe bound", *m.fp64_pipe_pct, "fp64_pipe"});
-  if (m.xu_pipe_pct) units.push_back({CauseId::sfu_pipe, "special-function pipe bound", *m.xu_pipe_pct, "xu_pipe"});
-  if (m.tensor_pipe_pct) units.push_back({CauseId::tensor_pipe, "tensor pipe bound", *m.tensor_pipe_pct, "tensor_pipe"});
+  if (m.alu_pipe_pct)
+    units.push_back({CauseId::int_pipe, "integer pipes bound (ALU)", *m.alu_pipe_pct, "alu_pipe", "ALU pipe"});
+  if (m.fp64_pipe_pct) units.push_back({CauseId::fp64_pipe, "FP64 pipe bound", *m.fp64_pipe_pct, "fp64_pipe", "FP64 pipe"});
+  if (m.xu_pipe_pct)
+    units.push_back({CauseId::sfu_pipe, "special-function pipe bound", *m.xu_pipe_pct, "xu_pipe", "XU (special-function) pipe"});
+  if (m.tensor_pipe_pct)
+    units.push_back({CauseId::tensor_pipe, "tensor pipe bound", *m.tensor_pipe_pct, "tensor_pipe", "tensor pipe"});
   const Unit* pipe = nullptr;
   for (const auto& u : units)
     if (!pipe || u.pct > pipe->pct) pipe = &u;
@@ -59,7 +63,7 @@ void detect_plain_bounds(RuleContext& r) {
   }
   if (pipe && pipe_pct >= r.p("pipe_bound_pct") && pipe_pct >= std::max(l1, l2) - 10) {
     bool at_roof = pipe_pct >= pipe_roof || (r.roof && r.roof->pct_of_roof >= roof_pct);
-    Finding& c = r.add(pipe->id, pipe->label, fmt::format("{} busy {:.1f}% of active cycles", pipe->label, pipe_pct),
+    Finding& c = r.add(pipe->id, pipe->label, fmt::format("{} busy {:.1f}% of active cycles", pipe->unit, pipe_pct),
                      at_roof ? std::min(headroom, 1.0 - pipe_pct / 100.0) : std::min(headroom, 1.0 - pipe_pct / pipe_roof),
                      fmt::format("{}={:.1f}%", pipe->metric, pipe_pct));
     if (at_roof) c.remedy = RemedyId::none;
@@ -101,19 +105,21 @@ void detect_plain_bounds(RuleContext& r) {
     return;
   }
   if (pipe && pipe_pct >= r.p("pipe_bound_pct")) {
-    r.add(pipe->id, pipe->label, fmt::format("{} busy {:.1f}% of active cycles", pipe->label, pipe_pct),
+    r.add(pipe->id, pipe->label, fmt::format("{} busy {:.1f}% of active cycles", pipe->unit, pipe_pct),
           std::min(headroom, 1.0 - pipe_pct / pipe_roof), fmt::format("{}={:.1f}%", pipe->metric, pipe_pct));
     return;
   }
   // Only the speed-of-light pair left (an export of the SOL section alone, or no unit named above): the busier
-  // side names the bound, and what is left is that side's distance to its peak (a cuBLAS GEMM at SM 90% and
-  // memory 70% is SM-bound with 10% to gain, not memory-bound with 99%).
+  // side names the bound (a cuBLAS GEMM at SM 90% and memory 70% is SM-bound, not memory-bound). Reuse on chip
+  // changes the traffic itself, so its gain is the distance to the roofline floor, when bytes or FLOPs give one;
+  // without them (the SOL section alone) only the memory side's distance to its peak is known.
   const double mem = val(m.memory_throughput_pct);
+  const bool floor_known = m.dram_bytes || m.total_flops();
   if (m.memory_throughput_pct && mem >= r.busy() && mem > val(m.sm_throughput_pct))
     r.add(CauseId::memory_bound, "memory bound",
           fmt::format("memory throughput {:.1f}% against SM {:.1f}%, no single memory unit named", mem,
                       val(m.sm_throughput_pct)),
-          std::min(headroom, 1.0 - mem / 100.0), fmt::format("memory_throughput={:.1f}%", mem));
+          floor_known ? headroom : std::min(headroom, 1.0 - mem / 100.0), fmt::format("memory_throughput={:.1f}%", mem));
   else if (m.sm_throughput_pct && val(m.sm_throughput_pct) >= r.busy()) {
     // No single pipe saturated: instruction issue is the limit; what is left is the idle issue slots.
     double issued = std::max(val(m.issue_active_pct), val(m.sm_throughput_pct));

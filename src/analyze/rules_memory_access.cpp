@@ -67,24 +67,26 @@ void detect_access_pattern(RuleContext& r) {
   // later: L1 or L2 hits); random gathers do not.
   bool reused = l1_hit >= r.p("uncoalesced_l1_hit_min_pct") || l2_hit >= r.p("uncoalesced_l2_hit_min_pct");
   if (spr >= r.p("uncoalesced_sectors_per_request") && (reused || (!m.l1_hit_pct && !m.l2_hit_pct))) {
-    r.add(CauseId::uncoalesced_global, std::string("uncoalesced global ") + what + "s",
+    Finding& f = r.add(CauseId::uncoalesced_global, std::string("uncoalesced global ") + what + "s",
           fmt::format("{:.1f} sectors per global {} request (a coalesced warp access needs at most 16), L1 hit "
                       "{:.0f}%, L2 hit {:.0f}%: neighbouring threads touch addresses far apart",
                       spr, what, l1_hit, l2_hit),
           excess_share(16.0) * memory_share,
           fmt::format("sectors_per_{}_request={:.1f}, l1_hit={:.0f}%", what, spr, l1_hit));
+    if (!is_load) f.does_not_explain.push_back(CauseId::tensor_underfed);
     return;
   }
   bool scattered = spr >= r.p("uncoalesced_sectors_per_request") ||
                    (spr >= r.p("scattered_sectors_per_request") && m.l2_hit_pct &&
                     l2_hit < r.p("scattered_l2_hit_max_pct") && val(m.dram_measured_pct) < r.p("dram_bound_pct"));
   if (scattered) {
-    r.add(CauseId::scattered_access, "scattered global accesses (gathers)",
+    Finding& f = r.add(CauseId::scattered_access, "scattered global accesses (gathers)",
           fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%: each small access "
                       "pulls a whole sector that nothing else uses",
                       spr, what, l1_hit, l2_hit),
           excess_share(4.0) * memory_share,
           fmt::format("sectors_per_{}_request={:.1f}, l2_hit={:.0f}%", what, spr, l2_hit));
+    if (!is_load) f.does_not_explain.push_back(CauseId::tensor_underfed);
     return;
   }
   // Partial coalescing: a warp's request touches few sectors, but each carries bytes nobody uses (a stride-2 float
@@ -117,13 +119,14 @@ void detect_access_pattern(RuleContext& r) {
   if (dram < r.p("dram_bound_pct") && val(m.l2_throughput_pct) < r.p("onchip_bound_pct")) return;
   const double waste = wasted / sectors;
   if (waste < 0.2) return;
-  r.add(CauseId::uncoalesced_global, fmt::format("partially coalesced global {}s", worst->what),
+  Finding& f = r.add(CauseId::uncoalesced_global, fmt::format("partially coalesced global {}s", worst->what),
         fmt::format("global {}s use {:.1f} of every 32 bytes they fetch ({:.1f} sectors per request, L1 hit "
                     "{:.0f}%): {} of the global traffic is bytes nobody uses",
                     worst->what, *worst->bytes_per_sector, spr, l1_hit, pct(waste)),
         waste * memory_share,
         fmt::format("bytes_per_sector_{}={:.1f}, sectors_per_request={:.1f}", worst->what, *worst->bytes_per_sector,
                     spr));
+  if (worst->what != sides[0].what) f.does_not_explain.push_back(CauseId::tensor_underfed);
 }
 
 void detect_local_memory(RuleContext& r) {
