@@ -12,12 +12,18 @@ namespace {
 void print_totals(const std::vector<kprof::corpus::Score>& scores, const std::string& prefix = "") {
   for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
                    kprof::corpus::Source::ncu_full}) {
-    int n = 0, cause = 0, fix = 0, unscored = 0;
+    int n = 0, cause = 0, fix = 0, unscored = 0, contradictions = 0, inapplicable = 0;
     for (const auto& s : scores)
       if (s.source == src && s.excluded) ++unscored;
-      else if (s.source == src) ++n, cause += s.cause_ok, fix += s.fix_ok;
+      else if (s.source == src) {
+        ++n, cause += s.cause_ok, fix += s.fix_ok;
+        contradictions += !s.contradictions.empty();
+        inapplicable += !s.inapplicable.empty();
+      }
     std::cout << prefix << kprof::corpus::source_name(src) << ": cause " << cause << "/" << n << ", first fix " << fix
               << "/" << n;
+    if (contradictions || inapplicable)
+      std::cout << "; " << contradictions << " with contradictions, " << inapplicable << " with inapplicable items";
     if (unscored) std::cout << " (" << unscored << " not scored: under the capture's 1% GPU-time share for counters)";
     std::cout << "\n";
   }
@@ -46,6 +52,10 @@ int main(int argc, char** argv) {
                 << " / " << s.want.fix << ", got " << s.cause << "\n- causes: " << s.causes << "\n";
       for (const auto& t : s.top) std::cout << "- " << t << "\n";
     }
+  for (const auto& s : scores)
+    for (const auto* list : {&s.contradictions, &s.inapplicable})
+      for (const auto& x : *list)
+        std::cout << "! " << s.want.stage << " (" << kprof::corpus::source_name(s.source) << "): " << x << "\n";
   print_totals(scores);
   return 0;
 }

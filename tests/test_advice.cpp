@@ -330,6 +330,7 @@ KernelGroup stage_group(const std::string& kernel, double dur_ns, double read, d
 TEST(Advice, AnIntermediateThroughDramRanksFusionInTheTop3) {
   ProfileRun run;
   run.device.name = "NVIDIA H200";
+  run.params.dtype = "bf16";  // a kernel package's pipeline: its stages pass data along
   for (auto [name, kernel, dur, rd, wr, dram] :
        {std::tuple{"scores", "nvjet_sm90_tss", 547776.0, 2.44e8, 1.068e9, 49.8},
         std::tuple{"softmax", "softmax_kernel", 385216.0, 1.0738e9, 5.31e8, 86.6},
@@ -357,6 +358,10 @@ TEST(Advice, AnIntermediateThroughDramRanksFusionInTheTop3) {
   for (const auto& o : top) in_top = in_top || o.scope == "pipeline";
   EXPECT_TRUE(in_top);
   EXPECT_NE(render::render_contract(run, nullptr).find("Fuse softmax"), std::string::npos);
+  // Three NVTX ranges a program marked apart are separate steps: equal byte counts are no data flow.
+  run.params = {};
+  analyze_run(run, datasheet_db(), shipped());
+  EXPECT_TRUE(run.program_opportunities.empty());
 }
 
 // 2,000 tiny kernels, each followed by a host synchronisation: the GPU idles 60% of the span.
@@ -407,4 +412,54 @@ TEST(Advice, TheDevlogRecordsEstimateAgainstRealised) {
   run.stages.push_back(s);
   auto entry = render::render_devlog_entry(run, e);
   EXPECT_NE(entry.find("est. 40% → realised 25.0%"), std::string::npos) << entry;
+}
+
+// Divergent __constant__ indices: the indexed constant cache saturates (99.6%) while instruction issue runs at 2%
+// and warps queue in MIO throttle (set 7's const_cache_divergent in Nsight Compute's full set).
+TEST(Advice, ASaturatedConstantCacheNamesConstantSerialisation) {
+  CanonicalMetrics m;
+  m.duration_ns = 1.07e6;
+  m.sm_throughput_pct = 99.6;
+  m.memory_throughput_pct = 0.1;
+  m.dram_throughput_pct = 0.05;
+  m.idc_pct = 99.6;
+  m.issue_active_pct = 2.1;
+  m.grid_size = 1056;
+  m.waves_per_sm = 1;
+  m.stalls = {{"mio_throttle", 527.2}, {"short_scoreboard", 90.0}, {"imc_miss", 0.02}, {"selected", 1.0}};
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "constant_cache");
+  EXPECT_EQ(first_fix(a), "constant_access");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_GT(a.opportunities[0].est_gain_pct, 90.0);
+}
+
+// A stride-2 stream at the DRAM roof: the roofline floor is computed from the bytes coalescing removes, so it does
+// not cap the fix at the 4% left to the roof (set 7's partial_coalescing_stride2).
+TEST(Advice, CuttingTrafficIsNotBoundedByTheFloorOfThatTraffic) {
+  CanonicalMetrics m;
+  m.duration_ns = 0.55e6;
+  m.sm_throughput_pct = 25;
+  m.memory_throughput_pct = 85;
+  m.dram_throughput_pct = 83;
+  m.dram_measured_pct = 96.4;
+  m.dram_bytes = 0.55e-3 * 4.02e12 * 0.964;  // the measured copy bandwidth, 96.4% of it
+  m.l1_hit_pct = 0;
+  m.l2_hit_pct = 2;
+  m.global_load_sectors = 1.0e8;
+  m.global_load_requests = 1.25e7;
+  m.global_load_bytes_per_sector = 16;
+  m.global_store_sectors = 0.5e8;
+  m.global_store_requests = 1.25e7;
+  m.global_store_bytes_per_sector = 32;
+  m.grid_size = 4096;
+  m.waves_per_sm = 3.9;
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "uncoalesced_global");
+  EXPECT_EQ(first_fix(a), "coalesce");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_GT(a.opportunities[0].est_gain_pct, 25.0);
+  // cp.async/TMA loads read 0 bytes per sector in the SASS count: no waste is inferred from them.
+  m.global_load_bytes_per_sector = 0.0;
+  EXPECT_NE(analyse(m).bottleneck.cause, "uncoalesced_global");
 }

@@ -104,10 +104,12 @@ TEST(Opportunities, SpillKernelGetsTheLocalMemoryOpportunityFirst) {
   EXPECT_EQ(local, 1);
   // "All compute pipes under-utilised" restates the memory bound: not ranked.
   for (const auto& o : a.opportunities) EXPECT_NE(o.source, "ncu:HighPipeUtilization");
-  // Every estimate stays under the distance to the DRAM floor (2.1e9+1.27e9 B ... at 4800 GB/s).
+  // Every estimate stays under the distance to the DRAM floor (2.1e9+1.27e9 B ... at 4800 GB/s), except removing
+  // the local traffic, which removes part of those very bytes (issue 23): only the documented cap bounds it.
   double floor_s = *m.dram_bytes / 4800e9;
   double headroom = 100.0 * (1.0 - floor_s / (*m.duration_ns * 1e-9));
-  for (const auto& o : a.opportunities) EXPECT_LE(o.est_gain_pct, headroom + 1e-6) << o.name;
+  for (const auto& o : a.opportunities)
+    EXPECT_LE(o.est_gain_pct, (o.remedy == "local_memory" ? 99.0 : headroom) + 1e-6) << o.name;
 }
 
 TEST(Opportunities, LocalEstimatesOfNcuAreWeighedDown) {

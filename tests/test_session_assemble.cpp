@@ -83,7 +83,8 @@ json without_analysis(std::vector<Stage> stages) {
         m->global_load_bytes_per_sector.reset();
         m->global_store_bytes_per_sector.reset();
         m->sm_active_pct.reset();
-        for (const char* f : {"global_load_bytes_per_sector", "global_store_bytes_per_sector", "sm_active_pct"})
+        m->idc_pct.reset();
+        for (const char* f : {"global_load_bytes_per_sector", "global_store_bytes_per_sector", "sm_active_pct", "idc_pct"})
           m->provenance.erase(f);
       }
     }

@@ -24,10 +24,6 @@ namespace kprof::analyze {
 
 namespace {
 
-std::string pct_or_absent(const std::optional<double>& v) {
-  return v ? fmt::format("{:.1f}%", *v) : std::string("not measured");
-}
-
 // The speed-of-light figures the kernel has, as numbers only: the cause line after it says what limits the kernel,
 // so the two never disagree. Metrics the profile lacks are left out, never shown as 0.
 std::string speed_of_light_sentence(const CanonicalMetrics& m) {

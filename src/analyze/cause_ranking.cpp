@@ -40,7 +40,9 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   // roof; the rule computes its own bound) and launch overhead (its gain is GPU idle time, outside the kernels).
   const double cap = std::min(t.param("diagnosis.max_gain_pct"), headroom * 100.0);
   for (auto& c : causes)
-    c.gain_pct = std::min(c.gain_pct, unbounded_by_floor(c.remedy) ? t.param("diagnosis.max_gain_pct") : cap);
+    c.gain_pct = std::min(c.gain_pct, unbounded_by_floor(c.remedy) || cuts_traffic(c.remedy)
+                                          ? t.param("diagnosis.max_gain_pct")
+                                          : cap);
   const double lead = t.param("diagnosis.specific_min_gain_pct");
   // A specific cause leads only when its remedy is worth something, and never past a saturated unit it does not
   // explain: its gain is bounded by that unit's headroom, which the unit's own remedy has in full (the ALU pipe of

@@ -193,6 +193,10 @@ bool beside_the_unit(std::optional<RemedyId> remedy, const std::string& unit) {
   // removes the integer and FP32 instructions that address them, not the tensor or FP64 work.
   if (remedy == R::local_memory)
     return !(unit == name(CauseId::int_pipe) || unit == name(CauseId::fp32_pipe) || unit == name(CauseId::fp16_pipe));
+  // FP-instruction fusion and uniform warps cut CUDA-core instructions, not tensor-pipe work.
+  if (unit == name(CauseId::tensor_pipe))
+    return !(remedy == R::pipe_throughput || remedy == R::feed_tensor || remedy == R::library_tuning ||
+             remedy == R::grid_fill);
   return !(remedy == R::divergence || remedy == R::fp_instructions || remedy == R::pipe_throughput ||
            remedy == R::feed_tensor || remedy == R::library_tuning || remedy == R::grid_fill);
 }
@@ -255,6 +259,8 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   double cap = std::min(std::clamp(headroom, 0.0, 1.0), max_gain);
   // A kernel whose bottleneck sits at its roof (remedy "none": a pipe or DRAM at its peak) has only that roof's
   // remaining capacity to give, whatever another rule estimates.
+  // Cutting traffic moves that roof itself: only the documented cap bounds it.
+  double traffic_cap = max_gain;
   if (!causes.empty() && causes.front().remedy == name(RemedyId::none))
     cap = std::min(cap, causes.front().gain_pct / 100.0);
   // Remedies that hide latency (more warps, more independent instructions or requests in flight) can at best
@@ -278,7 +284,13 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   std::vector<Candidate> kept;
   for (auto& c : all) {
     if (!applies(c.remedy, causes)) continue;
-    double bound = c.remedy && unbounded_by_floor(*c.remedy) ? max_gain : cap;
+    // A traffic cut kprof measured itself (its own cause names that remedy) moves the floor; an Nsight Compute
+    // estimate kprof has no cause for does not.
+    const bool measured_cut = c.remedy && cuts_traffic(*c.remedy) &&
+                              std::any_of(causes.begin(), causes.end(), [&](const Cause& k) {
+                                return k.specific && k.remedy == name(*c.remedy);
+                              });
+    double bound = c.remedy && unbounded_by_floor(*c.remedy) ? max_gain : measured_cut ? traffic_cap : cap;
     std::string why;
     if (hides_latency(c.remedy) && issue_room < bound) {
       bound = issue_room;

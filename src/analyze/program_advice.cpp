@@ -14,9 +14,11 @@ namespace kprof::analyze {
 
 namespace {
 
+// A stage's name; "stage · kernel" when the stage runs several kernels (an unfused pipeline inside one range).
 std::string label_of(const Stage& s, const KernelGroup& g) {
-  if (!s.name.empty()) return s.name;
-  return g.label.empty() ? g.kernel : g.label;
+  const std::string kernel = g.label.empty() ? g.kernel : g.label;
+  if (s.name.empty() || s.name == kernel) return kernel;
+  return s.kernels.size() > 1 ? s.name + " · " + kernel : s.name;
 }
 
 std::string gb(double bytes) { return fmt::format("{:.2f} GB", bytes * 1e-9); }
@@ -50,6 +52,15 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   const double min_dram = t.param("opportunities.fusion_min_dram_pct");
   // The same kernel seen in two stages (a launch inside an NVTX range and the rest outside it) is one stage.
   auto same = [](const Item& a, const Item& b) { return a.group->kernel == b.group->kernel; };
+  // Counters say how many bytes a kernel wrote and the next one read, not that they are the same bytes. Data flows
+  // between the stages of a kernel package's pipeline, between kernels of one NVTX range, and between kernels the
+  // program did not mark at all; two ranges a user marked apart are separate steps (independent ops of a test
+  // program wrote and read the same 0.5 GB by coincidence).
+  const bool package = !run.params.empty();
+  auto unmarked = [](const Item& i) { return i.stage->name.empty() || i.stage->name == i.group->kernel; };
+  auto flows = [&](const Item& a, const Item& b) {
+    return package || a.stage == b.stage || (unmarked(a) && unmarked(b));
+  };
   for (std::size_t i = 0; i < order.size(); ++i) {
     const KernelGroup& b = *order[i].group;
     const CanonicalMetrics& m = b.metrics;
@@ -66,7 +77,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     std::size_t prev = i, next = i;
     while (prev > 0 && same(order[prev - 1], order[i])) --prev;
     while (next + 1 < order.size() && same(order[next + 1], order[i])) ++next;
-    if (prev > 0) {
+    if (prev > 0 && flows(order[prev - 1], order[i])) {
       const KernelGroup& a = *order[prev - 1].group;
       const double written = *a.metrics.dram_write_bytes;
       if (written >= min_bytes && std::min(written, reads) >= 0.5 * reads) {
@@ -75,7 +86,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       }
     }
     kernels.push_back(label_of(*order[i].stage, b));
-    if (next + 1 < order.size()) {
+    if (next + 1 < order.size() && flows(order[i], order[next + 1])) {
       const KernelGroup& c = *order[next + 1].group;
       const double read = *c.metrics.dram_read_bytes;
       if (writes >= min_bytes && std::min(writes, read) >= 0.5 * writes) {

@@ -142,6 +142,11 @@ const char* remedy_assumption(RemedyId id) {
   return "";
 }
 
+bool cuts_traffic(RemedyId id) {
+  return id == RemedyId::coalesce || id == RemedyId::locality || id == RemedyId::local_memory ||
+         id == RemedyId::dram_traffic;
+}
+
 bool unbounded_by_floor(RemedyId id) {
   const Remedy* r = find_remedy(id);
   return r && r->changes_roof;

@@ -116,7 +116,7 @@ std::vector<Rule> make_rules() {
         specific(C::dependency_wait, R::pipe_throughput, kLatency, kStallExplains),
         {.id = C::undiagnosed_stall, .specific = true, .remedy = R::none, .kind = kLatency,
          .explains = kStallExplains, .leads_without_gain = true}},
-       {"diagnosis.dominant_stall_share", "classify.saturated_pct"}},
+       {"diagnosis.dominant_stall_share", "diagnosis.pipe_bound_pct", "classify.saturated_pct"}},
       {"occupancy_limit",
        detect_occupancy_limit,
        {specific(C::occupancy_registers, R::occupancy, kLatency, kLatencyOnly),

@@ -105,7 +105,9 @@ void detect_access_pattern(RuleContext& r) {
   const Side sides[] = {{"load", m.global_load_bytes_per_sector, m.global_load_sectors},
                         {"store", m.global_store_bytes_per_sector, m.global_store_sectors}};
   for (const auto& side : sides) {
-    if (!side.bytes_per_sector || !side.sectors || *side.sectors <= 0) continue;
+    // Zero bytes per sector with sectors fetched: the loads are not LDG (cp.async or TMA fill shared memory),
+    // which the SASS count does not see.
+    if (!side.bytes_per_sector || *side.bytes_per_sector < 1.0 || !side.sectors || *side.sectors <= 0) continue;
     sectors += *side.sectors;
     double unused = std::clamp(1.0 - *side.bytes_per_sector / 32.0, 0.0, 1.0);
     if (side.what == sides[0].what) unused = std::max(0.0, unused - l1_hit / 100.0);
@@ -116,8 +118,23 @@ void detect_access_pattern(RuleContext& r) {
   // The waste costs time where the sectors go: a kernel bound by DRAM or L2 bandwidth (a latency-bound pointer
   // chase or a compute-bound GEMM fetches few bytes it does not use, at no cost).
   const double dram = m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
-  if (dram < r.p("dram_bound_pct") && val(m.l2_throughput_pct) < r.p("onchip_bound_pct")) return;
-  const double waste = wasted / sectors;
+  const bool l2_bound = val(m.l2_throughput_pct) >= r.p("onchip_bound_pct");
+  if (dram < r.p("dram_bound_pct") && !l2_bound) return;
+  // Bound by DRAM alone, what counts is whether DRAM moved bytes nobody used: the bytes the loads and stores use
+  // (sectors × bytes used per sector) against DRAM's reads and writes. A sector another warp later hits in L1 or
+  // L2 (a stride-3 vector read touches each sector from three warps) is not waste there.
+  double waste = wasted / sectors;
+  if (!l2_bound && m.dram_read_bytes && m.dram_write_bytes && *m.dram_read_bytes + *m.dram_write_bytes > 0) {
+    auto used = [](const std::optional<double>& secs, const std::optional<double>& bps) {
+      return secs && bps && *bps >= 1.0 ? *secs * *bps : -1.0;
+    };
+    const double used_ld = used(m.global_load_sectors, m.global_load_bytes_per_sector);
+    const double used_st = used(m.global_store_sectors, m.global_store_bytes_per_sector);
+    double excess = 0;
+    if (used_ld >= 0) excess += std::max(0.0, *m.dram_read_bytes - used_ld);
+    if (used_st >= 0) excess += std::max(0.0, *m.dram_write_bytes - used_st);
+    waste = excess / (*m.dram_read_bytes + *m.dram_write_bytes);
+  }
   if (waste < 0.2) return;
   Finding& f = r.add(CauseId::uncoalesced_global, fmt::format("partially coalesced global {}s", worst->what),
         fmt::format("global {}s use {:.1f} of every 32 bytes they fetch ({:.1f} sectors per request, L1 hit "

@@ -14,6 +14,18 @@ namespace kprof::analyze {
 
 void detect_dominant_stall(RuleContext& r) {
   const auto& m = r.m;
+  // The indexed constant cache saturated while little else runs: divergent constant indices serialise there (its
+  // queue shows as MIO throttle, not as constant-cache misses). Uniform indices issue one request per warp.
+  if (m.idc_pct && *m.idc_pct >= r.p("pipe_bound_pct") && *m.idc_pct >= val(m.issue_active_pct) &&
+      *m.idc_pct >= val(m.lsu_pipe_pct)) {
+    const double busy_elsewhere = std::max({val(m.issue_active_pct), val(m.dram_throughput_pct), val(m.l1_throughput_pct)});
+    r.add(CauseId::constant_cache, "constant-cache serialisation (divergent constant indices)",
+          fmt::format("the indexed constant cache is busy {:.1f}% of the time while instruction issue runs at {:.1f}%: "
+                      "constant loads whose index differs across a warp are served one address at a time",
+                      *m.idc_pct, val(m.issue_active_pct)),
+          std::min(r.headroom, 1.0 - busy_elsewhere / *m.idc_pct), fmt::format("idc={:.1f}%", *m.idc_pct));
+    return;
+  }
   if (m.stalls.empty()) return;
   const double total = r.waiting_total();
   if (total <= 0) return;

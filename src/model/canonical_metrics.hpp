@@ -55,6 +55,9 @@ struct CanonicalMetrics {
   std::optional<double> issue_active_pct;         // cycles an instruction was issued
   std::optional<double> l1_throughput_pct;        // L1/TEX unit (incl. shared memory)
   std::optional<double> l2_throughput_pct;        // L2 slices
+  // Indexed constant cache (IDC) busy, % of peak elapsed: constant loads whose index differs across a warp's lanes
+  // are served one address at a time there (Nsight Compute counts it in sm__throughput).
+  std::optional<double> idc_pct;
   // Memory access patterns.
   std::optional<double> global_load_sectors;      // 32-byte sectors requested by global loads
   std::optional<double> global_load_requests;     // warp-level global load requests
@@ -114,7 +117,7 @@ KPROF_JSON(CanonicalMetrics, duration_ns, sm_throughput_pct, memory_throughput_p
            local_memory_instructions, spill_requests, flops_fp64, flops_fp32, flops_fp16, flops_tensor,
            registers_per_thread, shared_mem_per_block_bytes, grid_size, block_size, sm_clock_hz, fma_pipe_pct,
            fma_pipe_instructions, fp16_pipe_instructions, alu_pipe_pct, fp64_pipe_pct, xu_pipe_pct, lsu_pipe_pct, issue_active_pct,
-           l1_throughput_pct, l2_throughput_pct, global_load_sectors, global_load_requests, global_store_sectors,
+           l1_throughput_pct, l2_throughput_pct, idc_pct, global_load_sectors, global_load_requests, global_store_sectors,
            global_store_requests, global_atomic_requests, shared_wavefronts, shared_bank_conflicts,
            threads_per_instruction, global_load_bytes_per_sector, global_store_bytes_per_sector, sm_active_pct, stalls, occupancy_limit_registers, occupancy_limit_shared_mem,
            occupancy_limit_warps, occupancy_limit_blocks, dram_measured_pct, tensor_pipe_includes_hfma2,

@@ -166,12 +166,17 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
                            "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
                            "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",
                            "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
-                           "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed"};
+                           "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed",
+                           "idc__request_cycles_active.avg.pct_of_peak_sustained_elapsed"};
     std::optional<double> best;
     int found = 0;
     for (const char* p : parts)
       if (auto v = d.metric(p)) best = std::max(best.value_or(0), *v), ++found;
-    if (found >= 3) d.set(c.sm_throughput_pct, "sm_throughput_pct", *best, "max(issue active, FMA/ALU/FP64/XU/tensor/LSU pipes), % of peak over elapsed cycles");
+    if (found >= 3)
+      d.set(c.sm_throughput_pct, "sm_throughput_pct", *best,
+            d.metric("idc__request_cycles_active.avg.pct_of_peak_sustained_elapsed")
+                ? "max(issue active, FMA/ALU/FP64/XU/tensor/LSU pipes, IDC), % of peak over elapsed cycles"
+                : "max(issue active, FMA/ALU/FP64/XU/tensor/LSU pipes), % of peak over elapsed cycles");
   }
   d.first_of(c.memory_throughput_pct, "memory_throughput_pct",
              {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}, sol, "Memory Throughput");
@@ -290,6 +295,7 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
              {"smsp__issue_active.avg.pct_of_peak_sustained_active", "sm__issue_active.avg.pct_of_peak_sustained_active"});
   d.first_of(c.l1_throughput_pct, "l1_throughput_pct", {"l1tex__throughput.avg.pct_of_peak_sustained_active"});
   d.first_of(c.l2_throughput_pct, "l2_throughput_pct", {"lts__throughput.avg.pct_of_peak_sustained_elapsed"});
+  d.first_of(c.idc_pct, "idc_pct", {"idc__request_cycles_active.avg.pct_of_peak_sustained_elapsed"});
 
   // Access patterns.
   d.first_of(c.global_load_sectors, "global_load_sectors", {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"});
