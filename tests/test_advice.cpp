@@ -387,6 +387,18 @@ TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   EXPECT_EQ(ops[0].scope, "program");
   EXPECT_GT(ops[0].run_gain_pct, 40.0);
   EXPECT_LT(ops[0].run_gain_pct, 60.0);
+  // A kernel whose own cause is launch overhead owns those gaps: its item becomes "remove host synchronisations"
+  // (a graph cannot capture a loop that waits for each result), and no whole-program item repeats it.
+  Stage s;
+  s.name = "tiny";
+  s.kernels.push_back(stage_group("tiny", 4000, 4096, 4096, 1));
+  KernelAnalysis ka;
+  ka.causes.push_back({"launch_overhead", "launch overhead (tiny kernels)", "", "", "launch_overhead", 60, true});
+  ka.opportunities.push_back({.name = "Cut launch overhead", .remedy = "launch_overhead", .est_gain_pct = 60});
+  s.kernels.back().analysis = ka;
+  run.stages.push_back(s);
+  EXPECT_TRUE(gap_advice(run, trace, tl, shipped()).empty());
+  EXPECT_EQ(run.stages[0].kernels[0].analysis->opportunities[0].remedy, "host_sync");
   // A busy GPU gets none.
   for (auto& k : trace.kernels) k.end_ns = k.start_ns + 9900;
   EXPECT_TRUE(gap_advice(run, trace, analyze_timeline(trace), shipped()).empty());

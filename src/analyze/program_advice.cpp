@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 #include <optional>
 
 #include "analyze/cause_ids.hpp"
@@ -168,7 +170,7 @@ std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns) 
   return out;
 }
 
-std::vector<Opportunity> gap_advice(const ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
+std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
                                     const Thresholds& t) {
   std::vector<Opportunity> out;
   const auto& o = timeline.overlap;
@@ -176,20 +178,57 @@ std::vector<Opportunity> gap_advice(const ProfileRun& run, const Trace& trace, c
   if (o.span_ns <= 0 || n < static_cast<std::size_t>(t.param("diagnosis.launch_bound_min_launches"))) return out;
   const double idle_share = o.idle_ns / o.span_ns;
   if (idle_share < t.param("opportunities.gap_min_idle_share")) return out;
-  // Each remaining launch still costs about a microsecond between kernels.
-  const double floor_ns = 1000.0 * static_cast<double>(n);
-  const double gain = std::max(0.0, o.idle_ns - floor_ns) / o.span_ns;
   std::size_t waits = trace.syncs.size();
+  std::vector<std::int64_t> wait_starts;
+  for (const auto& s : trace.syncs) wait_starts.push_back(s.start_ns);
+  // Without synchronisation records (the annotation and event tracer record API calls, not syncs): the
+  // synchronising API calls themselves (cudaStreamSynchronize, cudaDeviceSynchronize, cuEventSynchronize, ...).
+  if (trace.syncs.empty())
+    for (const auto& a : trace.api_calls)
+      if (trace.str(a.name).find("Synchronize") != std::string::npos) ++waits, wait_starts.push_back(a.start_ns);
   for (const auto& c : trace.memcpys)
-    if (c.kind == MemcpyKind::dtoh) ++waits;
+    if (c.kind == MemcpyKind::dtoh) ++waits, wait_starts.push_back(c.start_ns);
+  std::sort(wait_starts.begin(), wait_starts.end());
   const bool host_waits = waits * 4 >= n;
-  // Without host waits, kprof's per-kernel launch-overhead cause already owns these gaps.
-  if (!host_waits)
-    for (const auto& s : run.stages)
-      for (const auto& g : s.kernels)
-        if (g.analysis && !g.analysis->causes.empty() &&
-            g.analysis->causes.front().id == name(CauseId::launch_overhead))
-          return out;
+  // What the change can win: with host waits, the gaps between consecutive kernels during which the host waited
+  // (a sync or device-to-host copy started after the earlier kernel did): the host then launched ahead. Without,
+  // every gap. Each remaining launch still costs the host its launch call (the median measured, at least 1 µs).
+  const double floor_ns = std::max(1000.0, timeline.launch.api_duration_ns.count ? timeline.launch.api_duration_ns.median : 0.0);
+  std::vector<const TraceKernel*> ks;
+  for (const auto& k : trace.kernels) ks.push_back(&k);
+  std::sort(ks.begin(), ks.end(), [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
+  double winnable = 0;
+  std::int64_t last_end = ks.empty() ? 0 : ks.front()->end_ns;
+  for (std::size_t i = 1; i < ks.size(); ++i) {
+    const double gap = static_cast<double>(ks[i]->start_ns - last_end);
+    if (gap > 0) {
+      auto w = std::lower_bound(wait_starts.begin(), wait_starts.end(), ks[i - 1]->start_ns);
+      if (!host_waits || (w != wait_starts.end() && *w < ks[i]->start_ns)) winnable += std::max(0.0, gap - floor_ns);
+    }
+    last_end = std::max(last_end, ks[i]->end_ns);
+  }
+  const double gain = std::min(winnable, o.idle_ns) / o.span_ns;
+  // kprof's per-kernel launch-overhead cause already owns these gaps; with host waits its remedy is to stop
+  // waiting, not a graph.
+  bool owned = false;
+  for (auto& s : run.stages)
+    for (auto& g : s.kernels) {
+      if (!g.analysis || g.analysis->causes.empty() || g.analysis->causes.front().id != name(CauseId::launch_overhead))
+        continue;
+      owned = true;
+      if (!host_waits) continue;
+      const Remedy* r = find_remedy(RemedyId::host_sync);
+      for (auto& o : g.analysis->opportunities)
+        if (o.remedy == name(RemedyId::launch_overhead)) {
+          o.name = r->name;
+          o.remedy = std::string(name(RemedyId::host_sync));
+          o.rationale += fmt::format(" The trace shows {} host waits (synchronisations, device-to-host copies) for {} "
+                                     "launches: the host waits for each result before the next launch.",
+                                     waits, n);
+          o.assumes = remedy_assumption(RemedyId::host_sync);
+        }
+    }
+  if (owned) return out;
   Opportunity op = make(host_waits ? RemedyId::host_sync : RemedyId::launch_overhead, "program");
   op.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), gain * 100.0);
   op.run_share_pct = 100.0;

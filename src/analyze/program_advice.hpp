@@ -24,8 +24,10 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
 // independent. Nothing without launch times.
 std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns);
 
-// Launch gaps of a traced program (its timeline).
-std::vector<Opportunity> gap_advice(const ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
+// Launch gaps of a traced program (its timeline). With host waits between the launches, a kernel group whose own
+// cause is launch overhead gets host_sync in place of its launch_overhead item (a graph cannot capture a loop that
+// synchronises), and that item stands for the gaps: no whole-program item is added then.
+std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
                                     const Thresholds& t);
 
 }  // namespace kprof::analyze
