@@ -201,7 +201,9 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
       // The item must name this stage's main kernel (program_advice labels a kernel "stage · kernel" when its
       // stage runs several).
       const std::string kernel = g->label.empty() ? g->kernel : g->label;
-      const std::string main_label = st.kernels.size() > 1 && st.name != kernel ? st.name + " · " + kernel : st.name;
+      const std::string main_label = st.name.empty() || st.name == kernel ? kernel
+                                     : st.kernels.size() > 1             ? st.name + " · " + kernel
+                                                                         : st.name;
       const bool names_stage = std::find(o.kernels.begin(), o.kernels.end(), main_label) != o.kernels.end() ||
                                (o.scope == "program" && g->analysis && !a.causes.empty() &&
                                 a.causes.front().id == "launch_overhead");

@@ -86,6 +86,22 @@ void judge_for_kind(std::vector<MetricVerdict>& verdicts, const CanonicalMetrics
   }
 }
 
+// A group's part of the run: its GPU time, plus the idle gaps between its launches when launch overhead is its
+// cause (the remedy removes them).
+double owned_ns(const KernelGroup& g) {
+  double own = g.gpu_time_or_profiled_ns();
+  if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == name(CauseId::launch_overhead))
+    own += g.gpu_idle_ns.value_or(0);
+  return own;
+}
+
+double owned_total(const ProfileRun& run) {
+  double total = 0;
+  for (const auto& stage : run.stages)
+    for (const auto& g : stage.kernels) total += owned_ns(g);
+  return total;
+}
+
 }  // namespace
 
 void complete_metrics(CanonicalMetrics& m, const DeviceSpec* spec) {
@@ -192,19 +208,11 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
   }
   // Run-level impact: each opportunity's share of the run. A launch-bound group also owns the GPU idle time
   // between its launches, which the remedy removes.
-  auto owned = [](const KernelGroup& g) {
-    double own = g.gpu_time_or_profiled_ns();
-    if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == name(CauseId::launch_overhead))
-      own += g.gpu_idle_ns.value_or(0);
-    return own;
-  };
-  double total = 0;
-  for (const auto& stage : run.stages)
-    for (const auto& g : stage.kernels) total += owned(g);
+  const double total = owned_total(run);
   for (auto& stage : run.stages)
     for (auto& g : stage.kernels) {
       if (!g.analysis) continue;
-      double share = total > 0 ? owned(g) / total * 100.0 : 0.0;
+      double share = total > 0 ? owned_ns(g) / total * 100.0 : 0.0;
       for (auto& o : g.analysis->opportunities) {
         o.run_share_pct = share;
         o.run_gain_pct = o.est_gain_pct * share / 100.0;
@@ -228,7 +236,19 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
   if (timeline) a.timeline = analyze_timeline(*trace);
   // Launch gaps are a property of the whole program, in every traced mode.
   const TimelineSummary gaps = a.timeline ? *a.timeline : analyze_timeline(*trace, {.max_steps = 0, .keep_launch_order = false});
-  for (auto& o : gap_advice(run, *trace, gaps, t)) run.program_opportunities.push_back(std::move(o));
+  auto gap = gap_advice(run, *trace, gaps, t);
+  // A program item for launch gaps is a share of the traced span; the others are shares of the kernels' time. On
+  // one scale, the span's: a kernel item worth 40% of the kernels' time in a program idle half its span is worth
+  // 20% of the run.
+  if (!gap.empty() && gaps.overlap.span_ns > 0) {
+    const double scale = std::min(1.0, owned_total(run) / gaps.overlap.span_ns);
+    for (auto& stage : run.stages)
+      for (auto& g : stage.kernels)
+        if (g.analysis)
+          for (auto& o : g.analysis->opportunities) o.run_share_pct *= scale, o.run_gain_pct *= scale;
+    for (auto& o : run.program_opportunities) o.run_share_pct *= scale, o.run_gain_pct *= scale;
+  }
+  for (auto& o : gap) run.program_opportunities.push_back(std::move(o));
 
   return a;
 }

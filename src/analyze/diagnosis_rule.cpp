@@ -46,7 +46,7 @@ double RuleContext::waiting_total() const {
 
 bool RuleContext::library_tensor_kernel() const {
   if (val(m.flops_tensor) <= 0 && val(m.tensor_pipe_pct) < 5.0) return false;
-  if (auto it = m.stalls.find("gmma"); it != m.stalls.end() && it->second > 0) return true;
+  // The name decides: a user's own wgmma kernel issues warpgroup MMAs too, and is told to feed them.
   auto it = t.texts.find("diagnosis.library_kernel_names");
   if (it == t.texts.end() || it->second.empty()) return false;
   try {

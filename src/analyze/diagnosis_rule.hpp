@@ -85,9 +85,9 @@ struct RuleContext {
   // Warp cycles waiting per issued instruction, all reasons: their sum, or, with only a few reasons collected, at
   // least what Little's law gives (resident warps per scheduler over instructions issued per cycle, minus one).
   double waiting_total() const;
-  // A library kernel that already drives the tensor cores with warpgroup MMAs (wgmma stalls counted, or a name in
-  // diagnosis.library_kernel_names with tensor math): "use/feed the tensor cores" cannot apply; its remedy is the
-  // call's shape, fusion or precision (library_tuning). The rules that call it declare that key.
+  // A library kernel that already drives the tensor cores (a name in diagnosis.library_kernel_names, with tensor
+  // math): "use/feed the tensor cores" cannot apply; its remedy is the call's shape, fusion or precision
+  // (library_tuning). The rules that call it declare that key.
   bool library_tensor_kernel() const;
 
   // Records a cause of the running rule with its table remedy and kind; `gain` is a fraction of the kernel's time.

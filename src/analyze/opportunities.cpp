@@ -218,8 +218,14 @@ bool applies(std::optional<RemedyId> remedy, const std::vector<Cause>& causes) {
   // Fusing FP multiplies and adds saves pipe instructions: it helps only a kernel its SM pipes bind (Nsight
   // Compute's FPInstructions rule fires on a DRAM-bound bf16 multiply too).
   if (remedy == RemedyId::fp_instructions && !causes.empty()) {
-    auto lead = cause_id(causes.front().id);
-    if (lead && cause_spec(*lead).kind != BottleneckKind::compute) return false;
+    // The lead's kind, or, for a cause of no kind of its own (a partial last wave), that of the bound it explains.
+    std::optional<BottleneckKind> kind;
+    for (const auto& c : causes)
+      if (auto id = cause_id(c.id); id && cause_spec(*id).kind && (!kind || !c.specific)) {
+        kind = cause_spec(*id).kind;
+        break;
+      }
+    if (kind && *kind != BottleneckKind::compute) return false;
   }
   // Tensor-core advice is for matrix math only: kprof proposes it only for kernels it recognises as matmuls.
   return true;

@@ -79,6 +79,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     std::size_t prev = i, next = i;
     while (prev > 0 && same(order[prev - 1], order[i])) --prev;
     while (next + 1 < order.size() && same(order[next + 1], order[i])) ++next;
+    if (prev != i) continue;  // the same kernel in consecutive stages: one item, made at its first stage
     if (prev > 0 && flows(order[prev - 1], order[i])) {
       const KernelGroup& a = *order[prev - 1].group;
       const double written = *a.metrics.dram_write_bytes;
@@ -146,7 +147,12 @@ std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns) 
     for (const auto& g : s.kernels) {
       const double b = blocks(g);
       const bool underfilled = b > 0 && b <= sms / 2.0;
-      if (prev && underfilled && prev_stage != &s && blocks(*prev) + b <= sms && concurrent(*prev, g) == false) {
+      // The same kernel in a stage of its own name is one kernel seen twice (a launch inside an NVTX range, the
+      // rest outside it); in two named stages it is two steps (overlap's rotate_a and rotate_b).
+      auto unmarked = [](const Stage& st, const KernelGroup& k) { return st.name.empty() || st.name == k.kernel; };
+      const bool seen_twice = prev && prev->kernel == g.kernel && (unmarked(*prev_stage, *prev) || unmarked(s, g));
+      if (prev && underfilled && prev_stage != &s && !seen_twice && blocks(*prev) + b <= sms &&
+          concurrent(*prev, g) == false) {
         const double shorter = std::min(prev->gpu_time_or_profiled_ns(), g.gpu_time_or_profiled_ns());
         const double both = prev->gpu_time_or_profiled_ns() + g.gpu_time_or_profiled_ns();
         Opportunity op = make(RemedyId::overlap_stages, "pipeline");
@@ -178,16 +184,21 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   if (o.span_ns <= 0 || n < static_cast<std::size_t>(t.param("diagnosis.launch_bound_min_launches"))) return out;
   const double idle_share = o.idle_ns / o.span_ns;
   if (idle_share < t.param("opportunities.gap_min_idle_share")) return out;
-  std::size_t waits = trace.syncs.size();
+  // Host waits: the host blocking on the GPU (event, stream or context synchronisation; a stream waiting on an
+  // event is a wait on the GPU, not the host), and blocking device-to-host copies.
+  std::size_t waits = 0;
   std::vector<std::int64_t> wait_starts;
-  for (const auto& s : trace.syncs) wait_starts.push_back(s.start_ns);
+  for (const auto& s : trace.syncs)
+    if (s.type == SyncType::event_synchronize || s.type == SyncType::stream_synchronize ||
+        s.type == SyncType::context_synchronize)
+      ++waits, wait_starts.push_back(s.start_ns);
   // Without synchronisation records (the annotation and event tracer record API calls, not syncs): the
   // synchronising API calls themselves (cudaStreamSynchronize, cudaDeviceSynchronize, cuEventSynchronize, ...).
   if (trace.syncs.empty())
     for (const auto& a : trace.api_calls)
       if (trace.str(a.name).find("Synchronize") != std::string::npos) ++waits, wait_starts.push_back(a.start_ns);
   for (const auto& c : trace.memcpys)
-    if (c.kind == MemcpyKind::dtoh) ++waits, wait_starts.push_back(c.start_ns);
+    if (c.kind == MemcpyKind::dtoh && !c.async) ++waits, wait_starts.push_back(c.start_ns);
   std::sort(wait_starts.begin(), wait_starts.end());
   const bool host_waits = waits * 4 >= n;
   // What the change can win: with host waits, the gaps between consecutive kernels during which the host waited
@@ -208,13 +219,18 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
     last_end = std::max(last_end, ks[i]->end_ns);
   }
   const double gain = std::min(winnable, o.idle_ns) / o.span_ns;
-  // kprof's per-kernel launch-overhead cause already owns these gaps; with host waits its remedy is to stop
-  // waiting, not a graph.
+  // kprof's per-kernel launch-overhead cause already owns these gaps when it found them itself (many launches
+  // with the GPU idle over their span, not merely a tiny kernel); with host waits its remedy is to stop waiting,
+  // not a graph.
   bool owned = false;
   for (auto& s : run.stages)
     for (auto& g : s.kernels) {
       if (!g.analysis || g.analysis->causes.empty() || g.analysis->causes.front().id != name(CauseId::launch_overhead))
         continue;
+      const double launches = g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size());
+      const bool gaps = launches >= t.param("diagnosis.launch_bound_min_launches") && g.span_ns && *g.span_ns > 0 &&
+                        g.gpu_idle_ns.value_or(0) / *g.span_ns >= t.param("diagnosis.launch_bound_idle_share");
+      if (!gaps) continue;
       owned = true;
       if (!host_waits) continue;
       const Remedy* r = find_remedy(RemedyId::host_sync);
@@ -235,10 +251,14 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   op.run_gain_pct = op.est_gain_pct;
   op.trigger_metric = "gpu_idle_ns";
   op.trigger_value = o.idle_ns;
-  op.trigger = fmt::format("GPU idle {:.0f}% of {:.2f} ms between {} launches{}", idle_share * 100.0,
-                           o.span_ns * 1e-6, n,
-                           host_waits ? fmt::format(", {} host waits (synchronisations, device-to-host copies)", waits)
-                                      : std::string());
+  // metric=value, as every trigger: the prose goes into the rationale.
+  op.trigger = fmt::format("gpu_idle={:.0f}%, launches={}{}", idle_share * 100.0, n,
+                           host_waits ? fmt::format(", host_waits={}", waits) : std::string());
+  op.rationale = fmt::format("The GPU idles {:.0f}% of the {:.2f} ms its {} launches span{}. ", idle_share * 100.0,
+                             o.span_ns * 1e-6, n,
+                             host_waits ? fmt::format(", and the host waits for the GPU {} times", waits)
+                                        : std::string()) +
+                 op.rationale;
   op.kernels = {"whole program"};
   out.push_back(std::move(op));
   return out;

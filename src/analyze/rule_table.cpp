@@ -60,7 +60,7 @@ std::vector<Rule> make_rules() {
        {"diagnosis.uncoalesced_sectors_per_request", "diagnosis.uncoalesced_l1_hit_min_pct",
         "diagnosis.uncoalesced_l2_hit_min_pct", "diagnosis.scattered_sectors_per_request",
         "diagnosis.scattered_l2_hit_max_pct", "diagnosis.dram_bound_pct", "diagnosis.sector_bytes_min", "diagnosis.onchip_bound_pct",
-        "classify.busy_pct"}},
+        "classify.busy_pct", "classify.streaming_bytes_ratio"}},
       // Removing a local array removes the instructions that address it: a pipe those instructions keep busy (the
       // integer pipe of a kernel with 8.8 GB of local traffic) does not bound the fix.
       {"local_memory",
@@ -116,7 +116,8 @@ std::vector<Rule> make_rules() {
         specific(C::dependency_wait, R::pipe_throughput, kLatency, kStallExplains),
         {.id = C::undiagnosed_stall, .specific = true, .remedy = R::none, .kind = kLatency,
          .explains = kStallExplains, .leads_without_gain = true}},
-       {"diagnosis.dominant_stall_share", "diagnosis.pipe_bound_pct", "classify.saturated_pct"}},
+       {"diagnosis.dominant_stall_share", "diagnosis.pipe_bound_pct", "diagnosis.dram_bound_pct",
+        "classify.saturated_pct"}},
       {"occupancy_limit",
        detect_occupancy_limit,
        {specific(C::occupancy_registers, R::occupancy, kLatency, kLatencyOnly),

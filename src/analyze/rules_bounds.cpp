@@ -129,7 +129,9 @@ void detect_plain_bounds(RuleContext& r) {
                       units.empty() ? std::string("pipes not measured")
                                     : fmt::format("no pipe above {:.0f}%", r.p("pipe_bound_pct"))),
           std::min(headroom, 1.0 - issued / 100.0),
-          fmt::format("sm_throughput={:.1f}%, issue_active={:.1f}%", val(m.sm_throughput_pct), val(m.issue_active_pct)));
+          m.issue_active_pct
+              ? fmt::format("sm_throughput={:.1f}%, issue_active={:.1f}%", val(m.sm_throughput_pct), *m.issue_active_pct)
+              : fmt::format("sm_throughput={:.1f}%", val(m.sm_throughput_pct)));
   }
 }
 

@@ -52,6 +52,23 @@ void detect_access_pattern(RuleContext& r) {
   auto ld = m.load_sectors_per_request(), st = m.store_sectors_per_request();
   double spr = std::max(val(ld), val(st));
   if (spr <= 0) return;
+  // A DRAM-bound kernel that already moves no more than the bytes its work needs (the plan's declared minimum)
+  // wastes nothing at DRAM, whatever its sectors per request: the extra sectors hit on chip, and an access-pattern
+  // fix cannot make it faster (MLA v4's softmax: 32 sectors per request, 99% of the copy bandwidth, exactly its
+  // scores in and probabilities out).
+  const double dram_now = m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
+  if (dram_now >= r.p("dram_bound_pct") && r.declared.min_bytes && *r.declared.min_bytes > 0 && m.dram_bytes &&
+      *m.dram_bytes <= *r.declared.min_bytes * r.param("classify.streaming_bytes_ratio"))
+    return;
+  // The same without a declaration, when Nsight Compute counted the bytes each sector carries: DRAM moved no more
+  // than the loads and stores use.
+  if (dram_now >= r.p("dram_bound_pct") && m.dram_bytes && *m.dram_bytes > 0 && m.global_load_sectors &&
+      m.global_load_bytes_per_sector && *m.global_load_bytes_per_sector >= 1.0 && m.global_store_sectors &&
+      m.global_store_bytes_per_sector && *m.global_store_bytes_per_sector >= 1.0) {
+    const double used = *m.global_load_sectors * *m.global_load_bytes_per_sector +
+                        *m.global_store_sectors * *m.global_store_bytes_per_sector;
+    if (*m.dram_bytes <= used * r.param("classify.streaming_bytes_ratio")) return;
+  }
   bool is_load = val(ld) >= val(st);
   const char* what = is_load ? "load" : "store";
   double l1_hit = val(m.l1_hit_pct), l2_hit = val(m.l2_hit_pct);
@@ -133,7 +150,9 @@ void detect_access_pattern(RuleContext& r) {
     double excess = 0;
     if (used_ld >= 0) excess += std::max(0.0, *m.dram_read_bytes - used_ld);
     if (used_st >= 0) excess += std::max(0.0, *m.dram_write_bytes - used_st);
-    waste = excess / (*m.dram_read_bytes + *m.dram_write_bytes);
+    // Never more than the sectors' own unused share: DRAM reads that no LDG sector covers (TMA or cp.async tiles
+    // beside a few scalar loads) are not this waste.
+    waste = std::min(waste, excess / (*m.dram_read_bytes + *m.dram_write_bytes));
   }
   if (waste < 0.2) return;
   Finding& f = r.add(CauseId::uncoalesced_global, fmt::format("partially coalesced global {}s", worst->what),

@@ -35,8 +35,13 @@ void detect_dominant_stall(RuleContext& r) {
     if (reason != "selected" && reason != "not_selected" && v > top_v) top = reason, top_v = v;
   const double share = top_v / total;
   if (top.empty() || share < r.p("dominant_stall_share")) return;
-  // A kernel with a unit near its roof is bound by that unit, whatever its warps wait on meanwhile.
-  if (r.sol_max() >= r.param("classify.saturated_pct")) return;
+  // A kernel with a unit near its roof is bound by that unit, whatever its warps wait on meanwhile: the SM or
+  // memory speed-of-light, DRAM against the measured copy bandwidth, or one pipe.
+  const double pipe = std::max({val(m.fma_pipe_pct), val(m.alu_pipe_pct), val(m.fp64_pipe_pct), val(m.xu_pipe_pct),
+                                val(m.tensor_pipe_pct)});
+  if (r.sol_max() >= r.param("classify.saturated_pct") || val(m.dram_measured_pct) >= r.p("dram_bound_pct") ||
+      pipe >= r.param("classify.saturated_pct"))
+    return;
   const StallReason* s = find_stall_reason(top);
   if (s && s->covered_by) return;
   const std::string what = s ? std::string(s->meaning) : "a reason this kprof does not know";

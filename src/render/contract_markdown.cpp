@@ -43,12 +43,12 @@ std::string render_contract(const ProfileRun& run, const Comparison* vs_baseline
   for (std::size_t i = 0; i < v.top.size(); ++i) {
     const auto& o = v.top[i];
     std::string name = o.kernel_label.empty() ? o.name : fmt::format("{} ({})", o.name, md_text(o.kernel_label));
-    if (o.scope == "program")  // the whole program: its estimate is of the run
-      out += fmt::format("{}. {} — est. {} of the run — trigger: {}\n", i + 1, o.name, fmt_gain(o.run_gain_pct),
+    if (o.scope != "kernel" && o.kernel_label.empty())  // a one-kernel run: the seed's line, the run's estimate
+      out += fmt::format("{}. {} — est. {} gain — trigger: {}\n", i + 1, md_text(o.name), fmt_gain(o.run_gain_pct),
                          o.trigger);
-    else if (o.scope == "pipeline")
-      out += fmt::format("{}. {} ({}) — est. {} of the run — trigger: {}\n", i + 1, o.name, md_text(o.kernel_label),
-                         fmt_gain(o.run_gain_pct), o.trigger);
+    else if (o.scope != "kernel")  // stages or the whole program: its estimate is of the run
+      out += fmt::format("{}. {} ({}) — est. {} of the run — trigger: {}\n", i + 1, md_text(o.name),
+                         md_text(o.kernel_label), fmt_gain(o.run_gain_pct), o.trigger);
     else if (o.kernel_label.empty() || o.run_gain_pct <= 0)  // one kernel, or a run analysed without run shares
       out += fmt::format("{}. {} — est. {} gain — trigger: {}\n", i + 1, name, fmt_gain(o.est_gain_pct), o.trigger);
     else

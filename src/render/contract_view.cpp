@@ -103,9 +103,12 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
           all.push_back(ContractOpportunity{o.name, multi ? short_name(kernel_label(g), 48) : std::string(),
                                             o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
   // Items across kernels (fuse stages, remove launch gaps) rank by the same whole-run gain.
+  // A whole-program item of a one-kernel run reads like any item there: no label, its estimate of the run.
   for (const auto& o : run.program_opportunities)
-    all.push_back(ContractOpportunity{o.name, short_name(fmt::format("{}", fmt::join(o.kernels, " → ")), 72),
-                                      o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
+    all.push_back(ContractOpportunity{
+        o.name,
+        multi || o.scope != "program" ? short_name(fmt::format("{}", fmt::join(o.kernels, " → ")), 72) : std::string(),
+        o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
   // A run analysed before run shares existed has none: rank by the kernel's own estimate then.
   bool shares = std::any_of(all.begin(), all.end(), [](const auto& o) { return o.run_gain_pct > 0; });
   std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {

@@ -190,7 +190,7 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
     const double realised = (1.0 - *cur.duration_us / *previous->duration_us) * 100.0;
     out += fmt::format("\n**Estimate vs realised**: {} — est. {}% → realised {:.1f}% (duration vs the entry above; "
                        "assumes this entry made that change)\n",
-                       md_line(previous->first_insight), std::lround(*previous->first_insight_est_pct), realised);
+                       previous->first_insight, std::lround(*previous->first_insight_est_pct), realised);
   }
   auto top = top_opportunities(run, 3);
   if (top.empty()) {
@@ -200,7 +200,12 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
     for (const auto& o : top) {
       std::string name =
           o.kernel_label.empty() ? md_line(o.name) : fmt::format("{} ({})", md_line(o.name), md_text(o.kernel_label));
-      out += fmt::format("- {} — est. {}% gain — trigger: {}\n", name, std::lround(o.est_gain_pct), md_line(o.trigger));
+      // An item of one kernel among several (or across kernels) also says what it is worth to the run: that is
+      // what the next entry's duration realises.
+      const bool of_run = (!o.kernel_label.empty() || o.scope != "kernel") && o.run_gain_pct > 0;
+      out += fmt::format("- {} — est. {}% gain{} — trigger: {}\n", name, std::lround(o.est_gain_pct),
+                         of_run ? fmt::format(" ({}% of the run)", std::lround(o.run_gain_pct)) : std::string(),
+                         md_line(o.trigger));
     }
   }
   return out + "\n";
@@ -234,6 +239,11 @@ std::optional<DevlogEntry> parse_last_devlog_entry(const std::string& devlog_mar
       if (auto at = t.find(est); at != std::string::npos) {
         entry->first_insight = trim(t.substr(2, at - 2));
         entry->first_insight_est_pct = parse_value(t.substr(at + est.size()), false);
+        // "(Y% of the run)": the run's share, which the next entry's duration change is compared with.
+        const std::string of_run = "% of the run)";
+        if (auto end = t.find(of_run, at); end != std::string::npos)
+          if (auto open = t.rfind('(', end); open != std::string::npos && open > at)
+            entry->first_insight_est_pct = parse_value(t.substr(open + 1, end - open - 1), false);
       }
     }
     auto cells = split_row(lines[i]);

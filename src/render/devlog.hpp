@@ -17,8 +17,9 @@ struct DevlogEntry {
   std::optional<double> dram_gbps;
   std::optional<double> occupancy_pct;
   std::optional<double> tc_util_pct;
-  // The entry's first insight (its name as printed) and its estimate, %: the next entry, which documents the
-  // change made after it, records "est. X% → realised Y%".
+  // The entry's first insight (its name as printed, already Markdown) and its estimate of the run, % (the item's
+  // "(Y% of the run)" where the entry printed one, else its estimate): the next entry, which documents the change
+  // made after it, records "est. X% → realised Y%".
   std::string first_insight;
   std::optional<double> first_insight_est_pct;
 };
