@@ -44,11 +44,15 @@ class Result:
 
     @property
     def opportunities(self) -> list[dict[str, Any]]:
-        """Every kernel group's ranked opportunities (name, remedy, estimated gain, trigger), best first."""
+        """Every kernel group's ranked opportunities (name, remedy, estimated gain, trigger, what the estimate
+        assumes), and the items across kernels (``scope`` "pipeline": fuse or overlap stages; "program": launch gaps,
+        host synchronisation; ``stage`` names the stages they join), best first by what the run saves."""
         out = []
         for stage, group in self._groups():
             for o in (group.get("analysis") or {}).get("opportunities") or []:
                 out.append({"stage": stage, "kernel": group.get("label") or group.get("kernel"), **o})
+        for o in self.profile.get("program_opportunities") or []:
+            out.append({"stage": " → ".join(o.get("kernels") or []), "kernel": None, **o})
         out.sort(key=lambda o: -(o.get("run_gain_pct") or 0.0))
         return out
 

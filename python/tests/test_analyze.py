@@ -130,3 +130,17 @@ def test_none_and_other_non_paths_are_usage_errors_not_type_errors():
             kprof.analyze(bad)
     with pytest.raises(kprof.UsageError, match="kprof.compare"):
         kprof.compare(None, None)
+
+
+def test_opportunities_include_the_items_across_kernels(tmp_path):
+    # MLA v4 as profiled on the H200: the softmax stage reads back the scores the first GEMM wrote near the DRAM
+    # roof, so fusing it with its neighbours is the run's best item (issue 23).
+    import shutil
+    art = tmp_path / "mla_v4_annotation"
+    shutil.copytree(EXAMPLES.parent / "mla-v4" / "mla_v4_annotation", art)
+    r = kprof.analyze(art)
+    first = r.opportunities[0]
+    assert first["remedy"] == "fuse_stages" and first["scope"] == "pipeline", first
+    assert first["stage"] == "mla_scores → mla_softmax → mla_output"
+    assert first["assumes"]
+    assert any(o["scope"] == "kernel" and o["kernel"] for o in r.opportunities)
