@@ -8,6 +8,7 @@
 
 #include "shipped_thresholds.hpp"
 
+#include "analyse_group.hpp"
 #include "analyze/analyze_run.hpp"
 #include "analyze/program_advice.hpp"
 #include "analyze/rule_table.hpp"
@@ -23,20 +24,7 @@ using namespace kprof::analyze;
 
 namespace {
 
-DeviceSpec h200() { return *datasheet_db().find("h200-sxm"); }
-
-KernelAnalysis analyse(const CanonicalMetrics& m, std::string kernel = "k", std::vector<RuleResult> rules = {}) {
-  KernelGroup g;
-  g.kernel = kernel;
-  g.signature = kernel + "()";
-  g.metrics = m;
-  KernelLaunch l;
-  l.rules = std::move(rules);
-  g.launches.push_back(l);
-  g.representative = 0;
-  auto spec = h200();
-  return analyze_group(g, {}, &spec, shipped());
-}
+KernelAnalysis analyse(const CanonicalMetrics& m, std::string kernel = "k") { return analyse_on_h200(m, {}, kernel); }
 
 std::string first_fix(const KernelAnalysis& a) { return a.opportunities.empty() ? "none" : a.opportunities[0].remedy; }
 
@@ -183,8 +171,12 @@ TEST(Advice, EveryStallReasonNsightComputeReportsHasARow) {
   for (const auto& r : reasons) {
     const StallReason* s = find_stall_reason(r);
     ASSERT_NE(s, nullptr) << r;
-    if (s->cause) EXPECT_NO_THROW(cause_spec(*s->cause)) << r;
-    if (s->covered_by) EXPECT_NO_THROW(cause_spec(*s->covered_by)) << r;
+    if (s->cause) {
+      EXPECT_NO_THROW(cause_spec(*s->cause)) << r;
+    }
+    if (s->covered_by) {
+      EXPECT_NO_THROW(cause_spec(*s->covered_by)) << r;
+    }
   }
 }
 
@@ -291,8 +283,9 @@ TEST(Advice, VerdictsAreJudgedForTheKindOfKernel) {
   auto a = analyse(m);
   EXPECT_EQ(a.bottleneck.kind, BottleneckKind::compute);
   for (const auto& v : a.verdicts) {
-    if (v.metric == "tensor_pipe_pct" || v.metric == "dram_throughput_pct")
+    if (v.metric == "tensor_pipe_pct" || v.metric == "dram_throughput_pct") {
       EXPECT_EQ(v.verdict, Verdict::not_applicable) << v.metric;
+    }
     if (v.metric == "l2_hit_pct") {
       ASSERT_TRUE(v.value);
       EXPECT_EQ(*v.value, 100.0);

@@ -8,6 +8,7 @@
 #include "analyze/diagnosis.hpp"
 #include "analyze/opportunities.hpp"
 #include "analyze/roofline.hpp"
+#include "analyse_group.hpp"
 #include "analyze_probe_metrics.hpp"
 #include "util/fs.hpp"
 
@@ -17,9 +18,6 @@ using namespace kprof;
 using namespace kprof::analyze;
 
 namespace {
-DeviceSpec h200() {
-  return *datasheet_db().find("h200-sxm");
-}
 RuleResult rule(std::string section, std::string name, std::string type, double speedup, std::string desc = "Text.") {
   return RuleResult{std::move(section), std::move(name), "OPT", std::move(desc), std::move(type), speedup};
 }
@@ -28,19 +26,9 @@ const Opportunity* by_remedy(const std::vector<Opportunity>& ops, const std::str
     if (o.remedy == remedy) return &o;
   return nullptr;
 }
-// A group of one launch carrying `m` and the given Nsight Compute rules, analysed against the H200 datasheet.
 KernelAnalysis analyse(const CanonicalMetrics& m, std::vector<RuleResult> rules = {}, std::string kernel = "k",
                        DeclaredWork declared = {}) {
-  KernelGroup g;
-  g.kernel = kernel;
-  g.signature = kernel + "()";
-  g.metrics = m;
-  KernelLaunch l;
-  l.rules = std::move(rules);
-  g.launches.push_back(l);
-  g.representative = 0;
-  auto spec = h200();
-  return analyze_group(g, declared, &spec, shipped());
+  return analyse_on_h200(m, std::move(rules), std::move(kernel), std::move(declared));
 }
 }  // namespace
 
