@@ -29,8 +29,12 @@ CauseSpec unit_bound(CauseId id, RemedyId remedy, BottleneckKind kind) {
 const std::vector<CauseId> kAccessExplains = {C::l1_bandwidth, C::l2_bandwidth,   C::dram_bandwidth, C::memory_bound,
                                               C::latency,      C::memory_latency, C::tensor_underfed};
 const std::vector<CauseId> kLatencyOnly = {C::latency, C::memory_latency};
-// A dominant stall explains the latency it is, and an issue-bound reading made of those waits.
-const std::vector<CauseId> kStallExplains = {C::latency, C::memory_latency, C::compute_bound};
+// A dominant stall explains the latency it is, an issue-bound reading made of those waits, and a pipe busy short
+// of its roof (the rule fires only when no unit is at its roof: the waits are why the pipe is not; set 9's huge
+// unrolled kernel, FMA pipe 73% with 92% of its waiting on instruction fetch).
+const std::vector<CauseId> kStallExplains = {C::latency,  C::memory_latency, C::compute_bound, C::fp32_pipe,
+                                             C::fp16_pipe, C::int_pipe,      C::fp64_pipe,     C::sfu_pipe,
+                                             C::tensor_pipe};
 
 std::vector<Rule> make_rules() {
   return {
