@@ -482,3 +482,27 @@ TEST(Advice, CuttingTrafficIsNotBoundedByTheFloorOfThatTraffic) {
   m.global_load_bytes_per_sector = 0.0;
   EXPECT_NE(analyse(m).bottleneck.cause, "uncoalesced_global");
 }
+
+// The probe's FMA loop on the H200 (ncu --set full): 7.8 warps ready but not selected per issue against 4.7
+// waiting, 88% of that on dispatch. The scheduler has work: the FMA pipe binds, and the dispatch stalls are not
+// "the cause" (the Quick start's bundled profile read "not diagnosed: dispatch_stall" before).
+TEST(Advice, ReadyWarpsOutweighingTheWaitingLeaveTheStallRuleOut) {
+  CanonicalMetrics m;
+  m.duration_ns = 1026500;
+  m.sm_throughput_pct = 67.8;
+  m.memory_throughput_pct = 0.01;
+  m.dram_throughput_pct = 0.0;
+  m.issue_active_pct = 68.3;
+  m.fma_pipe_pct = 63.2;
+  m.alu_pipe_pct = 6.0;
+  m.flops_fp32 = 2.0 * 5339.45 * 1056 * 256 * 16;
+  m.grid_size = 1056;
+  m.waves_per_sm = 1.0;
+  m.achieved_occupancy_pct = 57.5;
+  m.theoretical_occupancy_pct = 100;
+  m.stalls = {{"not_selected", 7.81}, {"dispatch_stall", 4.11}, {"selected", 1.0}, {"wait", 0.45},
+              {"no_instruction", 0.06}, {"branch_resolving", 0.06}, {"math_pipe_throttle", 0.01}};
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "fp32_pipe");
+  EXPECT_EQ(first_fix(a), "pipe_throughput");
+}
