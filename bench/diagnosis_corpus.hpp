@@ -19,6 +19,7 @@
 
 #include "analyze/analyze_run.hpp"
 #include "analyze/device_db.hpp"
+#include "analyze/program_advice.hpp"
 #include "analyze/rule_table.hpp"
 #include "analyze/thresholds.hpp"
 #include "session/assemble.hpp"
@@ -200,10 +201,7 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     for (const auto& o : run.program_opportunities) {
       // The item must name this stage's main kernel (program_advice labels a kernel "stage · kernel" when its
       // stage runs several).
-      const std::string kernel = g->label.empty() ? g->kernel : g->label;
-      const std::string main_label = st.name.empty() || st.name == kernel ? kernel
-                                     : st.kernels.size() > 1             ? st.name + " · " + kernel
-                                                                         : st.name;
+      const std::string main_label = analyze::stage_kernel_label(st, *g);
       const bool names_stage = std::find(o.kernels.begin(), o.kernels.end(), main_label) != o.kernels.end() ||
                                (o.scope == "program" && g->analysis && !a.causes.empty() &&
                                 a.causes.front().id == "launch_overhead");

@@ -62,10 +62,6 @@ std::string unit_of(const Cause& c) {
   return u;
 }
 
-bool has_cause(const std::vector<Cause>& causes, CauseId id) {
-  return std::any_of(causes.begin(), causes.end(), [&](const Cause& c) { return c.id == name(id); });
-}
-
 // Verdicts judged for the kind of kernel: a tensor-pipe verdict means nothing without matrix math, a DRAM verdict
 // nothing on a kernel bound by its SM (an elementwise kernel "TC util ✗", a compute-bound one "DRAM underused ✗"
 // filled the devlog's Issues with non-issues).
@@ -235,7 +231,9 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
   a.stats = compute_event_stats(*trace);
   if (timeline) a.timeline = analyze_timeline(*trace);
   // Launch gaps are a property of the whole program, in every traced mode.
-  const TimelineSummary gaps = a.timeline ? *a.timeline : analyze_timeline(*trace, {.max_steps = 0, .keep_launch_order = false});
+  std::optional<TimelineSummary> own;
+  if (!a.timeline) own = analyze_timeline(*trace, {.max_steps = 0, .keep_launch_order = false});
+  const TimelineSummary& gaps = a.timeline ? *a.timeline : *own;
   auto gap = gap_advice(run, *trace, gaps, t);
   // A program item for launch gaps is a share of the traced span; the others are shares of the kernels' time. On
   // one scale, the span's: a kernel item worth 40% of the kernels' time in a program idle half its span is worth

@@ -8,6 +8,10 @@
 
 namespace kprof::analyze {
 
+bool has_cause(const std::vector<Cause>& causes, CauseId id) {
+  return std::any_of(causes.begin(), causes.end(), [&](const Cause& c) { return c.id == name(id); });
+}
+
 GroupFacts facts_of(const KernelGroup& g) {
   GroupFacts f;
   f.kernel = g.kernel;

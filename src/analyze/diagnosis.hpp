@@ -10,12 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "analyze/cause_ids.hpp"
 #include "analyze/thresholds.hpp"
 #include "model/analysis.hpp"
 #include "model/device_spec.hpp"
 #include "model/profile.hpp"
 
 namespace kprof::analyze {
+
+// Whether `causes` (a KernelAnalysis's, best first) holds the cause `id`.
+bool has_cause(const std::vector<Cause>& causes, CauseId id);
 
 // What a cause rule may know besides the counters.
 struct GroupFacts {

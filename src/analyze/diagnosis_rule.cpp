@@ -26,6 +26,10 @@ double RuleContext::busy() const { return param("classify.busy_pct"); }
 
 double RuleContext::sol_max() const { return std::max(val(m.sm_throughput_pct), val(m.memory_throughput_pct)); }
 
+double RuleContext::dram_pct() const {
+  return m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
+}
+
 double RuleContext::memory_max() const {
   return std::max({val(m.memory_throughput_pct), val(m.l1_throughput_pct), val(m.l2_throughput_pct),
                    val(m.dram_throughput_pct)});

@@ -79,6 +79,9 @@ struct RuleContext {
 
   // The busiest of the SM and memory units (Nsight Compute's speed-of-light pair), in %.
   double sol_max() const;
+  // DRAM throughput against the measured copy bandwidth when the device has one, else against Nsight Compute's
+  // peak, in %.
+  double dram_pct() const;
   // Busiest memory unit seen, in %.
   double memory_max() const;
   bool latency_bound() const;

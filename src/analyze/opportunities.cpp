@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analyze/cause_ids.hpp"
+#include "analyze/diagnosis.hpp"
 #include "analyze/remedies.hpp"
 #include "analyze/rule_table.hpp"
 
@@ -25,10 +26,6 @@ std::string first_sentence(const std::string& text) {
   auto pos = text.find(". ");
   std::string s = pos == std::string::npos ? text : text.substr(0, pos + 1);
   return s.size() > 200 ? s.substr(0, 197) + "..." : s;
-}
-
-bool has_cause(const std::vector<Cause>& causes, CauseId id) {
-  return std::any_of(causes.begin(), causes.end(), [&](const Cause& c) { return c.id == name(id); });
 }
 
 bool has_occupancy_cause(const std::vector<Cause>& causes) {

@@ -16,13 +16,6 @@ namespace kprof::analyze {
 
 namespace {
 
-// A stage's name; "stage · kernel" when the stage runs several kernels (an unfused pipeline inside one range).
-std::string label_of(const Stage& s, const KernelGroup& g) {
-  const std::string kernel = g.label.empty() ? g.kernel : g.label;
-  if (s.name.empty() || s.name == kernel) return kernel;
-  return s.kernels.size() > 1 ? s.name + " · " + kernel : s.name;
-}
-
 std::string gb(double bytes) { return fmt::format("{:.2f} GB", bytes * 1e-9); }
 
 Opportunity make(RemedyId id, std::string scope) {
@@ -38,6 +31,14 @@ Opportunity make(RemedyId id, std::string scope) {
 }
 
 }  // namespace
+
+std::string stage_kernel_label(const Stage& s, const KernelGroup& g) {
+  const std::string kernel = g.label.empty() ? g.kernel : g.label;
+  if (s.name.empty() || s.name == kernel) return kernel;
+  return s.kernels.size() > 1 ? s.name + " · " + kernel : s.name;
+}
+
+bool unmarked(const Stage& s, const KernelGroup& g) { return s.name.empty() || s.name == g.kernel; }
 
 std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t) {
   struct Item {
@@ -59,9 +60,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   // program did not mark at all; two ranges a user marked apart are separate steps (independent ops of a test
   // program wrote and read the same 0.5 GB by coincidence).
   const bool package = !run.params.empty();
-  auto unmarked = [](const Item& i) { return i.stage->name.empty() || i.stage->name == i.group->kernel; };
   auto flows = [&](const Item& a, const Item& b) {
-    return package || a.stage == b.stage || (unmarked(a) && unmarked(b));
+    return package || a.stage == b.stage || (unmarked(*a.stage, *a.group) && unmarked(*b.stage, *b.group));
   };
   for (std::size_t i = 0; i < order.size(); ++i) {
     const KernelGroup& b = *order[i].group;
@@ -85,16 +85,16 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       const double written = *a.metrics.dram_write_bytes;
       if (written >= min_bytes && std::min(written, reads) >= 0.5 * reads) {
         in = std::min(written, reads);
-        kernels.push_back(label_of(*order[prev - 1].stage, a));
+        kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
       }
     }
-    kernels.push_back(label_of(*order[i].stage, b));
+    kernels.push_back(stage_kernel_label(*order[i].stage, b));
     if (next + 1 < order.size() && flows(order[i], order[next + 1])) {
       const KernelGroup& c = *order[next + 1].group;
       const double read = *c.metrics.dram_read_bytes;
       if (writes >= min_bytes && std::min(writes, read) >= 0.5 * writes) {
         out_bytes = std::min(writes, read);
-        kernels.push_back(label_of(*order[next + 1].stage, c));
+        kernels.push_back(stage_kernel_label(*order[next + 1].stage, c));
       }
     }
     if (in + out_bytes <= 0) continue;
@@ -102,7 +102,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     double own = 0;
     for (std::size_t k = prev; k <= next; ++k) own += order[k].group->gpu_time_or_profiled_ns();
     Opportunity o = make(RemedyId::fuse_stages, "pipeline");
-    o.name = fmt::format("Fuse {} with {} (keep the intermediate on chip)", label_of(*order[i].stage, b),
+    o.name = fmt::format("Fuse {} with {} (keep the intermediate on chip)", stage_kernel_label(*order[i].stage, b),
                          in > 0 && out_bytes > 0 ? "the stages around it"
                          : in > 0               ? "the stage before it"
                                                 : "the stage after it");
@@ -115,7 +115,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     std::vector<std::string> moved;
     if (in > 0) moved.push_back(fmt::format("reads back {} its producer wrote", gb(in)));
     if (out_bytes > 0) moved.push_back(fmt::format("writes {} the next stage reads", gb(out_bytes)));
-    o.trigger = fmt::format("{} {} at {:.0f}% of DRAM {}", label_of(*order[i].stage, b), fmt::join(moved, " and "),
+    o.trigger = fmt::format("{} {} at {:.0f}% of DRAM {}", stage_kernel_label(*order[i].stage, b), fmt::join(moved, " and "),
                             dram, m.dram_measured_pct ? "copy bandwidth" : "peak");
     out.push_back(std::move(o));
   }
@@ -149,14 +149,13 @@ std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns) 
       const bool underfilled = b > 0 && b <= sms / 2.0;
       // The same kernel in a stage of its own name is one kernel seen twice (a launch inside an NVTX range, the
       // rest outside it); in two named stages it is two steps (overlap's rotate_a and rotate_b).
-      auto unmarked = [](const Stage& st, const KernelGroup& k) { return st.name.empty() || st.name == k.kernel; };
       const bool seen_twice = prev && prev->kernel == g.kernel && (unmarked(*prev_stage, *prev) || unmarked(s, g));
       if (prev && underfilled && prev_stage != &s && !seen_twice && blocks(*prev) + b <= sms &&
           concurrent(*prev, g) == false) {
         const double shorter = std::min(prev->gpu_time_or_profiled_ns(), g.gpu_time_or_profiled_ns());
         const double both = prev->gpu_time_or_profiled_ns() + g.gpu_time_or_profiled_ns();
         Opportunity op = make(RemedyId::overlap_stages, "pipeline");
-        op.kernels = {label_of(*prev_stage, *prev), label_of(s, g)};
+        op.kernels = {stage_kernel_label(*prev_stage, *prev), stage_kernel_label(s, g)};
         op.est_gain_pct = both > 0 ? 100.0 * shorter / both : 0;
         op.run_share_pct = both / total_ns * 100.0;
         op.run_gain_pct = shorter / total_ns * 100.0;
@@ -205,18 +204,16 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   // (a sync or device-to-host copy started after the earlier kernel did): the host then launched ahead. Without,
   // every gap. Each remaining launch still costs the host its launch call (the median measured, at least 1 µs).
   const double floor_ns = std::max(1000.0, timeline.launch.api_duration_ns.count ? timeline.launch.api_duration_ns.median : 0.0);
-  std::vector<const TraceKernel*> ks;
-  for (const auto& k : trace.kernels) ks.push_back(&k);
-  std::sort(ks.begin(), ks.end(), [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
+  const auto& ks = trace.kernels;  // sorted by start
   double winnable = 0;
-  std::int64_t last_end = ks.empty() ? 0 : ks.front()->end_ns;
+  std::int64_t last_end = ks.empty() ? 0 : ks.front().end_ns;
   for (std::size_t i = 1; i < ks.size(); ++i) {
-    const double gap = static_cast<double>(ks[i]->start_ns - last_end);
+    const double gap = static_cast<double>(ks[i].start_ns - last_end);
     if (gap > 0) {
-      auto w = std::lower_bound(wait_starts.begin(), wait_starts.end(), ks[i - 1]->start_ns);
-      if (!host_waits || (w != wait_starts.end() && *w < ks[i]->start_ns)) winnable += std::max(0.0, gap - floor_ns);
+      auto w = std::lower_bound(wait_starts.begin(), wait_starts.end(), ks[i - 1].start_ns);
+      if (!host_waits || (w != wait_starts.end() && *w < ks[i].start_ns)) winnable += std::max(0.0, gap - floor_ns);
     }
-    last_end = std::max(last_end, ks[i]->end_ns);
+    last_end = std::max(last_end, ks[i].end_ns);
   }
   const double gain = std::min(winnable, o.idle_ns) / o.span_ns;
   // kprof's per-kernel launch-overhead cause already owns these gaps when it found them itself (many launches

@@ -15,6 +15,12 @@
 
 namespace kprof::analyze {
 
+// How the items name a kernel group: its stage's name; "stage · kernel" when the stage runs several kernels (an
+// unfused pipeline inside one range); the kernel itself when the stage is unnamed or named after it.
+std::string stage_kernel_label(const Stage& s, const KernelGroup& g);
+// A kernel the program did not mark: its stage is unnamed or named after the kernel (no NVTX range around it).
+bool unmarked(const Stage& s, const KernelGroup& g);
+
 // Stages in run order whose intermediates pass through DRAM. `total_ns`: the run time the kernel items' run
 // shares are taken of. Needs KernelGroup::analysis.
 std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t);

@@ -45,7 +45,7 @@ void detect_plain_bounds(RuleContext& r) {
   for (const auto& u : units)
     if (!pipe || u.pct > pipe->pct) pipe = &u;
 
-  double dram = m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
+  double dram = r.dram_pct();
   double l2 = val(m.l2_throughput_pct), l1 = val(m.l1_throughput_pct);
   const double pipe_pct = pipe ? pipe->pct : 0;
   const double roof_pct = r.p("at_roof_pct");

@@ -65,7 +65,7 @@ void detect_matmul_off_tensor(RuleContext& r) {
   // (mla v1→v2 realised 95% where the halved estimate said 45%). FP32 operands need TF32 for that, a precision
   // change: tiling on the CUDA cores stays the first step there (a naive SGEMM). A DRAM-bound matmul keeps its
   // memory side either way.
-  const double dram = m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
+  const double dram = r.dram_pct();
   const std::string& prec = r.declared.precision;
   const bool half_operands = prec == "bf16" || prec == "fp16" || prec == "fp8" || val(m.flops_fp16) > val(m.flops_fp32);
   bool compute_side = val(m.fma_pipe_pct) >= 40.0 || val(m.sm_throughput_pct) >= val(m.memory_throughput_pct) ||

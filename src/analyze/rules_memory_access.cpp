@@ -56,7 +56,7 @@ void detect_access_pattern(RuleContext& r) {
   // wastes nothing at DRAM, whatever its sectors per request: the extra sectors hit on chip, and an access-pattern
   // fix cannot make it faster (MLA v4's softmax: 32 sectors per request, 99% of the copy bandwidth, exactly its
   // scores in and probabilities out).
-  const double dram_now = m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
+  const double dram_now = r.dram_pct();
   if (dram_now >= r.p("dram_bound_pct") && r.declared.min_bytes && *r.declared.min_bytes > 0 && m.dram_bytes &&
       *m.dram_bytes <= *r.declared.min_bytes * r.param("classify.streaming_bytes_ratio"))
     return;
@@ -134,7 +134,7 @@ void detect_access_pattern(RuleContext& r) {
   if (!worst || *worst->bytes_per_sector >= r.p("sector_bytes_min") || sectors <= 0) return;
   // The waste costs time where the sectors go: a kernel bound by DRAM or L2 bandwidth (a latency-bound pointer
   // chase or a compute-bound GEMM fetches few bytes it does not use, at no cost).
-  const double dram = m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
+  const double dram = r.dram_pct();
   const bool l2_bound = val(m.l2_throughput_pct) >= r.p("onchip_bound_pct");
   if (dram < r.p("dram_bound_pct") && !l2_bound) return;
   // Bound by DRAM alone, what counts is whether DRAM moved bytes nobody used: the bytes the loads and stores use
