@@ -230,6 +230,36 @@ std::vector<Case> cases() {
                  return kprof_cmd("analyze " + q(d / "empty-dir"));
                },
                3, "no profile.json and no .csv files"});
+  // Issue 24, item 8: imported data is never dropped or merged silently; endless input ends.
+  c.push_back({"CsvTwoExportsConcatenated",
+               [](const fs::path& d) {
+                 std::string a = get(kFixtures / "h200-probe/full_raw.csv"), b = a;
+                 for (std::size_t at = 0; (at = b.find("\"kernels\"", at)) != std::string::npos; at += 9)
+                   b.replace(at, 9, "\"kernelz\"");  // another run's rows under the same process and IDs
+                 put(d / "both.csv", a + b);
+                 return kprof_cmd("analyze " + q(d / "both.csv") + " --out-root " + q(d / "out"));
+               },
+               3, "launch ID 0 of process 756 was already listed, with other values", no_artifact});
+  c.push_back({"CsvSameNameFromTwoFolders",
+               [](const fs::path& d) {
+                 put(d / "a/raw.csv", get(kFixtures / "h200-probe/full_raw.csv"));
+                 put(d / "b/raw.csv", get(kFixtures / "h200-probe/full_raw.csv"));
+                 return kprof_cmd("analyze -q " + q(d / "a/raw.csv") + " " + q(d / "b/raw.csv") + " --out " +
+                                  q(d / "out/a"));
+               },
+               0, "",
+               [](const fs::path& d, const auto&) {
+                 EXPECT_EQ(get(d / "out/a/inputs/raw.csv"), get(kFixtures / "h200-probe/full_raw.csv"));
+                 EXPECT_EQ(get(d / "out/a/inputs/raw-2.csv"), get(kFixtures / "h200-probe/full_raw.csv"));
+                 EXPECT_NE(get(d / "out/a/report.md").find("12 launches given twice, kept once"), std::string::npos);
+               }});
+  c.push_back({"CsvIsADevice", [](const fs::path&) { return kprof_cmd("analyze /dev/zero"); }, 3,
+               "/dev/zero: not a file"});
+  c.push_back({"CsvEndlessPipe",
+               [](const fs::path& d) {
+                 return "yes | " + kprof_cmd("analyze /dev/stdin --out-root " + q(d / "out"));
+               },
+               3, "more than 256 MiB of lines outside any CSV table", no_artifact});
 
   // --- hostile names in a profile: the run succeeds, nothing of the name becomes markup ----------------------
   c.push_back({"NameWithNewlineBacktickAndScript",
@@ -274,6 +304,24 @@ std::vector<Case> cases() {
                  EXPECT_NE(get(a[0] / "report.md").find("\\<img"), std::string::npos);
                  EXPECT_EQ(a[0].string().find('<'), std::string::npos);  // the directory name is made safe
                }});
+  // Issue 24, item 9: a kernel name longer than a file name may be (255 bytes) still gives an artifact and a devlog.
+  c.push_back({"KernelOptionLongerThanAFileName",
+               [](const fs::path& d) {
+                 return kprof_cmd("analyze -q " + q(kFixtures / "h200-probe/quick.csv") + " --kernel " +
+                                  std::string(300, 'k') + " --out-root " + q(d / "out") + " --devlog --docs " +
+                                  q(d / "docs"));
+               },
+               0, "",
+               [](const fs::path& d, const auto&) {
+                 EXPECT_EQ(artifacts_under(d / "out").size(), 1u);
+                 ASSERT_TRUE(fs::exists(d / "docs"));
+                 std::size_t entries = 0;
+                 for (const auto& e : fs::directory_iterator(d / "docs")) {
+                   EXPECT_LE(e.path().filename().string().size(), 255u);
+                   entries += e.path().extension() == ".md";
+                 }
+                 EXPECT_EQ(entries, 1u);
+               }});
   c.push_back({"InputPathWithSpacesAndUnicode",
                [](const fs::path& d) {
                  fs::path in = d / "my exports ü" / "quick copy.csv";
@@ -304,6 +352,39 @@ std::vector<Case> cases() {
                "not a kprof profile", no_artifact});
   c.push_back({"ProfileJsonSchemaIsANumber", bad_profile("{\"schema\": 741.5, \"stages\": []}"), 3,
                "not a kprof profile", no_artifact});
+  // Issue 24, item 9: only the schema this kprof writes is read; a newer one is named as such; each command that
+  // reads an artifact holds to that.
+  for (const auto& [suffix, why] : std::vector<std::pair<std::string, std::string>>{
+           {"99", "written by a newer kprof"}, {"2", "written by a newer kprof"}, {"0", "not a kprof profile"},
+           {"", "not a kprof profile"}, {"1x", "not a kprof profile"}, {"01", "not a kprof profile"}})
+    for (const std::string cmd : {"analyze", "compare", "devlog"}) {
+      std::string name = "ProfileJsonSchema" + (suffix.empty() ? std::string("Empty") : suffix) + "In" + cmd;
+      std::erase_if(name, [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); });
+      c.push_back({name,
+                   [suffix, cmd](const fs::path& d) {
+                     fs::path a = analysed(d, "art");
+                     fs::path ok = analysed(d, "ok");
+                     auto j = nlohmann::json::parse(get(a / "profile.json"));
+                     j["schema"] = "kprof.profile/" + suffix;
+                     put(a / "profile.json", j.dump());
+                     if (cmd == "analyze") return kprof_cmd("analyze " + q(a) + " --out-root " + q(d / "out"));
+                     if (cmd == "compare") return kprof_cmd("compare " + q(ok) + " " + q(a));
+                     return kprof_cmd("devlog " + q(a) + " --docs " + q(d / "docs"));
+                   },
+                   3, why,
+                   [](const fs::path& d, const auto&) {
+                     EXPECT_TRUE(artifacts_under(d / "out").empty());
+                     EXPECT_FALSE(fs::exists(d / "docs")) << "a devlog entry was written from an unread profile";
+                   }});
+    }
+  c.push_back({"IncompleteArtifactNamedByItsProfileJson",
+               [](const fs::path& d) {
+                 fs::path a = analysed(d, "art");
+                 fs::path ok = analysed(d, "ok");
+                 fs::remove(a / "report.md");
+                 return kprof_cmd("compare " + q(ok / "profile.json") + " " + q(a / "profile.json"));
+               },
+               3, "an incomplete artifact", no_artifact});
   c.push_back({"ProfileJsonStagesNotAnArray", bad_profile("{\"schema\": \"kprof.profile/1\", \"stages\": 5}"), 3,
                "malformed profile.json", no_artifact});
   c.push_back({"ProfileJsonDurationIsText",

@@ -361,3 +361,83 @@ TEST(ValueValidation, NonAsciiOutsideTomlStringsIsAParseErrorNotUndefinedBehavio
   expect_parse_error([] { kprof::plan::parse_sweep(std::string("mm=10\nk=h\x07L\0\"6\xcb\x90s64", 19), "s.toml"); },
                      2, "control character (byte 7)");
 }
+
+// Issue 24, item 8: imported data is never dropped without a word.
+TEST(ValueValidation, DurationsThatAreNotNumbersAreWarnedNotDroppedSilently) {
+  LaunchPage p = raw(std::string(kHeader) + row(0, "0x10") + row(1, std::string(400, '9')) + row(2, "5,000"));
+  EXPECT_TRUE(has(p.warnings, "\"gpu__time_duration.sum\" = \"0x10\": not a number")) << joined(p.warnings);
+  EXPECT_TRUE(has(p.warnings, "(2 cells like it)")) << joined(p.warnings);
+  EXPECT_FALSE(p.launches[0].duration_ns);
+  EXPECT_FALSE(p.launches[1].duration_ns);
+  EXPECT_DOUBLE_EQ(*p.launches[2].duration_ns, 5000);
+}
+
+TEST(ValueValidation, AUnitOfTheWrongKindIsNotReadAsNanoseconds) {
+  std::string header = kHeader;
+  header.replace(header.find("\"nsecond\""), 9, "\"furlong\"");
+  LaunchPage p = raw(header + row(0, "50") + row(1, "7"));
+  EXPECT_TRUE(has(p.warnings, "\"gpu__time_duration.sum\" = \"50\": a unit of the wrong kind")) << joined(p.warnings);
+  EXPECT_FALSE(p.launches[0].duration_ns);
+  EXPECT_FALSE(p.launches[1].duration_ns);
+  // A share in bytes is not a share either; a time in usecond is a time.
+  EXPECT_TRUE(unit_fits("gpu__time_duration.sum", "ns"));
+  EXPECT_FALSE(unit_fits("sm__throughput.avg.pct_of_peak_sustained_elapsed", "byte"));
+  EXPECT_TRUE(unit_fits("dram__bytes.sum", "byte"));
+  EXPECT_TRUE(unit_fits("gpu__time_duration.sum", ""));  // a page without its units row
+  EXPECT_EQ(unit_scale("usecond").base_unit, "ns");
+}
+
+TEST(ValueValidation, ATimeLongerThanADayIsImplausible) {
+  LaunchPage p = raw(std::string(kHeader) + row(0, "1e308") + row(1, "5,000"));
+  EXPECT_TRUE(has(p.warnings, "a time longer than a day")) << joined(p.warnings);
+  EXPECT_FALSE(p.launches[0].duration_ns);
+  EXPECT_DOUBLE_EQ(*p.launches[1].duration_ns, 5000);
+}
+
+TEST(ValueValidation, ALaunchIdListedTwiceWithOtherValuesIsAParseError) {
+  // Every ID 0 (IDs rewritten): 3 launches used to become 1.
+  expect_parse_error([&] { raw(std::string(kHeader) + row(0, "5,000") + row(0, "6,000") + row(0, "7,000")); }, 4,
+                     "launch ID 0 of process 1 was already listed, with other values, on line 3");
+  // Two exports of one process concatenated, the second's IDs colliding with the first's.
+  expect_parse_error(
+      [&] { raw(std::string(kHeader) + row(0, "5,000") + row(1, "5,500") + kHeader + row(0, "6,000")); }, 7,
+      "launch ID 0 of process 1 was already listed");
+}
+
+TEST(ValueValidation, TheSameExportTwiceIsKeptOnceWithAWarning) {
+  const std::string page = std::string(kHeader) + row(0, "5,000") + row(1, "5,500");
+  LaunchPage p = raw(page + page);
+  ASSERT_EQ(p.launches.size(), 2u);
+  EXPECT_TRUE(has(p.warnings, "page.csv:7: 2 rows repeat earlier rows exactly (the first repeats line 3)"))
+      << joined(p.warnings);
+}
+
+TEST(ValueValidation, ConcatenatedExportsOfTwoProcessesKeepEveryLaunch) {
+  std::string second = std::string(kHeader) + row(0, "6,000") + row(1, "6,500") + row(2, "7,000");
+  for (std::size_t at = 0; (at = second.find("\"1\",\"app\"", at)) != std::string::npos;) second.replace(at, 3, "\"2\"");
+  LaunchPage p = raw(std::string(kHeader) + row(0, "5,000") + row(1, "5,500") + second);
+  EXPECT_EQ(p.launches.size(), 5u);
+  EXPECT_TRUE(p.warnings.empty()) << joined(p.warnings);
+}
+
+TEST(ValueValidation, TwoRawExportsOfDifferentRunsAreRefusedAndOneGivenTwiceIsKeptOnce) {
+  std::string a = write_temp("run_a.csv", std::string(kHeader) + row(0, "5,000") + row(1, "5,500"));
+  std::string b = write_temp("run_b.csv", std::string(kHeader) + row(0, "5,100") + row(1, "5,600"));
+  expect_parse_error([&] { import_ncu_files({a, b}); }, 3, "also on the raw page of " + a);
+  ProfileRun twice = import_ncu_files({a, a});
+  std::size_t launches = 0;
+  for (const auto& s : twice.stages)
+    for (const auto& k : s.kernels) launches += k.samples_ns.size();
+  EXPECT_EQ(launches, 2u);
+  EXPECT_TRUE(has(texts(twice.warnings), "2 launches given twice, kept once")) << joined(texts(twice.warnings));
+}
+
+TEST(ValueValidation, EndlessOrBinaryInputEndsWithAParseError) {
+  // /dev/zero: no newline, NUL bytes; refused once a block is read, not when memory runs out.
+  std::string zeros = write_temp("zeros.csv", std::string(std::size_t{9} << 20, '\0'));
+  expect_parse_error([&] { read_csv_stream(zeros); }, 1, "binary data (byte 0x00)");
+  // `yes`: lines of text with no table; bounded by the text limit.
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "y\n";
+  EXPECT_NO_THROW(split_csv_stream(text + kHeader + row(0, "5,000"), "t.csv"));
+}

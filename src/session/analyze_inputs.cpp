@@ -73,8 +73,12 @@ Inputs load_inputs(const std::vector<std::string>& inputs, ExtraFiles& copies, c
     return load_inputs(csvs, copies, ncu, copy_inputs);
   }
   for (const auto& f : inputs) {
-    if (!fs::exists(f)) throw Error(f + ": no such file", kExitBadInput);
-    if (fs::is_directory(f)) throw Error(f + ": pass either one artifact directory or CSV files", kExitUsage);
+    const fs::file_status st = fs::status(f);
+    if (!fs::exists(st)) throw Error(f + ": no such file", kExitBadInput);
+    if (fs::is_directory(st)) throw Error(f + ": pass either one artifact directory or CSV files", kExitUsage);
+    // A pipe is read (ncu ... | kprof analyze /dev/stdin); a device is not an export (/dev/zero never ends).
+    if (!fs::is_regular_file(st) && !fs::is_fifo(st))
+      throw Error(f + ": not a file (a device or socket); pass the exported CSV files", kExitBadInput);
   }
   std::vector<std::string> csvs;
   std::vector<std::string> reports;
@@ -102,15 +106,31 @@ Inputs load_inputs(const std::vector<std::string>& inputs, ExtraFiles& copies, c
   // The user's files are copied when the artifact is written; pages exported from a report into a scratch
   // directory are read now (it is removed on return).
   auto in_scratch = [&](const std::string& f) { return scratch.count(fs::path(f).parent_path()) > 0; };
+  // Two inputs of one name (a/raw.csv b/raw.csv) are kept as inputs/raw.csv and inputs/raw-2.csv.
+  auto input_name = [&](const std::string& f) {
+    const fs::path name = fs::path(f).filename();
+    std::string key = "inputs/" + name.string();
+    for (int n = 2; copies.count(key); ++n)
+      key = "inputs/" + name.stem().string() + "-" + std::to_string(n) + name.extension().string();
+    return key;
+  };
   if (copy_inputs)
-    for (const auto& f : csvs)
-      copies["inputs/" + fs::path(f).filename().string()] = in_scratch(f) ? ExtraFile(read_file(f)) : ExtraFile::copy_of(f);
+    for (const auto& f : csvs) {
+      if (fs::is_fifo(fs::status(f))) {  // read once, already: nothing left to copy
+        imported.run.warnings.push_back({WarningCode::Ncu, f + " is a pipe: its content is not kept under inputs/"});
+        continue;
+      }
+      copies[input_name(f)] = in_scratch(f) ? ExtraFile(read_file(f)) : ExtraFile::copy_of(f);
+    }
   for (const auto& f : reports) {
-    if (copy_inputs) copies["inputs/" + fs::path(f).filename().string()] = ExtraFile::copy_of(f);
-    imported.run.warnings.push_back(
-        {WarningCode::Ncu, "imported from the Nsight Compute report " + f +
-                               (copy_inputs ? " (kept as inputs/" + fs::path(f).filename().string() + "; " : " (") +
-                               "open it in ncu-ui for the full detail)"});
+    std::string kept;
+    if (copy_inputs) {
+      kept = input_name(f);
+      copies[kept] = ExtraFile::copy_of(f);
+    }
+    imported.run.warnings.push_back({WarningCode::Ncu, "imported from the Nsight Compute report " + f +
+                                                           (copy_inputs ? " (kept as " + kept + "; " : " (") +
+                                                           "open it in ncu-ui for the full detail)"});
   }
   // A source page among the inputs gives each kernel its annotated source, as `kprof run --prof-type=ncu` does.
   for (const auto& k : imported.source.kernels) {

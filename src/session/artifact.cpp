@@ -1,5 +1,7 @@
 #include "session/artifact.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <set>
 #include <vector>
@@ -22,7 +24,17 @@ std::string safe_name(const std::string& s) {
   std::string out;
   for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_';
   while (!out.empty() && out.front() == '.') out.erase(out.begin());
-  return out.empty() ? "unnamed" : out;
+  if (out.empty()) return "unnamed";
+  // A file name holds at most 255 bytes, and kprof adds to this one (".md", "_sass.csv", a staging prefix): a longer
+  // name keeps its head and ends in a hash of the whole, so two long names that share the head stay apart and the
+  // same name always maps to the same file.
+  constexpr std::size_t kMax = 200;
+  if (out.size() > kMax) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    out = fmt::format("{}-{:016x}", out.substr(0, kMax - 17), h);
+  }
+  return out;
 }
 
 fs::path artifact_dir(const ProfileRun& run, const std::string& root, const std::string& exact,
@@ -296,19 +308,39 @@ std::string bad_field(json doc) {
 }
 }  // namespace
 
+namespace {
+// "kprof.profile/N": N = 1 is what this kprof writes and reads. A larger N is a newer kprof's (its fields may mean
+// something else); anything else ("/0", "/", "/1x", "/01") is not a kprof profile.
+void check_profile_schema(const fs::path& p, const std::string& schema) {
+  const std::string prefix = "kprof.profile/";
+  const std::string written = ProfileRun{}.schema;
+  if (schema == written) return;
+  const std::string n = schema.rfind(prefix, 0) == 0 ? schema.substr(prefix.size()) : std::string();
+  const bool number = !n.empty() && n.size() <= 9 && n[0] != '0' &&
+                      n.find_first_not_of("0123456789") == std::string::npos;
+  if (number && std::stol(n) > std::stol(written.substr(prefix.size())))
+    throw ParseError(p.string(), 0, "written by a newer kprof (schema '" + schema + "'); this kprof reads '" +
+                                        written + "': analyse it with the kprof that wrote it, or upgrade");
+  throw ParseError(p.string(), 0, "not a kprof profile (schema '" + schema + "')");
+}
+}  // namespace
+
 ProfileRun load_artifact(const fs::path& dir_or_file) {
   const bool is_dir = fs::is_directory(dir_or_file);
   fs::path p = is_dir ? dir_or_file / "profile.json" : dir_or_file;
   fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (is_dir || fs::exists(dir / kPartialMarker)) check_complete_artifact(dir);
+  // Named by its profile.json, an artifact is held to the same test as when named by its folder: params.json is
+  // the first file every artifact writes, so a folder with it and profile.json but no report.md is one whose run
+  // stopped part-way. A lone profile.json elsewhere is read as it is.
+  if (is_dir || fs::exists(dir / kPartialMarker) || (p.filename() == "profile.json" && fs::exists(dir / "params.json")))
+    check_complete_artifact(dir);
   if (!fs::exists(p)) throw Error(p.string() + ": not a kprof artifact (no profile.json)", kExitBadInput);
   std::string text = read_file(p);
   try {
     auto j = json::parse(text);
     const auto found = j.is_object() ? j.find("schema") : j.end();  // not value(): a non-string would throw
     const std::string schema = found != j.end() && found->is_string() ? found->get<std::string>() : std::string();
-    if (schema.rfind("kprof.profile/", 0) != 0)
-      throw ParseError(p.string(), 0, "not a kprof profile (schema '" + schema + "')");
+    check_profile_schema(p, schema);
     try {
       return j.get<ProfileRun>();
     } catch (const json::exception& e) {

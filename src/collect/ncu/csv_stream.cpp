@@ -48,6 +48,12 @@ bool is_profiler_line(std::string_view l) {
   return l.substr(0, 8) == "==PROF==" || l.substr(0, 11) == "==WARNING==" || l.substr(0, 9) == "==ERROR==";
 }
 
+// Bounds on what is not a CSV table, so an endless or binary input (/dev/zero, `yes | kprof analyze /dev/stdin`)
+// ends with an error instead of growing memory for ever: a line longer than kMaxLine, or more than kMaxText bytes
+// of lines outside the table (the program's own output, the profiler's messages).
+constexpr std::size_t kMaxLine = std::size_t{256} << 20;
+constexpr std::size_t kMaxText = std::size_t{256} << 20;
+
 // Control bytes that never occur in ncu's text output; ESC (colour codes) and tab are allowed in program output.
 bool is_binary_byte(unsigned char c) { return c == 0 || (c < 0x20 && c != '\t' && c != '\x1b' && c != '\r' && c != '\n'); }
 
@@ -99,19 +105,17 @@ class Splitter {
     ++line_no_;
     if (line_no_ == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // UTF-8 BOM
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    unsigned char lowest = 0xff;  // one pass the compiler vectorises; the byte-by-byte test only for a line with
-    for (unsigned char c : line) lowest = c < lowest ? c : lowest;  // a control byte (tab, ESC, ...)
-    if (lowest < 0x20)
-      for (unsigned char c : line)
-        if (is_binary_byte(c))
-          throw ParseError(file_, line_no_, fmt::format("binary data (byte 0x{:02x}): not ncu CSV text; an .ncu-rep "
-                                                        "report must be exported first with `ncu --import FILE --csv "
-                                                        "--page raw`",
-                                                        static_cast<int>(c)));
+    check_text(line, line_no_);
     if (!in_record_) {
       if (line.find_first_not_of(" \t") == std::string_view::npos) return;
       saw_content_ = true;
       if (line.front() != '"') {
+        text_bytes_ += line.size() + 1;
+        if (text_bytes_ > kMaxText)
+          throw ParseError(file_, line_no_,
+                           fmt::format("more than {} MiB of lines outside any CSV table: not Nsight Compute's CSV "
+                                       "output (an endless or unrelated input?)",
+                                       kMaxText >> 20));
         item_.kind = is_profiler_line(line) ? ItemKind::profiler : ItemKind::text;
         item_.line = line_no_;
         item_.fields.clear();
@@ -156,6 +160,16 @@ class Splitter {
     }
   }
 
+  // A line still being read, longer than a block: refused now when it is binary (/dev/zero has no newline at all)
+  // or longer than kMaxLine, rather than once it ends.
+  // `fresh`: the part of it read last (the rest was checked before).
+  void partial_line(std::size_t length, std::string_view fresh) {
+    if (length > kMaxLine)
+      throw ParseError(file_, line_no_ + 1, fmt::format("a line longer than {} MiB: not Nsight Compute's CSV output",
+                                                        kMaxLine >> 20));
+    check_text(fresh, line_no_ + 1);
+  }
+
   void finish() {
     if (in_record_)
       throw ParseError(file_, record_start_, "unterminated quoted field: the record starting here never closes its quote");
@@ -163,6 +177,18 @@ class Splitter {
   }
 
  private:
+  void check_text(std::string_view line, long line_no) const {
+    unsigned char lowest = 0xff;  // one pass the compiler vectorises; the byte-by-byte test only for a line with
+    for (unsigned char c : line) lowest = c < lowest ? c : lowest;  // a control byte (tab, ESC, ...)
+    if (lowest < 0x20)
+      for (unsigned char c : line)
+        if (is_binary_byte(c))
+          throw ParseError(file_, line_no, fmt::format("binary data (byte 0x{:02x}): not ncu CSV text; an .ncu-rep "
+                                                       "report must be exported first with `ncu --import FILE --csv "
+                                                       "--page raw`",
+                                                       static_cast<int>(c)));
+  }
+
   void reset_parser() {
     parser_.reset(new csv_parser);
     if (csv_init(parser_.get(), CSV_STRICT | CSV_STRICT_FINI) != 0) throw Error("libcsv: cannot initialise parser");
@@ -226,6 +252,7 @@ class Splitter {
   std::optional<std::vector<std::string>> header_;  // copy of the latest record naming a "Source" column
   bool in_record_ = false;  // inside a record whose quoted field continues on the next line
   bool saw_content_ = false;
+  std::size_t text_bytes_ = 0;  // of lines outside the table
   long record_start_ = 0;
   long line_no_ = 0;
 };
@@ -282,6 +309,10 @@ void stream_csv_file(const std::string& path, const CsvSink& sink, std::vector<l
     }
     std::memmove(buf.get(), buf.get() + begin, len - begin);
     len -= begin;
+    if (len >= block) {
+      const std::size_t fresh = std::min(n, len);
+      split.partial_line(len, std::string_view(buf.get() + len - fresh, fresh));
+    }
   }
   if (len > 0) split.line(std::string_view(buf.get(), len));
   split.finish();

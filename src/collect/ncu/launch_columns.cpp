@@ -165,6 +165,7 @@ KernelLaunch read_launch(const LaunchColumns& cols, const std::vector<std::strin
     ctx->process_name = cell(cols.process);
     if (auto v = integer_cell<long>(cell(cols.pid))) ctx->pid = *v;
     ctx->compute_capability = cell(cols.cc);
+    ctx->line = line;
   }
   return k;
 }

@@ -2,6 +2,7 @@
 // NVTX, ...), located by name in a header row and read into KernelLaunch fields.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ struct LaunchContext {
   std::string process_name;
   long pid = -1;
   std::string compute_capability;  // "9.0"
+  long line = 0;                   // the row's line (the first row of the launch on a details page)
+  std::uint64_t row_digest = 0;    // raw page: a hash of the whole row, to tell a repeated row from a different one
 };
 
 // Fills id, name, function, context, stream, device, launch.grid/block and NVTX fields from one row.
@@ -53,7 +56,8 @@ struct LaunchPage {
   std::vector<KernelLaunch> launches;
   std::vector<LaunchContext> contexts;  // parallel to launches
   std::vector<std::string> profiler_messages;  // ==PROF== / ==WARNING== / ==ERROR== lines, as printed
-  std::vector<std::string> program_output;     // other non-CSV lines
+  std::vector<std::string> program_output;     // other non-CSV lines: the first kKeptOutputLines of them
+  static constexpr std::size_t kKeptOutputLines = 1000;
   std::vector<std::string> warnings;           // implausible values left out (collect/ncu/value_checks.hpp)
 };
 

@@ -55,6 +55,8 @@ void merge_launch(KernelLaunch& into, KernelLaunch&& from) {
   if (into.launch.block[0] == 0) into.launch.block = from.launch.block;
 }
 
+constexpr std::size_t kKeptMessages = 100;  // profiler messages kept per file
+
 std::optional<double> metric_of(const std::vector<KernelLaunch>& ls, const char* name) {
   for (const auto& l : ls) {
     auto it = l.metrics.find(name);
@@ -83,6 +85,10 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
   std::vector<KernelLaunch> launches;
   std::vector<CompactMetrics> compact;  // parallel to launches: raw-page metrics not yet in KernelLaunch::metrics
   std::map<std::pair<long, int>, std::size_t> by_pid_id;  // (process id, launch id) → index
+  std::vector<std::uint64_t> raw_digest;  // parallel to launches: the raw page row's hash (0: not from a raw page)
+  std::vector<std::size_t> file_of;       // parallel to launches: index into paths
+  std::size_t repeated = 0;               // launches on the raw pages of two files with the very same row
+  std::string repeated_in;
   std::set<long> pids;
   std::string process_name, cc_column;
   std::vector<std::string> profiler_errors;
@@ -98,13 +104,20 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
     PageKind kind = PageKind::unknown;
     long first_line = 0;
     std::vector<std::string> file_profiler_errors;
+    std::size_t file_messages = 0, text_lines = 0;
     stream_csv_file(
         path,
         [&](StreamItem& it) {
           if (it.kind == ItemKind::profiler) {
-            if (it.text.rfind("==ERROR==", 0) == 0) file_profiler_errors.push_back(it.text);
-            if (it.text.rfind("==PROF==", 0) != 0) run.warnings.push_back({WarningCode::Ncu, fmt::format("{}: {}", basename(path), it.text)});
+            // The profiler's own lines, the first kKeptMessages of each kind (an endless stream of them must not
+            // grow memory for ever); how many more there were is said once.
+            const bool error = it.text.rfind("==ERROR==", 0) == 0;
+            if (error && file_profiler_errors.size() < kKeptMessages) file_profiler_errors.push_back(it.text);
+            if (it.text.rfind("==PROF==", 0) != 0 && ++file_messages <= kKeptMessages)
+              run.warnings.push_back({WarningCode::Ncu, fmt::format("{}: {}", basename(path), it.text)});
           }
+          // Text before the table is kept only as far as a page reads it (the program's output is not analysed).
+          if (it.kind == ItemKind::text && !have_record && ++text_lines > LaunchPage::kKeptOutputLines) return;
           if (it.kind == ItemKind::record && !have_record) {
             have_record = true;
             kind = detect(it.fields);
@@ -119,6 +132,9 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
           else stream.items.push_back(std::move(it));
         },
         &stream.recovered_lines);
+    if (file_messages > kKeptMessages)
+      run.warnings.push_back({WarningCode::Ncu, fmt::format("{}: {} more messages from the profiler, not shown",
+                                                            basename(path), file_messages - kKeptMessages)});
     for (auto& e : file_profiler_errors) profiler_errors.push_back(std::move(e));
     if (!have_record) {
       if (!file_profiler_errors.empty()) continue;  // reported below, with the profiler's own words
@@ -139,10 +155,23 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
           pids.insert(ctx.pid);
           auto key = std::make_pair(ctx.pid, page.launches[i].id);
           auto found = by_pid_id.find(key);
+          const std::uint64_t digest = kind == PageKind::raw ? ctx.row_digest : 0;
           if (found == by_pid_id.end()) {
             by_pid_id.emplace(key, launches.size());
             launches.push_back(std::move(page.launches[i]));
             compact.push_back(std::move(page_compact[i]));
+            raw_digest.push_back(digest);
+            file_of.push_back(static_cast<std::size_t>(&path - paths.data()));
+          } else if (digest != 0 && raw_digest[found->second] != 0) {
+            // The launch on the raw pages of two files: the same row is the same export given twice (kept once);
+            // another row means two runs whose launch IDs coincide, which must not be merged.
+            if (raw_digest[found->second] != digest)
+              throw ParseError(path, ctx.line,
+                               fmt::format("launch ID {} of process {} is also on the raw page of {} with other "
+                                           "values: the two exports come from different runs; analyse each on its "
+                                           "own",
+                                           key.second, key.first, paths[file_of[found->second]]));
+            if (repeated++ == 0) repeated_in = fmt::format("{} repeats {}", path, paths[file_of[found->second]]);
           } else if (launches[found->second].name != page.launches[i].name) {
             throw ParseError(path, 0, fmt::format("launch ID {} is \"{}\" here but \"{}\" in an earlier file: these "
                                                   "pages come from different runs",
@@ -182,6 +211,9 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
              "NVreg_RestrictProfilingToAdminUsers=0 (containers also need --cap-add=SYS_ADMIN).";
     throw Error(msg, perm ? kExitNoPermission : kExitBadInput);
   }
+  if (repeated > 0)
+    run.warnings.push_back({WarningCode::Ncu, fmt::format("{}: {} launch{} given twice, kept once", repeated_in,
+                                                          repeated, repeated == 1 ? "" : "es")});
   if (pids.size() > 1)
     run.warnings.push_back({WarningCode::Ncu, fmt::format("launches come from {} processes; launches are merged by "
                                                           "ID only within one process",

@@ -33,6 +33,16 @@ bool needed_before_grouping(const std::string& name) {
 
 constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
 
+// FNV-1a over the row's fields, each followed by a separator byte no CSV cell of ncu's holds.
+std::uint64_t digest(const std::vector<std::string>& fields) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const auto& f : fields) {
+    for (unsigned char c : f) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0x1f) * 1099511628211ull;
+  }
+  return h;
+}
+
 }  // namespace
 
 ValueArena::~ValueArena() {
@@ -92,6 +102,9 @@ struct RawPageReader::State {
   std::vector<UnitScale> scales;    // per metric column
   std::vector<char> eager;          // per metric column: needed_before_grouping
   std::vector<char> derived_temp;   // per metric column: a derived_temp* metric (is_skipped_cell)
+  std::vector<char> bad_unit;       // per metric column: its unit does not fit the metric (unit_fits)
+  std::size_t repeated_rows = 0;    // rows equal to an earlier row of the same launch, left out
+  long first_repeat_line = 0, first_repeat_of = 0;
   std::shared_ptr<RawTable> table;
   bool expect_units = true;  // the row after a header may be the units row
   std::size_t rows = 0;
@@ -108,6 +121,7 @@ struct RawPageReader::State {
     for (int i = 0; i < static_cast<int>(header.size()); ++i)
       if (!cols.is_launch_column(i) && !header[i].empty()) metric_columns.push_back(i);
     scales.assign(metric_columns.size(), UnitScale{});
+    bad_unit.assign(metric_columns.size(), 0);
     eager.clear();
     derived_temp.clear();
     for (int i : metric_columns) {
@@ -132,7 +146,10 @@ struct RawPageReader::State {
     detail::check_width(row, header.size(), header_line, file, /*exact=*/true);
     const std::string& id_cell = row.fields[cols.id];
     if (expect_units && id_cell.empty()) {  // units row: "", "", ..., "%", "byte", ...
-      for (std::size_t m = 0; m < metric_columns.size(); ++m) scales[m] = unit_scale(row.fields[metric_columns[m]]);
+      for (std::size_t m = 0; m < metric_columns.size(); ++m) {
+        scales[m] = unit_scale(row.fields[metric_columns[m]]);
+        bad_unit[m] = !unit_fits(header[metric_columns[m]], scales[m].base_unit);
+      }
       expect_units = false;
       make_table();
       return;
@@ -142,24 +159,42 @@ struct RawPageReader::State {
     KernelLaunch& k = index.get_or_add(cols, row, file);
     const std::size_t slot = static_cast<std::size_t>(&k - page.launches.data());
     const bool fresh = page.launches.size() > before;
+    const std::uint64_t h = digest(row.fields);
+    if (!fresh) {
+      // ncu lists each launch once on the raw page. The same row again is a repeated export (kept once); a
+      // different row under the same process and ID is a second export or rewritten IDs, and merging the two would
+      // lose launches without a word.
+      const LaunchContext& first = page.contexts[slot];
+      if (first.row_digest != h)
+        throw ParseError(file, row.line,
+                         fmt::format("launch ID {} of process {} was already listed, with other values, on line {}: "
+                                     "this page holds more than one export, or its IDs were rewritten; analyse "
+                                     "each export on its own",
+                                     k.id, first.pid, first.line));
+      if (repeated_rows++ == 0) {
+        first_repeat_line = row.line;
+        first_repeat_of = first.line;
+      }
+      ++rows;
+      return;
+    }
+    page.contexts[slot].row_digest = h;
     CompactMetrics* cm = nullptr;
     if (compact) {
-      if (fresh) {
-        compact_rows.emplace_back();
-        cm = &compact_rows.back();
-        cm->table = table;
-        cm->arena = arena;
-        cm->values = arena->allocate(metric_columns.size());
-        std::fill_n(cm->values, metric_columns.size(), kAbsent);
-      } else if (!compact_rows[slot].empty()) {
-        // The same launch again (a second table): what came first wins, as with a MetricMap.
-        compact_rows[slot].expand_into(k.metrics);
-        compact_rows[slot] = CompactMetrics{};
-      }
+      compact_rows.emplace_back();
+      cm = &compact_rows.back();
+      cm->table = table;
+      cm->arena = arena;
+      cm->values = arena->allocate(metric_columns.size());
+      std::fill_n(cm->values, metric_columns.size(), kAbsent);
     }
     for (std::size_t m = 0; m < metric_columns.size(); ++m) {
       const std::string& cell = row.fields[metric_columns[m]];
       const std::string& name = header[metric_columns[m]];
+      if (bad_unit[m]) {
+        if (!is_missing(cell)) bad_values.note(ValueProblem::wrong_unit, file, row.line, name, cell, launch_label(k));
+        continue;
+      }
       if (cm) {
         // The common cell, a plain number: no MetricValue built unless the value needs a closer look. The cell is
         // parsed once; a skipped cell (is_skipped_cell) is one parse_cell calls missing, or a derived_temp metric's
@@ -215,7 +250,10 @@ RawPageReader::~RawPageReader() = default;
 void RawPageReader::add(StreamItem& item) {
   State& s = *s_;
   if (item.kind == ItemKind::profiler) { s.page.profiler_messages.push_back(item.text); return; }
-  if (item.kind == ItemKind::text) { s.page.program_output.push_back(item.text); return; }
+  if (item.kind == ItemKind::text) {
+    if (s.page.program_output.size() < LaunchPage::kKeptOutputLines) s.page.program_output.push_back(item.text);
+    return;
+  }
   if (!s.have_header || item.fields == s.header) {  // first header, or the header repeated (another process)
     s.start_table(item);
     return;
@@ -228,6 +266,11 @@ LaunchPage RawPageReader::finish() {
   if (!s.have_header) throw ParseError(s.file, 0, "no CSV table found");
   if (s.rows == 0) throw ParseError(s.file, s.header_line, "header row without data rows");
   s.page.warnings = s.bad_values.messages();
+  if (s.repeated_rows > 0)
+    s.page.warnings.push_back(fmt::format("{}:{}: {} row{} repeat{} earlier rows exactly (the first repeats line {}): "
+                                          "each launch kept once; was the same export given twice?",
+                                          s.file, s.first_repeat_line, s.repeated_rows, s.repeated_rows == 1 ? "" : "s",
+                                          s.repeated_rows == 1 ? "s" : "", s.first_repeat_of));
   return std::move(s.page);
 }
 

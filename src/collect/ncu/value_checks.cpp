@@ -18,6 +18,9 @@ const char* describe(ValueProblem p) {
     case ValueProblem::not_finite: return "not a finite number";
     case ValueProblem::negative_time: return "negative time";
     case ValueProblem::percent_out_of_range: return "percentage outside 0..100";
+    case ValueProblem::implausible_time: return "a time longer than a day";
+    case ValueProblem::not_a_number: return "not a number, though its unit says it is a quantity";
+    case ValueProblem::wrong_unit: return "a unit of the wrong kind for this metric";
     default: return "";
   }
 }
@@ -31,10 +34,21 @@ bool is_bounded_percentage(const std::string& n) {
          n == "Achieved Occupancy" || n == "Theoretical Occupancy";
 }
 
+bool unit_fits(const std::string& n, const std::string& unit) {
+  if (unit.empty()) return true;
+  if (n.rfind("gpu__time_duration", 0) == 0 || n == "Duration") return unit == "ns";
+  const bool share = n.find(".pct") != std::string::npos ||
+                     (n.size() > 4 && n.compare(n.size() - 4, 4, "_pct") == 0) || is_bounded_percentage(n);
+  if (share) return unit == "%";
+  return true;
+}
+
 ValueProblem check_value(const std::string& name, const MetricValue& v) {
   if (!v.numeric) return ValueProblem::none;
+  if (!unit_fits(name, v.unit)) return ValueProblem::wrong_unit;
   if (!std::isfinite(v.value)) return ValueProblem::not_finite;
   if (v.unit == "ns" && v.value < 0) return ValueProblem::negative_time;
+  if (v.unit == "ns" && v.value > kLongestTime) return ValueProblem::implausible_time;
   if (v.unit == "%" && (v.value < -kPercentTolerance || (v.value > 100 + kPercentTolerance && is_bounded_percentage(name))))
     return ValueProblem::percent_out_of_range;
   return ValueProblem::none;
@@ -51,6 +65,10 @@ MetricValue make_checked_metric_value(const std::string& name, const std::string
   MetricValue mv = make_metric_value(cell, scale, &kind);
   if (kind == CellKind::decimal_comma) problem = ValueProblem::decimal_comma;
   else if (kind == CellKind::not_finite) problem = ValueProblem::not_finite;
+  // Text under a unit ("0x10" nsecond, a 400-digit run): a quantity that could not be read. Per-instance values
+  // ("1;2;3") keep their text and are read elsewhere.
+  else if (kind == CellKind::text && !scale.base_unit.empty() && cell.find(';') == std::string::npos)
+    problem = ValueProblem::not_a_number;
   else problem = check_value(name, mv);
   return mv;
 }

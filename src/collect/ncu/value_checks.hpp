@@ -1,6 +1,7 @@
 // Plausibility of the metric values profilers print, so a wrong value is never analysed silently: a decimal comma
-// ("0,416320"), a value that is not finite ("nan", "inf"), a negative time or percentage, or an occupancy above
-// 100 (+1 for ncu's rounding). Such a value is left out and
+// ("0,416320"), a value that is not finite ("nan", "inf"), a negative time or percentage, an occupancy above
+// 100 (+1 for ncu's rounding), a time longer than a day, text where a unit says a number belongs ("0x10", a
+// 400-digit run), or a unit that does not fit the metric (a duration in "furlong"). Such a value is left out and
 // reported once per field and problem, with the first file and line and how many cells had it — a 200 MB page with
 // one broken column gives one warning, not a million.
 #pragma once
@@ -17,7 +18,24 @@
 
 namespace kprof::ncu {
 
-enum class ValueProblem { none, decimal_comma, not_finite, negative_time, percent_out_of_range };
+enum class ValueProblem {
+  none,
+  decimal_comma,
+  not_finite,
+  negative_time,
+  percent_out_of_range,
+  implausible_time,  // a time longer than kLongestTime: no kernel launch Nsight Compute measured ran a day
+  not_a_number,      // text in a cell whose unit says it is a quantity
+  wrong_unit,        // a unit of the wrong kind for the metric (a duration not in a time unit)
+};
+
+// Longer than this (ns) is not a kernel's time: one day.
+inline constexpr double kLongestTime = 86400e9;
+
+// Whether `base_unit` (after unit_scale) fits the metric: a duration (gpu__time_duration.*, the details page's
+// "Duration") is a time, a share (".pct", "_pct", "Achieved Occupancy") a percentage. An empty unit (a page printed
+// without its units row) fits everything; so does any unit of a metric kprof does not know the kind of.
+bool unit_fits(const std::string& metric_name, const std::string& base_unit);
 
 // Percentages that cannot exceed 100: achieved and theoretical occupancy (raw names and the details page's labels).
 // Other percentages are only checked for being negative: ncu's shares of peak, hit rates and
