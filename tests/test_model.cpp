@@ -101,3 +101,24 @@ TEST(JsonSupport, IntegerReadsAreRangeChecked) {
   EXPECT_DOUBLE_EQ(json(1e69).get<double>(), 1e69);
   EXPECT_TRUE(json(true).get<bool>());
 }
+
+#include "collect/kernel_name.hpp"
+
+TEST(KernelName, DistinguishingNamesShowOnlyWhatDiffers) {
+  using kprof::distinguishing_names;
+  // PyTorch's normal() for float and bf16: the instantiations differ deep inside a lambda's template arguments.
+  auto n = distinguishing_names(
+      {"void at::<unnamed>::dist_kernel<float, 4, void templates::normal_and_transform<float, float, G *>(I &)"
+       "::[lambda(curandState *) (instance 2)]>(long, T3)",
+       "void at::<unnamed>::dist_kernel<float, 4, void templates::normal_and_transform<c10::BFloat16, float, G *>(I &)"
+       "::[lambda(curandState *) (instance 2)]>(long, T3)"});
+  ASSERT_EQ(n.size(), 2u);
+  EXPECT_EQ(n[0], "dist_kernel<…,normal_and_transform<float,…>>");
+  EXPECT_EQ(n[1], "dist_kernel<…,normal_and_transform<BFloat16,…>>");
+  // Two arguments needed to tell three apart; the first alone is enough for two.
+  n = distinguishing_names({"r<A, X, 1>(int)", "r<B, X, 1>(int)", "r<A, X, 2>(int)"});
+  EXPECT_EQ(n[0], "r<A,…,1>");
+  EXPECT_EQ(n[1], "r<B,…,1>");
+  EXPECT_EQ(n[2], "r<A,…,2>");
+  EXPECT_EQ(distinguishing_names({"k(float *)", "k(double *)"}), (std::vector<std::string>{"k", "k"}));
+}

@@ -52,3 +52,38 @@ TEST(StageGrouping, InnermostNvtxRangeAndKernelNamedStagesForTheRest) {
 }
 
 TEST(StageGrouping, EmptyInput) { EXPECT_TRUE(group_into_stages({}).empty()); }
+
+// Issue 25: two instantiations of one template at one shape are two groups, named by what tells them apart, when
+// the collector knows only their printed names (an ncu CSV import) as when it knows their mangled names (a trace).
+namespace {
+KernelLaunch instantiation(int id, const std::string& functor, const std::string& mangled, double dur) {
+  KernelLaunch k = launch(id, "vectorized_elementwise_kernel", 65536, dur);
+  k.name = "void at::native::vectorized_elementwise_kernel<4, at::native::" + functor +
+           ", std::array<char *, 2>>(int, T2, T3)";
+  k.mangled = mangled;
+  return k;
+}
+}  // namespace
+
+TEST(StageGrouping, InstantiationsOfOneShapeAreTwoGroupsNamedByTheirTemplateArguments) {
+  for (bool with_mangled : {false, true}) {
+    auto stages = group_into_stages({instantiation(0, "CUDAFunctor_add<float>", with_mangled ? "_Zadd" : "", 182),
+                                     instantiation(1, "AbsFunctor<float>", with_mangled ? "_Zabs" : "", 124),
+                                     instantiation(2, "CUDAFunctor_add<float>", with_mangled ? "_Zadd" : "", 180)});
+    ASSERT_EQ(stages.size(), 1u);
+    ASSERT_EQ(stages[0].kernels.size(), 2u) << with_mangled;
+    EXPECT_EQ(stages[0].kernels[0].label, "vectorized_elementwise_kernel<…,CUDAFunctor_add<float>,…>");
+    EXPECT_EQ(stages[0].kernels[1].label, "vectorized_elementwise_kernel<…,AbsFunctor<float>,…>");
+    EXPECT_EQ(stages[0].kernels[0].duration_ns.count, 2u);
+    EXPECT_DOUBLE_EQ(stages[0].kernels[1].duration_ns.median, 124);
+  }
+}
+
+TEST(StageGrouping, OverloadsThatDifferOnlyInParametersAreNumbered) {
+  KernelLaunch a = launch(0, "k", 8, 1), b = launch(1, "k", 8, 2);
+  b.name = "k(double *)";
+  auto stages = group_into_stages({a, b});
+  ASSERT_EQ(stages[0].kernels.size(), 2u);
+  EXPECT_EQ(stages[0].kernels[0].label, "k #1");
+  EXPECT_EQ(stages[0].kernels[1].label, "k #2");
+}

@@ -1,8 +1,10 @@
 #include "analyze/compare.hpp"
 
+#include <set>
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 
 #include "analyze/statistics.hpp"
@@ -228,7 +230,28 @@ Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current, c
   if (baseline.clock_control != current.clock_control)
     c.notes.push_back(fmt::format("different clock control: \"{}\" vs \"{}\"", baseline.clock_control,
                                   current.clock_control));
+  for (const auto& [side, run] : {std::pair<const char*, const ProfileRun*>{"baseline", &baseline}, {"current", &current}})
+    if (auto merged = merged_groups(*run); !merged.empty())
+      c.notes.push_back(fmt::format("the {} was grouped by an older kprof, which merged instantiations of one template "
+                                    "into one group ({}): those stages cannot be matched one to one; re-analyse or "
+                                    "profile it again",
+                                    side, fmt::join(merged, ", ")));
   return c;
+}
+
+std::vector<std::string> merged_groups(const ProfileRun& run) {
+  std::vector<std::string> merged;
+  for (const auto& s : run.stages)
+    for (const auto& g : s.kernels) {
+      // A group's launches may come from several collectors that spell one kernel differently (the trace's mangled
+      // name, ncu's printed one): the mangled names decide where any launch has one, else the printed names.
+      std::set<std::string> kernels, printed;
+      for (const auto& l : g.launches) (l.mangled.empty() ? printed : kernels).insert(l.mangled.empty() ? l.name : l.mangled);
+      if (kernels.empty()) kernels = std::move(printed);
+      if (kernels.size() > 1)
+        merged.push_back(fmt::format("{} ({} kernels)", g.label.empty() ? g.kernel : g.label, kernels.size()));
+    }
+  return merged;
 }
 
 Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current) {

@@ -14,6 +14,11 @@ Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current, c
 // Same, with the shipped thresholds (Thresholds::load()).
 Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current);
 
+// Groups that hold launches of more than one kernel ("label (N kernels)"): an artifact grouped by function name by
+// an older kprof, before instantiations of one template were kept apart. Such groups cannot be matched one to one
+// with today's; compare_runs notes them, load_artifact warns.
+std::vector<std::string> merged_groups(const ProfileRun& run);
+
 // The verdict rule on its own, for callers that have a single pair of values.
 ComparisonRow compare_values(const std::string& metric, std::optional<double> previous, std::optional<double> current,
                              bool lower_is_better, const std::vector<double>& previous_samples,

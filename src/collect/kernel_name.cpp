@@ -189,4 +189,108 @@ std::string instantiation_key(std::string_view demangled) {
   return r;
 }
 
+namespace {
+
+// A name in instantiation_key's spelling as a tree: the head ("gemm"), its template arguments, what follows them
+// ("::lambda(float)#2" of a lambda inside a template), and the whole text.
+struct NameNode {
+  std::string text, head, tail;
+  std::vector<NameNode> args;
+};
+
+NameNode parse_name(std::string_view s) {
+  NameNode n;
+  n.text = std::string(s);
+  const std::size_t lt = s.find('<');
+  if (lt == std::string_view::npos) {
+    n.head = n.text;
+    return n;
+  }
+  int depth = 0;
+  std::size_t start = lt + 1, close = std::string_view::npos;
+  for (std::size_t i = lt + 1; i < s.size() && close == std::string_view::npos; ++i) {
+    const char c = s[i];
+    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == '>' && depth == 0) close = i;
+    else if ((c == '>' || c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    if ((c == ',' && depth == 0) || close == i) {
+      n.args.push_back(parse_name(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (close == std::string_view::npos) {  // unbalanced: one opaque name
+    n.args.clear();
+    n.head = n.text;
+    return n;
+  }
+  n.head = std::string(s.substr(0, lt));
+  n.tail = std::string(s.substr(close + 1));
+  return n;
+}
+
+std::string shortened(const std::string& s) {
+  constexpr std::size_t kMax = 40;
+  return s.size() <= kMax ? s : s.substr(0, kMax - 1) + "…";
+}
+
+// What tells `nodes` apart, one string per node: the head with the fewest differing template arguments (in order,
+// each narrowed down the same way) that give every two different nodes different strings.
+std::vector<std::string> what_differs(const std::vector<const NameNode*>& nodes) {
+  std::vector<std::string> out(nodes.size());
+  bool same_shape = true;
+  for (const NameNode* n : nodes)
+    same_shape = same_shape && n->head == nodes[0]->head && n->tail == nodes[0]->tail &&
+                 n->args.size() == nodes[0]->args.size();
+  if (!same_shape || nodes[0]->args.empty()) {
+    for (std::size_t i = 0; i < nodes.size(); ++i) out[i] = shortened(nodes[i]->text);
+    return out;
+  }
+  const std::size_t arity = nodes[0]->args.size();
+  std::vector<std::size_t> differing;
+  for (std::size_t a = 0; a < arity; ++a)
+    for (const NameNode* n : nodes)
+      if (n->args[a].text != nodes[0]->args[a].text) {
+        differing.push_back(a);
+        break;
+      }
+  std::vector<std::vector<std::string>> parts(nodes.size());
+  std::vector<std::size_t> shown;
+  for (std::size_t a : differing) {
+    std::vector<const NameNode*> sub;
+    for (const NameNode* n : nodes) sub.push_back(&n->args[a]);
+    const std::vector<std::string> d = what_differs(sub);
+    for (std::size_t i = 0; i < nodes.size(); ++i) parts[i].push_back(d[i]);
+    shown.push_back(a);
+    bool apart = true;
+    for (std::size_t i = 0; i < nodes.size() && apart; ++i)
+      for (std::size_t j = i + 1; j < nodes.size() && apart; ++j)
+        apart = nodes[i]->text == nodes[j]->text || parts[i] != parts[j];
+    if (apart) break;
+  }
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    std::string s = nodes[i]->head + "<";
+    std::size_t next = 0;  // the next argument position to account for
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+      if (shown[k] > next) s += "…,";
+      s += parts[i][k];
+      if (shown[k] + 1 < arity) s += ",";
+      next = shown[k] + 1;
+    }
+    if (next < arity) s += "…";
+    out[i] = s + ">";  // what follows the arguments (a lambda's name) is the same for all: left out
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> distinguishing_names(const std::vector<std::string>& demangled) {
+  std::vector<NameNode> nodes;
+  for (const auto& d : demangled) nodes.push_back(parse_name(instantiation_key(d)));
+  std::vector<const NameNode*> ptrs;
+  for (const auto& n : nodes) ptrs.push_back(&n);
+  if (ptrs.empty()) return {};
+  return what_differs(ptrs);
+}
+
 }  // namespace kprof

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kprof {
 
@@ -17,5 +18,12 @@ std::string function_base_name(std::string_view demangled);
 // ("{lambda(float)#1}" / "[lambda(float) (instance 1)]") become "lambda(float)#1". "void at::native::k<4, at::native::F<float>, std::array<char*, 3ul> >(int, F, ...)" and
 // "void at::k<4, at::F<float>, std::array<char *, 3>>(int, T2, T3)" both give "k<4,F<float>,array<char*,3>>".
 std::string instantiation_key(std::string_view demangled);
+
+// Names that tell instantiations of one function apart, for a reader: each is the function's base name with only the
+// template arguments that differ among `demangled` (in instantiation_key's spelling, "…" for the arguments they
+// share, each argument at most ~40 characters): PyTorch's add and abs at one shape read
+// "vectorized_elementwise_kernel<…,CUDAFunctor_add<float>,array<char*,3>>" and "…<…,AbsFunctor<float>,array<char*,2>>".
+// Names whose keys are equal (overloads differing only in their parameters) come back equal: the caller numbers them.
+std::vector<std::string> distinguishing_names(const std::vector<std::string>& demangled);
 
 }  // namespace kprof

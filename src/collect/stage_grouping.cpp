@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
+#include "collect/kernel_name.hpp"
 #include "collect/ncu/canonical.hpp"
 
 namespace kprof {
@@ -124,8 +126,9 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const
     }
     Stage& st = stages[sit->second];
     // A kernel is its mangled name when the collector knows it (two instantiations of one template are two
-    // kernels), else its function name; a group is one kernel at one launch shape.
-    GroupKey key{l.mangled.empty() ? fn : l.mangled, l.launch.grid, l.launch.block};
+    // kernels), else its full printed name; a group is one kernel at one launch shape.
+    // ncu prints no mangled name: its demangled signature tells instantiations (and overloads) apart just as well.
+    GroupKey key{l.mangled.empty() ? l.name : l.mangled, l.launch.grid, l.launch.block};
     auto [git, new_group] = group_index[sit->second].try_emplace(key, st.kernels.size());
     if (new_group) {
       KernelGroup g;
@@ -142,16 +145,28 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const
 
   for (std::size_t si = 0; si < stages.size(); ++si) {
     Stage& st = stages[si];
-    std::map<std::string, int> shapes_per_function;
-    for (const auto& g : st.kernels) ++shapes_per_function[g.kernel];
+    std::map<std::string, std::set<std::array<int, 3>>> grids_per_function;
+    for (const auto& g : st.kernels) grids_per_function[g.kernel].insert(g.launch.grid);
     for (auto& g : st.kernels)
-      if (shapes_per_function[g.kernel] > 1)
+      if (grids_per_function[g.kernel].size() > 1)
         g.label = fmt::format("{} [{}x{}x{}]", g.kernel, g.launch.grid[0], g.launch.grid[1], g.launch.grid[2]);
-    // Instantiations of one template at one shape: numbered in launch order ("k [256x1x1] #2").
-    std::map<std::string, int> same_label, seen;
-    for (const auto& g : st.kernels) ++same_label[g.label];
+    // Instantiations of one template at one shape: named by the template arguments that tell them apart
+    // ("vectorized_elementwise_kernel<…,AbsFunctor<float>,…> [1x1x1]"), so that a reader and `compare` can match
+    // them whatever order they ran in; numbered in launch order only where even those are equal (overloads).
+    std::map<std::string, std::vector<std::size_t>> same_label;
+    for (std::size_t gi = 0; gi < st.kernels.size(); ++gi) same_label[st.kernels[gi].label].push_back(gi);
+    for (const auto& [label, members] : same_label) {
+      if (members.size() < 2) continue;
+      std::vector<std::string> signatures;
+      for (std::size_t gi : members) signatures.push_back(st.kernels[gi].signature);
+      const std::vector<std::string> names = distinguishing_names(signatures);
+      const std::string shape = label.substr(st.kernels[members[0]].kernel.size());  // " [66x1x1]" or ""
+      for (std::size_t m = 0; m < members.size(); ++m) st.kernels[members[m]].label = names[m] + shape;
+    }
+    std::map<std::string, int> still_same, seen;
+    for (const auto& g : st.kernels) ++still_same[g.label];
     for (auto& g : st.kernels)
-      if (same_label[g.label] > 1) g.label += fmt::format(" #{}", ++seen[g.label]);
+      if (still_same[g.label] > 1) g.label += fmt::format(" #{}", ++seen[g.label]);
     for (std::size_t gi = 0; gi < st.kernels.size(); ++gi) {
       set_span(st.kernels[gi], busy);
       finish_group(st.kernels[gi], origin[si][gi], complete);

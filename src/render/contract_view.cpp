@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+
+#include <string_view>
 #include <fmt/ranges.h>
 
 #include "render/number_format.hpp"
@@ -39,12 +41,24 @@ std::string device_line(const ProfileRun& run) {
 }
 
 std::string short_name(const std::string& name, std::size_t max) {
-  if (name.size() <= max || max < 12) return name;
+  // Widths in characters (UTF-8 code points: "…" is one), cuts in bytes on character boundaries.
+  auto columns = [](std::string_view s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  };
+  if (columns(name) <= max || max < 12) return name;
   // Cut on UTF-8 boundaries: never inside a multi-byte character.
   auto boundary = [&](std::size_t i) {
     while (i > 0 && i < name.size() && (static_cast<unsigned char>(name[i]) & 0xC0) == 0x80) --i;
     return i;
   };
+  // A label that tells instantiations apart by their template arguments ("k<…,AbsFunctor<float>,…> [1x1x1]") keeps
+  // them and shortens the name before them; anything else keeps its head and its end.
+  if (const std::size_t lt = name.find('<'); lt != std::string::npos && lt > 0) {
+    const std::size_t rest = columns(std::string_view(name).substr(lt));
+    if (rest + 1 + 8 <= max) return name.substr(0, boundary(max - rest - 1)) + "…" + name.substr(lt);
+  }
   std::size_t head = boundary(max * 2 / 3), tail_start = boundary(name.size() - (max - head - 1));
   return name.substr(0, head) + "…" + name.substr(tail_start);
 }

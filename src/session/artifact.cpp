@@ -1,6 +1,7 @@
 #include "session/artifact.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <set>
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "analyze/compare.hpp"
 #include "session/outputs.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -325,6 +327,23 @@ void check_profile_schema(const fs::path& p, const std::string& schema) {
 }
 }  // namespace
 
+namespace {
+// A group holding launches of several kernels (an artifact grouped by function name, before kprof kept
+// instantiations apart) cannot be matched one to one with today's groups: said once, so that `compare` and a reader
+// know why a stage appears on one side only.
+void note_merged_groups(ProfileRun& run) {
+  const std::vector<std::string> merged = analyze::merged_groups(run);
+  if (merged.empty()) return;
+  std::string text = fmt::format("this artifact was grouped by an older kprof, which merged instantiations of one "
+                                 "template into one group: {}; re-analyse it from its raw files or profile it again "
+                                 "to compare those groups one to one",
+                                 fmt::join(merged, ", "));
+  for (const auto& w : run.warnings)
+    if (w.text == text) return;  // recorded by the re-analysis that wrote this profile.json
+  run.warnings.push_back({WarningCode::Other, std::move(text)});
+}
+}  // namespace
+
 ProfileRun load_artifact(const fs::path& dir_or_file) {
   const bool is_dir = fs::is_directory(dir_or_file);
   fs::path p = is_dir ? dir_or_file / "profile.json" : dir_or_file;
@@ -342,7 +361,9 @@ ProfileRun load_artifact(const fs::path& dir_or_file) {
     const std::string schema = found != j.end() && found->is_string() ? found->get<std::string>() : std::string();
     check_profile_schema(p, schema);
     try {
-      return j.get<ProfileRun>();
+      ProfileRun run = j.get<ProfileRun>();
+      note_merged_groups(run);
+      return run;
     } catch (const json::exception& e) {
       std::string field = bad_field(j);
       throw ParseError(p.string(), 0, "malformed profile.json" + (field.empty() ? "" : " at field " + field) + ": " +
