@@ -37,7 +37,7 @@ TEST(Cli, AnalyzeFullSetPrintsTheContractAndWritesTheArtifact) {
                  out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("## Profile: probe v1"), std::string::npos);
-  EXPECT_NE(r.out.find("| b | 32 |"), std::string::npos);
+  EXPECT_NE(r.out.find("| b | device | mode |\n|---|---|---|\n| 32 |"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("| stage_copy · copy_f4 | 536.7 |"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("### Top 3 Opportunities"), std::string::npos);
   for (auto f : {"params.json", "profile.json", "contract.md", "contract.json", "report.md", "report-verbose.md",

@@ -41,7 +41,8 @@ TEST(RenderContract, GoldenAnnotationSingleKernel) {
 TEST(RenderContract, HasExactlyTheSectionHeadingsInOrder) {
   auto run = sample_run();
   std::vector<std::string> want = {"## Profile: kernels v1", "### Configuration", "### Stages",
-                                   "### Bottleneck: latency-bound", "### Top 3 Opportunities"};
+                                   "### Bottleneck: latency-bound",
+                                   "### Top 3 Opportunities (ranked by estimated impact)"};
   EXPECT_EQ(headings(render_contract(run, nullptr)), want);
   auto cmp = sample_comparison();
   want.push_back("### vs Baseline");
@@ -88,7 +89,9 @@ TEST(RenderContract, EmptyParamsGetANoneRow) {
   auto run = sample_run();
   run.params = ProblemParams{};
   std::string md = render_contract(run, nullptr);
-  EXPECT_NE(md.find("| params | (none) |\n| device | NVIDIA H200 (132 SMs, CC 9.0) |\n| mode | ncu |"),
+  // The seed's shape: one row of columns.
+  EXPECT_NE(md.find("### Configuration\n| params | device | mode |\n|---|---|---|\n"
+                    "| (none) | NVIDIA H200 (132 SMs, CC 9.0) | ncu |\n"),
             std::string::npos)
       << md;
 }
@@ -100,13 +103,16 @@ TEST(RenderContract, ParamsInCanonicalOrderThenDtype) {
   run.params.set("b", "32");
   run.params.dtype = "bf16";
   std::string md = render_contract(run, nullptr);
-  EXPECT_NE(md.find("|---|---|\n| b | 32 |\n| t | 4096 |\n| dtype | bf16 |\n| device |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| b | t | dtype | device | mode |\n|---|---|---|---|---|\n| 32 | 4096 | bf16 | NVIDIA H200"),
+            std::string::npos)
+      << md;
 }
 
 // A run analysed before run shares existed (the sample) ranks by each kernel's own estimate.
 TEST(RenderContract, TopOpportunitiesWithoutRunSharesRankByEstimate) {
   std::string md = render_contract(sample_run(), nullptr);
-  EXPECT_NE(md.find("### Top 3 Opportunities\n"
+  EXPECT_NE(md.find("### Top 3 Opportunities (ranked by estimated impact)\n"
+                    "Each gain is of that kernel's time (this run has no share of the whole).\n\n"
                     "1. Fill the GPU: launch at least 132 blocks (fma_loop [66x1x1]) — est. 50% gain — trigger: "
                     "waves_per_sm=0.06\n"
                     "2. Raise achieved occupancy (fma_loop) — est. 18% gain — trigger: achieved_occupancy=57.5%\n"
@@ -128,8 +134,9 @@ TEST(RenderContract, OverallBottleneckFallsBackToDominantKernel) {
   EXPECT_NE(render_contract(run, nullptr).find("### Bottleneck: latency-bound\n"), std::string::npos);
   for (auto& s : run.stages) s.kernels[0].analysis.reset();
   std::string md = render_contract(run, nullptr);
-  EXPECT_NE(md.find("### Bottleneck: unknown\nNot analysed.\n"), std::string::npos) << md;
-  EXPECT_NE(md.find("### Top 3 Opportunities\nNone identified.\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Bottleneck: unknown\nRoot cause: not analysed.\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Top 3 Opportunities (ranked by estimated impact)\nNone identified.\n"), std::string::npos)
+      << md;
 }
 
 TEST(RenderContract, RootCauseIsAtMostTwoSentences) {
@@ -152,7 +159,8 @@ TEST(RenderContract, BaselineChangeIsSignedWithAWord) {
   EXPECT_NE(md.find("| Achieved GB/s | — | — | — |"), std::string::npos) << md;
 }
 
-// With run shares, the top 3 rank by what each saves of the whole run, and the line says both figures.
+// With run shares, the top 3 rank by what each saves of the whole run: the seed's line carries the run's figure
+// (said once under the heading), the kernel's own share goes beside its name.
 TEST(RenderContract, TopOpportunitiesRankByRunGain) {
   auto run = sample_run();
   for (auto& s : run.stages)
@@ -163,6 +171,7 @@ TEST(RenderContract, TopOpportunitiesRankByRunGain) {
           o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
         }
   std::string md = render_contract(run, nullptr);
-  auto at = md.find("### Top 3 Opportunities\n1. Approach measured DRAM bandwidth (copy_f4) — est. 8% of that kernel, 6% of the run");
+  auto at = md.find("### Top 3 Opportunities (ranked by estimated impact)\nEach gain is of the whole run's time.\n\n"
+                    "1. Approach measured DRAM bandwidth (copy_f4: 8% of its time) — est. 6% gain — trigger: ");
   EXPECT_NE(at, std::string::npos) << md;
 }

@@ -1,5 +1,6 @@
 #include "analyze/analyze_run.hpp"
 
+#include <cctype>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -166,7 +167,10 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
       a.bottleneck.key_issue = c.label;
       a.bottleneck.rule = "cause " + c.id;
       const std::string sol = speed_of_light_sentence(m);
-      a.bottleneck.root_cause = sol + (sol.empty() ? "" : " ") + "Cause: " + c.label + " (" + c.evidence + ").";
+      // The cause first, then the figures that place it: "Root cause: <cause> (<evidence>). <speed of light>."
+      std::string cause = c.label + " (" + c.evidence + ").";
+      cause[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(cause[0])));
+      a.bottleneck.root_cause = cause + (sol.empty() ? "" : " ") + sol;
     }
     judge_for_kind(a.verdicts, m, a);
   } else if (!g.counters_note.empty()) {

@@ -1,5 +1,6 @@
 #include "render/contract_markdown.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -23,10 +24,15 @@ std::string render_contract(const ProfileRun& run, const Comparison* vs_baseline
   ContractView v = build_contract_view(run, vs_baseline);
   std::string out = fmt::format("## Profile: {} {}\n\n", md_text(or_dash(v.kernel)), md_text(v.version));
 
+  // The seed's shape: one row of columns, the problem's parameters first (| b | s | t | dtype |), then the device
+  // and the mode.
   out += "### Configuration\n";
-  std::vector<std::vector<std::string>> config;
-  for (const auto& [k, val] : v.configuration) config.push_back({k, val});
-  out += markdown_table({"Param", "Value"}, config);
+  std::vector<std::string> header, row;
+  for (const auto& [k, val] : v.configuration) {
+    header.push_back(k);
+    row.push_back(val);
+  }
+  out += markdown_table(header, {row});
 
   out += "\n### Stages\n";
   std::vector<std::vector<std::string>> stages;
@@ -36,24 +42,29 @@ std::string render_contract(const ProfileRun& run, const Comparison* vs_baseline
   out += markdown_table({"Stage", "Duration (us)", "TC%", "DRAM%", "Occ%", "Bottleneck", "Key Issue"}, stages);
 
   out += fmt::format("\n### Bottleneck: {}\n", v.bottleneck_title);
-  out += (v.root_cause.empty() ? std::string("Not analysed.") : v.root_cause) + "\n";
+  out += "Root cause: " + (v.root_cause.empty() ? std::string("not analysed.") : v.root_cause) + "\n";
 
-  out += "\n### Top 3 Opportunities\n";
-  if (v.top.empty()) out += "None identified.\n";
+  // The seed's line for every item: "name — est. X% gain — trigger: metric=value". X is of the whole run's time
+  // wherever the run has shares (said once, under the heading); a kernel's own share goes beside its name.
+  out += "\n### Top 3 Opportunities (ranked by estimated impact)\n";
+  const bool shares = std::any_of(v.top.begin(), v.top.end(), [](const auto& o) { return o.run_gain_pct > 0; });
+  if (v.top.empty()) {
+    out += "None identified.\n";
+  } else {
+    out += shares ? "Each gain is of the whole run's time.\n\n"
+                  : "Each gain is of that kernel's time (this run has no share of the whole).\n\n";
+  }
   for (std::size_t i = 0; i < v.top.size(); ++i) {
     const auto& o = v.top[i];
-    std::string name = o.kernel_label.empty() ? o.name : fmt::format("{} ({})", o.name, md_text(o.kernel_label));
-    if (o.scope != "kernel" && o.kernel_label.empty())  // a one-kernel run: the seed's line, the run's estimate
-      out += fmt::format("{}. {} — est. {} gain — trigger: {}\n", i + 1, md_text(o.name), fmt_gain(o.run_gain_pct),
-                         o.trigger);
-    else if (o.scope != "kernel")  // stages or the whole program: its estimate is of the run
-      out += fmt::format("{}. {} ({}) — est. {} of the run — trigger: {}\n", i + 1, md_text(o.name),
-                         md_text(o.kernel_label), fmt_gain(o.run_gain_pct), o.trigger);
-    else if (o.kernel_label.empty() || o.run_gain_pct <= 0)  // one kernel, or a run analysed without run shares
-      out += fmt::format("{}. {} — est. {} gain — trigger: {}\n", i + 1, name, fmt_gain(o.est_gain_pct), o.trigger);
-    else
-      out += fmt::format("{}. {} — est. {} of that kernel, {} of the run — trigger: {}\n", i + 1, name,
-                         fmt_gain(o.est_gain_pct), fmt_gain(o.run_gain_pct), o.trigger);
+    std::string name = md_text(o.name);
+    if (!o.kernel_label.empty()) {
+      const std::string where = md_text(short_name(o.kernel_label, o.scope == "kernel" ? 48 : 72));
+      name += shares && o.scope == "kernel" && o.kernels.size() == 1
+                  ? fmt::format(" ({}: {} of its time)", where, fmt_gain(o.est_gain_pct))
+                  : fmt::format(" ({})", where);
+    }
+    out += fmt::format("{}. {} — est. {} gain — trigger: {}\n", i + 1, name,
+                       fmt_gain(shares ? o.run_gain_pct : o.est_gain_pct), o.trigger);
   }
   if (!v.warnings.empty()) {
     out += "\n### Warnings\n";

@@ -114,15 +114,14 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
     for (const auto& g : s.kernels)
       if (g.analysis)
         for (const auto& o : g.analysis->opportunities)
-          all.push_back(ContractOpportunity{o.name, multi ? short_name(kernel_label(g), 48) : std::string(),
+          all.push_back(ContractOpportunity{o.name, multi ? kernel_label(g) : std::string(), {kernel_label(g)},
                                             o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
   // Items across kernels (fuse stages, remove launch gaps) rank by the same whole-run gain.
   // A whole-program item of a one-kernel run reads like any item there: no label, its estimate of the run.
   for (const auto& o : run.program_opportunities)
     all.push_back(ContractOpportunity{
-        o.name,
-        multi || o.scope != "program" ? short_name(fmt::format("{}", fmt::join(o.kernels, " → ")), 72) : std::string(),
-        o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
+        o.name, multi || o.scope != "program" ? fmt::format("{}", fmt::join(o.kernels, " → ")) : std::string(),
+        o.kernels, o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
   // A run analysed before run shares existed has none: rank by the kernel's own estimate then.
   bool shares = std::any_of(all.begin(), all.end(), [](const auto& o) { return o.run_gain_pct > 0; });
   std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
@@ -145,12 +144,10 @@ ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_bas
   v.version = run.version;
   v.mode = std::string(mode_name(run.mode));
 
-  if (run.params.empty()) {
-    v.configuration.emplace_back("params", "(none)");
-  } else {
-    for (const auto& [k, val] : run.params.values) v.configuration.emplace_back(k, std::to_string(val));
-    if (!run.params.dtype.empty()) v.configuration.emplace_back("dtype", run.params.dtype);
-  }
+  for (const auto& [k, val] : run.params.values) v.params.emplace_back(k, std::to_string(val));
+  if (!run.params.dtype.empty()) v.params.emplace_back("dtype", run.params.dtype);
+  v.configuration = v.params;
+  if (v.params.empty()) v.configuration.emplace_back("params", "(none)");
   v.configuration.emplace_back("device", device_line(run));
   v.configuration.emplace_back("mode", v.mode);
 

@@ -25,7 +25,9 @@ struct ContractStageRow {
 
 struct ContractOpportunity {
   std::string name;
-  std::string kernel_label;     // set only when the run has more than one kernel
+  std::string kernel_label;     // set only when the run has more than one kernel: the group's full label (the
+                                // stages' "kernel"), or the kernels an item across kernels joins, "a → b"
+  std::vector<std::string> kernels;  // the groups an item concerns (one for a kernel's item), full labels
   double est_gain_pct = 0;      // of that kernel's time
   double run_gain_pct = 0;      // of the run's time: what ranks the top 3
   std::string trigger;          // "achieved_occupancy=57.5%"
@@ -35,7 +37,8 @@ struct ContractOpportunity {
 
 struct ContractView {
   std::string kernel, version, mode;
-  std::vector<std::pair<std::string, std::string>> configuration;  // Param → Value rows, in order
+  std::vector<std::pair<std::string, std::string>> configuration;  // Param → Value, in order (one row of columns)
+  std::vector<std::pair<std::string, std::string>> params;         // the problem's parameters and dtype only
   std::vector<ContractStageRow> stages;
   std::string bottleneck_kind;   // "memory", "compute", "latency", "balanced", "unknown"
   std::string bottleneck_title;  // "memory-bound", ... "unknown"

@@ -199,7 +199,7 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
     out += "\n**Insights**:\n";
     for (const auto& o : top) {
       std::string name =
-          o.kernel_label.empty() ? md_line(o.name) : fmt::format("{} ({})", md_line(o.name), md_text(o.kernel_label));
+          o.kernel_label.empty() ? md_line(o.name) : fmt::format("{} ({})", md_line(o.name), md_text(short_name(o.kernel_label, 48)));
       // An item of one kernel among several (or across kernels) also says what it is worth to the run: that is
       // what the next entry's duration realises.
       const bool of_run = (!o.kernel_label.empty() || o.scope != "kernel") && o.run_gain_pct > 0;

@@ -13,6 +13,12 @@ json contract_json(const ContractView& v) {
   json config = json::array();
   for (const auto& [k, val] : v.configuration) config.push_back({{"param", k}, {"value", val}});
   c["configuration"] = config;
+  json params = json::object();  // the problem's parameters as an object: {"b": 32, "s": 16, "dtype": "bf16"}
+  for (const auto& [k, val] : v.params) {
+    if (k == "dtype") params[k] = val;
+    else params[k] = std::stoll(val);
+  }
+  c["params"] = params;
 
   json stages = json::array();
   for (const auto& r : v.stages) {
@@ -39,6 +45,7 @@ json contract_json(const ContractView& v) {
   for (const auto& o : v.top)
     top.push_back({{"name", o.name},
                    {"kernel", o.kernel_label.empty() ? json(nullptr) : json(o.kernel_label)},
+                   {"kernels", o.kernels},
                    {"est_gain_pct", o.est_gain_pct},
                    {"run_gain_pct", o.run_gain_pct},
                    {"trigger", o.trigger},
