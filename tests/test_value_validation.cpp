@@ -441,3 +441,13 @@ TEST(ValueValidation, EndlessOrBinaryInputEndsWithAParseError) {
   for (int i = 0; i < 1000; ++i) text += "y\n";
   EXPECT_NO_THROW(split_csv_stream(text + kHeader + row(0, "5,000"), "t.csv"));
 }
+
+// Issue 25: the raw page of one program beside the details page of another is two runs, not one.
+TEST(ValueValidation, PagesOfDifferentRunsAreRefused) {
+  std::string raw_a = write_temp("a_raw.csv", std::string(kHeader) + row(0, "5,000"));
+  std::string other = std::string(kHeader) + row(0, "5,000");
+  for (std::size_t at = 0; (at = other.find("\"1\",\"app\"", at)) != std::string::npos;) other.replace(at, 3, "\"7\"");
+  std::string raw_b = write_temp("b_raw.csv", other);
+  expect_parse_error([&] { import_ncu_files({raw_a, raw_b}); }, 0,
+                     "its launches come from process 7, those of " + raw_a + " from 1: the pages come from different runs");
+}

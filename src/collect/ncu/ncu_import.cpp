@@ -1,6 +1,7 @@
 #include "collect/ncu/ncu_import.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -90,6 +91,7 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
   std::size_t repeated = 0;               // launches on the raw pages of two files with the very same row
   std::string repeated_in;
   std::set<long> pids;
+  std::vector<std::pair<std::string, std::set<long>>> pids_of_page;  // each launch page's file and processes
   std::string process_name, cc_column;
   std::vector<std::string> profiler_errors;
   std::optional<SessionInfo> session;
@@ -148,6 +150,24 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
         if (kind == PageKind::raw) page_compact = raw->take_compact();
         page_compact.resize(page.launches.size());
         for (auto& w : page.warnings) run.warnings.push_back({WarningCode::Implausible, std::move(w)});
+        {
+          // Pages of one run share their processes. A page whose processes none of the earlier pages has comes from
+          // another run (the raw page of program A beside the details of program B): merging them would mix two
+          // processes' launches as if they were one run's.
+          std::set<long> mine;
+          for (const auto& c : page.contexts)
+            if (c.pid >= 0) mine.insert(c.pid);  // a page without the column says nothing about its process
+          for (const auto& [other, theirs] : pids_of_page) {
+            const bool shared = std::any_of(mine.begin(), mine.end(), [&](long p) { return theirs.count(p) > 0; });
+            if (!shared && !mine.empty() && !theirs.empty())
+              throw ParseError(path, 0,
+                               fmt::format("its launches come from process{} {}, those of {} from {}: the pages come "
+                                           "from different runs; analyse each run's pages together",
+                                           mine.size() == 1 ? "" : "es", fmt::join(mine, ", "), other,
+                                           fmt::join(theirs, ", ")));
+          }
+          pids_of_page.emplace_back(path, std::move(mine));
+        }
         for (std::size_t i = 0; i < page.launches.size(); ++i) {
           const LaunchContext& ctx = page.contexts[i];
           if (process_name.empty()) process_name = basename(ctx.process_name);
