@@ -138,3 +138,21 @@ TEST(Compare, MoreBandwidthOnASlowerKernelIsNotBetter) {
   EXPECT_EQ(row(c.summary, "DRAM GB/s").verdict, "info");
   EXPECT_GT(*row(c.summary, "DRAM GB/s").change_pct, 0);
 }
+
+// Issue 25: an event-mode artifact (no FLOP counters) compared with itself showed "different FLOPs: not comparable";
+// the work its plan declared for the stage is the FLOP count, as in the devlog.
+TEST(Compare, DeclaredWorkOfTheStageGivesTheRateWithoutFlopCounters) {
+  auto a = run_with(1026528.0, 10);
+  auto& g = a.stages[0].kernels[0];
+  g.metrics.flops_fp32.reset();
+  g.metrics.flops_fp16.reset();
+  g.metrics.flops_fp64.reset();
+  g.metrics.flops_tensor.reset();
+  ASSERT_FALSE(g.metrics.total_flops());
+  a.stages[0].declared.flops = 2e12;
+  auto c = compare_runs(a, a, shipped());
+  const auto& tf = row(c.summary, "Achieved TFLOP/s");
+  EXPECT_EQ(tf.verdict, "same");
+  ASSERT_TRUE(tf.previous);
+  EXPECT_NEAR(*tf.previous, 2e12 / 1026528.0e-9 / 1e12, 2.0);  // the median launch is within 0.1% of 1026.5 us
+}

@@ -33,12 +33,14 @@ struct Totals {
 
 // `weight`: how many launches of the group to count (the baseline's launch count for a matched pair, so that two
 // runs that launched a kernel a different number of times compare per launch).
-void add_group(Totals& tot, const KernelGroup& g, std::optional<double> weight = std::nullopt) {
+// `declared`: the work the plan declared for the group (its own, or its stage's when it is the stage's one kernel):
+// the FLOPs a run without FLOP counters (event mode) is measured against, as the devlog does.
+void add_group(Totals& tot, const KernelGroup& g, const DeclaredWork& declared, std::optional<double> weight = std::nullopt) {
   const double count = weight ? *weight : static_cast<double>(std::max<std::size_t>(g.duration_ns.count, 1));
   const double time = g.duration_ns.count ? g.duration_ns.median * count : g.metrics.duration_ns.value_or(0) * count;
   tot.time_ns += time;
   auto flops = g.metrics.total_flops();
-  if (!flops || *flops <= 0) flops = g.declared.flops;
+  if (!flops || *flops <= 0) flops = declared.flops;
   if (flops) tot.flops = tot.flops.value_or(0) + *flops * count;
   if (g.metrics.dram_bytes) tot.dram_bytes = tot.dram_bytes.value_or(0) + *g.metrics.dram_bytes * count;
   if (g.metrics.achieved_occupancy_pct) {
@@ -177,17 +179,20 @@ Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current, c
   };
   std::vector<std::string> order;
   std::map<std::string, std::pair<const KernelGroup*, const KernelGroup*>> pairs;
+  std::map<const KernelGroup*, DeclaredWork> declared;  // each group's declared work (Stage::declared_for)
   for (const auto& s : baseline.stages)
     for (const auto& g : s.kernels) {
       auto k = key_of(s, g);
       if (!pairs.count(k)) order.push_back(k);
       pairs[k].first = &g;
+      declared[&g] = s.declared_for(g);
     }
   for (const auto& s : current.stages)
     for (const auto& g : s.kernels) {
       auto k = key_of(s, g);
       if (!pairs.count(k)) order.push_back(k);
       pairs[k].second = &g;
+      declared[&g] = s.declared_for(g);
     }
   // The whole run adds the same launches on both sides: each matched kernel weighted by the baseline's launch
   // count, so the run row is the stage rows' sum and a run that launched more iterations is not "slower".
@@ -196,8 +201,8 @@ Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current, c
     auto [a, b] = pairs[k];
     std::optional<double> w;
     if (a && b) w = static_cast<double>(std::max<std::size_t>(a->duration_ns.count, 1));
-    if (a) add_group(ta, *a, w);
-    if (b) add_group(tb, *b, w);
+    if (a) add_group(ta, *a, declared[a], w);
+    if (b) add_group(tb, *b, declared[b], w);
   }
   // Per-launch samples exist for the whole run only when it is one kernel group.
   auto ga = only_group(baseline), gb = only_group(current);
@@ -207,8 +212,8 @@ Comparison compare_runs(const ProfileRun& baseline, const ProfileRun& current, c
   for (const auto& k : order) {
     auto [a, b] = pairs[k];
     Totals x, y;
-    if (a) add_group(x, *a, 1.0);
-    if (b) add_group(y, *b, 1.0);
+    if (a) add_group(x, *a, declared[a], 1.0);
+    if (b) add_group(y, *b, declared[b], 1.0);
     c.stages.push_back(StageComparison{k, rows_for(figures(x), figures(y), launch_durations(a), launch_durations(b), t)});
     if (!a) c.notes.push_back("only in current: " + k);
     if (!b) c.notes.push_back("only in baseline: " + k);
