@@ -34,6 +34,17 @@ TEST(Thresholds, ShippedFileHoldsTheSixHealthyThresholds) {
   EXPECT_THROW(t.param("classify.nonexistent"), Error);
 }
 
+// Issue 25: an occupancy of exactly its healthy limit (25.0% against "> 25%") is not an issue; below it, as printed,
+// it is; other units keep the strict comparison.
+TEST(Thresholds, APercentageAtTheLimitAsPrintedIsHealthy) {
+  auto t = shipped();
+  const MetricThreshold& occ = *t.find("achieved_occupancy_pct");
+  EXPECT_TRUE(occ.healthy(25.0));
+  EXPECT_TRUE(occ.healthy(24.96));
+  EXPECT_FALSE(occ.healthy(24.9));
+  EXPECT_FALSE(t.find("waves_per_sm")->healthy(1.0));
+}
+
 TEST(Thresholds, UserFileOverridesValuesKeyByKey) {
   auto dir = std::filesystem::temp_directory_path() / "kprof_test_thresholds";
   auto file = dir / "mine.toml";

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "render/devlog.hpp"
 #include "support/golden.hpp"
 #include "support/sample_run.hpp"
@@ -163,4 +165,33 @@ TEST(RenderDevlog, NamesStartNoLineOfTheirOwnAndCarryNoHtml) {
   }
   EXPECT_EQ(headings, 1) << md;
   EXPECT_NE(md.find("\\<img"), std::string::npos) << md;
+}
+
+// Issue 25: "vs Previous" compared with the entry above whatever its mode or parameters (a v1 annotation entry after
+// a v2 event entry read +2007.5%). It compares with the last entry of the same mode and parameters for another
+// version, says which, and entries in the older header format ("(NVIDIA H200, n67108864_fp32)") still match.
+TEST(RenderDevlog, VsPreviousIsTheLastEntryOfTheSameModeAndParameters) {
+  ProfileRun run = sample_annotation_run();  // annotation, fp32, n=67108864
+  run.version = "v3";
+  auto entry = [](const std::string& version, const std::string& mode, const std::string& perf, double us) {
+    return fmt::format("## {} — 2026-12-0{}T10:00:00Z — {}\n\n**Performance** ({}):\n\n| Metric | Value | vs Previous |\n"
+                       "|---|---|---|\n| Duration | {} us | — |\n\n",
+                       version, version.back(), mode, perf, us);
+  };
+  const std::string md = devlog_header("kernels") +
+                         entry("v1", "annotation", "NVIDIA H200, n67108864_fp32", 1000) +            // old header
+                         entry("v2", "annotation", "NVIDIA H200, clocks not locked, fp32, n=1024", 900) +  // other n
+                         entry("v2", "event", "NVIDIA H200, clocks not locked, fp32, n=67108864", 50);     // other mode
+  auto prev = previous_devlog_entry(md, run);
+  ASSERT_TRUE(prev);
+  EXPECT_EQ(prev->version, "v1");
+  EXPECT_DOUBLE_EQ(*prev->duration_us, 1000);
+  EXPECT_NE(render_devlog_entry(run, prev).find("vs Previous: the v1 entry of 2026-12-01T10:00:00Z"), std::string::npos);
+  // The same version again when no other version has an entry; none when nothing matches.
+  run.version = "v1";
+  ASSERT_TRUE(previous_devlog_entry(md, run));
+  EXPECT_EQ(previous_devlog_entry(md, run)->version, "v1");
+  run.mode = Mode::Nsys;
+  EXPECT_FALSE(previous_devlog_entry(md, run));
+  EXPECT_NE(render_devlog_entry(run, std::nullopt).find("vs Previous: none"), std::string::npos);
 }

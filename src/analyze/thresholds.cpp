@@ -1,5 +1,6 @@
 #include "analyze/thresholds.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -11,6 +12,9 @@
 namespace kprof::analyze {
 
 bool MetricThreshold::healthy(double v) const {
+  // A percentage at the limit as printed (to 0.1) is not an issue: an occupancy of exactly 25.0% against "> 25%" read as
+  // one, though no reader can tell it from the limit and nothing about the kernel would change across it.
+  if ((op == ">" || op == "<") && unit == "%" && std::abs(v - value) < 0.05) return true;
   if (op == ">") return v > value;
   if (op == ">=") return v >= value;
   if (op == "<") return v < value;

@@ -135,8 +135,9 @@ std::optional<DevlogEntry> parse_heading(const std::string& line) {
 std::string devlog_header(const std::string& kernel) {
   return fmt::format(
       "# Devlog: {}\n\n"
-      "One entry per profiling run, newest last, written by kprof. \"vs Previous\" compares with the entry above:\n"
-      "relative change for duration and throughputs, percentage points (pp) for occupancy and TC util.\n\n",
+      "One entry per profiling run, newest last, written by kprof. \"vs Previous\" compares with the last entry of\n"
+      "the same mode and parameters for another version (each entry names it): relative change for duration and\n"
+      "throughputs, percentage points (pp) for occupancy and TC util.\n\n",
       kernel.empty() ? std::string("kernel") : md_text(kernel));
 }
 
@@ -169,14 +170,23 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
   // profile.json started a heading of its own (the mode is an enum, its name plain text).
   std::string out = fmt::format("## {}{}{}{}{}\n\n", md_text(run.version), kSep,
                                 run.timestamp.empty() ? kDash : md_text(run.timestamp), kSep, mode_name(run.mode));
-  out += fmt::format("**Performance** ({}, {})\n", device.empty() ? "unknown device" : md_text(device),
-                     md_text(run.params.dir_name()));
+  // The seed's line: device, clock state, dtype and parameters.
+  const bool locked = run.clocks && run.clocks->locked;
+  const std::string clocks = locked ? "locked clocks"
+                             : !run.clock_control.empty() && run.clock_control != "none"
+                                 ? fmt::format("clocks set by ncu ({})", run.clock_control)
+                                 : "clocks not locked";
+  out += fmt::format("**Performance** ({}, {}, {}):\n\n", device.empty() ? "unknown device" : md_text(device),
+                     md_text(clocks), md_text(devlog_params(run)));
   out += markdown_table({"Metric", "Value", "vs Previous"},
                         {{"Duration", with_unit(cur.duration_us, " us"), vs(&DevlogEntry::duration_us, false)},
                          {"Achieved TFLOP/s", fmt_number(cur.tflops), vs(&DevlogEntry::tflops, false)},
                          {"Achieved GB/s", fmt_fixed(cur.dram_gbps, 1), vs(&DevlogEntry::dram_gbps, false)},
                          {"Occupancy", with_unit(cur.occupancy_pct, "%"), vs(&DevlogEntry::occupancy_pct, true)},
                          {"TC Util", with_unit(cur.tc_util_pct, "%"), vs(&DevlogEntry::tc_util_pct, true)}});
+  out += previous ? fmt::format("\nvs Previous: the {} entry of {} (same mode and parameters).\n",
+                                md_text(previous->version), md_text(previous->timestamp))
+                  : "\nvs Previous: none (no earlier entry of this mode and these parameters).\n";
 
   ContractView view = build_contract_view(run, nullptr);
   out += "\n**Bottleneck**: " + md_line(view.bottleneck_title);
@@ -211,27 +221,38 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
   return out + "\n";
 }
 
-std::optional<DevlogEntry> parse_last_devlog_entry(const std::string& devlog_markdown) {
-  std::vector<std::string> lines;
-  std::istringstream in(devlog_markdown);
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
+std::string devlog_params(const ProfileRun& run) {
+  std::vector<std::string> parts;
+  if (!run.params.dtype.empty()) parts.push_back(run.params.dtype);
+  for (const auto& [k, v] : run.params.values) parts.push_back(fmt::format("{}={}", k, v));
+  return parts.empty() ? "no parameters" : fmt::format("{}", fmt::join(parts, ", "));
+}
 
-  std::optional<DevlogEntry> entry;
-  std::size_t start = 0;
-  bool in_fence = false;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (trim(lines[i]).rfind("```", 0) == 0) in_fence = !in_fence;
-    if (in_fence) continue;
-    if (auto h = parse_heading(lines[i])) {
-      entry = h;
-      start = i + 1;
-    }
-  }
-  if (!entry) return std::nullopt;
-
+namespace {
+// The entry's body (the lines after its heading, up to the next) read into `entry`.
+void parse_body(const std::vector<std::string>& lines, std::size_t start, std::size_t end, DevlogEntry* entry) {
   bool insights = false;
-  for (std::size_t i = start; i < lines.size(); ++i) {
+  for (std::size_t i = start; i < end; ++i) {
     const std::string t = trim(lines[i]);
+    // "**Performance** (device, clocks, bf16, b=32, s=16):" — or "(device, b32_s16)" in older entries.
+    if (t.rfind("**Performance**", 0) == 0 && entry->params.empty()) {
+      const std::size_t open = t.find('('), close = t.rfind(')');
+      if (open != std::string::npos && close != std::string::npos && close > open) {
+        std::vector<std::string> parts;
+        std::string inner = t.substr(open + 1, close - open - 1);
+        for (std::size_t pos = 0;;) {
+          const std::size_t comma = inner.find(", ", pos);
+          parts.push_back(inner.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+          if (comma == std::string::npos) break;
+          pos = comma + 2;
+        }
+        std::size_t first = 1;  // after the device
+        if (parts.size() > 1 && parts[1].find("clocks") != std::string::npos) first = 2;
+        std::vector<std::string> rest(parts.begin() + static_cast<std::ptrdiff_t>(std::min(first, parts.size())),
+                                      parts.end());
+        entry->params = fmt::format("{}", fmt::join(rest, ", "));
+      }
+    }
     if (t.rfind("**Insights**", 0) == 0) insights = true;
     // "- <name> — est. 22% gain — trigger: ...": the first one only.
     if (insights && entry->first_insight.empty() && t.rfind("- ", 0) == 0) {
@@ -257,7 +278,47 @@ std::optional<DevlogEntry> parse_last_devlog_entry(const std::string& devlog_mar
     else if (metric.find("occupancy") != std::string::npos) entry->occupancy_pct = v;
     else if (metric.find("tc") == 0 || metric.find("tensor") != std::string::npos) entry->tc_util_pct = v;
   }
-  return entry;
+}
+}  // namespace
+
+std::vector<DevlogEntry> parse_devlog_entries(const std::string& devlog_markdown) {
+  std::vector<std::string> lines;
+  std::istringstream in(devlog_markdown);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::vector<std::pair<DevlogEntry, std::size_t>> headings;  // each entry and the line after its heading
+  bool in_fence = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (trim(lines[i]).rfind("```", 0) == 0) in_fence = !in_fence;
+    if (in_fence) continue;
+    if (auto h = parse_heading(lines[i])) headings.emplace_back(std::move(*h), i + 1);
+  }
+  std::vector<DevlogEntry> out;
+  for (std::size_t k = 0; k < headings.size(); ++k) {
+    DevlogEntry e = std::move(headings[k].first);
+    const std::size_t end = k + 1 < headings.size() ? headings[k + 1].second - 1 : lines.size();
+    parse_body(lines, headings[k].second, end, &e);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::optional<DevlogEntry> parse_last_devlog_entry(const std::string& devlog_markdown) {
+  auto all = parse_devlog_entries(devlog_markdown);
+  if (all.empty()) return std::nullopt;
+  return std::move(all.back());
+}
+
+std::optional<DevlogEntry> previous_devlog_entry(const std::string& devlog_markdown, const ProfileRun& run) {
+  const std::string mode(mode_name(run.mode)), params = devlog_params(run), dir = run.params.dir_name();
+  const std::vector<DevlogEntry> all = parse_devlog_entries(devlog_markdown);
+  const DevlogEntry* same_version = nullptr;
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (it->mode != mode || (it->params != params && it->params != dir)) continue;
+    if (it->version != run.version) return *it;
+    if (!same_version) same_version = &*it;
+  }
+  if (same_version) return *same_version;
+  return std::nullopt;
 }
 
 }  // namespace kprof::render

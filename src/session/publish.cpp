@@ -69,7 +69,7 @@ fs::path append_devlog(const ProfileRun& run, const std::string& docs_dir, bool*
   // Read, add, write back under the folder's lock: concurrent writers (runs, `kprof devlog`) each add their entry.
   FolderLock lock(file.has_parent_path() ? file.parent_path() : fs::path("."));
   std::string existing = fs::exists(file) ? read_file(file) : render::devlog_header(run.kernel);
-  auto previous = render::parse_last_devlog_entry(existing);
+  auto previous = render::previous_devlog_entry(existing, run);
   std::string entry = render::render_devlog_entry(run, previous);
   const std::size_t heading_end = entry.find('\n') + 1;
   const std::string heading = entry.substr(0, heading_end), mark = artifact_mark(artifact);
