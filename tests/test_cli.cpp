@@ -64,6 +64,22 @@ TEST(Cli, MalformedCsvNamesFileAndLineWithExitCode3) {
   EXPECT_EQ(r.out, "");
 }
 
+// Issue 25: a program given without `--` is pointed at `--`; every command's help ends with the exit codes; a
+// negated flag prints no "{false}".
+TEST(Cli, HelpAndUsageLeadToTheRightSyntax) {
+  auto r = run_kprof("run --prof-type=event /bin/true");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("the program to profile goes after `--`"), std::string::npos) << r.err;
+  for (const char* cmd : {"run", "analyze", "compare", "devlog", "clock", "peaks", "bench"}) {
+    auto h = run_kprof(std::string(cmd) + " --help");
+    EXPECT_EQ(h.code, 0) << cmd;
+    EXPECT_NE(h.out.find("Exit codes: 0 ok"), std::string::npos) << cmd << ":\n" << h.out;
+    EXPECT_EQ(h.out.find("{false}"), std::string::npos) << cmd << ":\n" << h.out;
+  }
+  EXPECT_EQ(run_kprof("analyze " + F + "quick.csv -q --no-write --out-root " + tmp("nw").string()).code, 0);
+  EXPECT_FALSE(fs::exists(tmp("nw")));
+}
+
 TEST(Cli, UsageErrorsExitWith2) {
   EXPECT_EQ(run_kprof("analyze " + F + "quick.csv --b=abc --no-write").code, 2);
   EXPECT_EQ(run_kprof("analyze " + F + "quick.csv --no-such-flag --no-write").code, 2);

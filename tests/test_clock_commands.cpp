@@ -32,6 +32,28 @@ TEST(ClockCommands, QueryThroughFakeNvidiaSmi) {
   }
 }
 
+// Issue 25: without nvidia-smi (a machine without the driver), the dry run still prints what it would run, exit 0;
+// with --yes it is the missing tool (exit 5).
+TEST(ClockCommands, LockDryRunWithoutNvidiaSmiPrintsItsCommands) {
+  clocktest::FakeSmiEnv env;
+  clocktest::FakeSmiEnv::set("NVIDIA_SMI", "/nonexistent/nvidia-smi");
+  std::ostringstream out, err;
+  EXPECT_EQ(clock_lock({.gpu = 0}, out, err), kExitOk);
+  EXPECT_NE(out.str().find("-i 0 -lgc '<SM>,<SM>'"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("clocks.default_applications.graphics"), std::string::npos) << out.str();
+  std::ostringstream out2;
+  EXPECT_EQ(clock_lock({.gpu = 0, .sm_mhz = 1500}, out2, err), kExitOk);
+  EXPECT_NE(out2.str().find("-i 0 -lgc 1500,1500"), std::string::npos) << out2.str();
+  try {
+    std::ostringstream out3;
+    clock_lock({.gpu = 0, .yes = true}, out3, err);
+    ADD_FAILURE() << "locked without nvidia-smi";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), kExitNoTool);
+  }
+  EXPECT_EQ(env.changes(), "");
+}
+
 TEST(ClockCommands, LockIsADryRunUnlessAllowed) {
   clocktest::FakeSmiEnv env;
   std::ostringstream out, err;

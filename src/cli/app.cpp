@@ -59,8 +59,14 @@ void add_output_options(CLI::App* sub, session::OutputSpec& o) {
 }
 
 // Problem parameters are free-form `--name=value` flags (`--b=32 --s=16 --dtype=bf16`).
-void take_params(const std::vector<std::string>& extras, ProblemParams& params) {
+// `program_after`: the command takes a program after `--` (kprof run): a word that is not an option most likely is
+// that program, given without the `--`.
+void take_params(const std::vector<std::string>& extras, ProblemParams& params, bool program_after = false) {
   for (const auto& arg : extras) {
+    if (program_after && arg.rfind("-", 0) != 0)
+      throw Error("unexpected argument '" + arg + "': the program to profile goes after `--` (kprof run " +
+                      "--prof-type=<mode> [options] -- " + arg + " ...)",
+                  kExitUsage);
     if (arg.rfind("--", 0) != 0 || arg.find('=') == std::string::npos)
       throw Error("unexpected argument '" + arg + "' (problem parameters are written --name=value)", kExitUsage);
     auto eq = arg.find('=');
@@ -162,7 +168,10 @@ Command analyze_command(CLI::App& app) {
   sub->add_option("--kernel", an->kernel, "Kernel/package name (default: the profiled process name)");
   sub->add_option("--version", an->version, "Version label (default: -)");
   add_output_options(sub, an->output);
-  sub->add_flag("!--no-write", an->write, "Print only; write no artifact directory");
+  // A plain flag, negated after parsing: a "!--no-write" flag printed its default as "--no-write{false}".
+  auto no_write = std::make_shared<bool>(false);
+  sub->add_flag("--no-write", *no_write, "Print only; write no artifact directory");
+  sub->parse_complete_callback([an, no_write] { an->write = !*no_write; });
   sub->add_option("--ncu", an->ncu, "Nsight Compute executable, to read .ncu-rep reports (ncu --import --csv)")
       ->capture_default_str();
   sub->allow_extras();
@@ -217,7 +226,7 @@ Command run_command(CLI::App& app, const std::vector<std::string>& program) {
   return {sub, [sub, options, print, &program] {
             session::PackageSpec spec;
             options->apply(spec);
-            take_params(sub->remaining(), spec.run.params);
+            take_params(sub->remaining(), spec.run.params, /*program_after=*/true);
             spec.run.command = program;
             spec.run.log = stderr_log(print->quiet);
             return cmd_run(spec.run, *print);
@@ -321,6 +330,11 @@ int run(int argc, char** argv) {
   const std::vector<Command> commands{analyze_command(app), compare_command(app),  devlog_command(app),
                                       devices_command(app), run_command(app, program), clock_command(app),
                                       peaks_command(app),   list_command(app),     bench_command(app)};
+  // Every command's help ends with the exit codes, as the top-level help does.
+  for (const auto& c : commands) {
+    const std::string own = c.app->get_footer();
+    c.app->footer(own.empty() ? footer() : own + "\n" + footer());
+  }
   if (argc >= 2 && argv[1][0] != '-' &&
       std::none_of(commands.begin(), commands.end(), [&](const Command& c) { return c.app->get_name() == argv[1]; }))
     return package_command(argv[1], argc - 1, argv + 1);

@@ -74,10 +74,30 @@ int clock_status(const ClockCommandOptions& o, std::ostream& out) {
 }
 
 int clock_lock(const ClockCommandOptions& o, std::ostream& out, std::ostream& err) {
-  auto s = query_clocks(o.gpu);
+  const bool allowed = clock_change_allowed(o.yes);
+  ClockState s;
+  try {
+    s = query_clocks(o.gpu);
+  } catch (const Error& e) {
+    // A dry run prints its commands even where nvidia-smi cannot be asked (a machine without the driver, a CI
+    // runner preparing a job): the clock it cannot read is named instead of given.
+    if (allowed || e.exit_code() != kExitNoTool) throw;
+    s.gpu = o.gpu;
+    out << "# " << e.what() << ": the current clocks are unknown here\n";
+    if (!o.sm_mhz) {
+      const std::string gpu = std::to_string(o.gpu), program = nvidia_smi_program();
+      out << "# dry run: clocks unchanged. On the GPU machine, with --yes (or KPROF_ALLOW_CLOCK_CHANGE=1), kprof "
+             "would run:\n"
+          << shell_command({program, "-i", gpu, "-lgc", "<SM>,<SM>"}) << "\n"
+          << "# <SM>: the default application SM clock (" << program << " -i " << gpu
+          << " --query-gpu=clocks.default_applications.graphics --format=csv,noheader,nounits), or --sm-mhz; the "
+             "memory clock is locked too (-lmc) only on a board with more than one memory clock\n";
+      return kExitOk;
+    }
+  }
   auto plan = plan_lock(s, o.sm_mhz, nvidia_smi_program());
   print_plan(plan, out);
-  if (!clock_change_allowed(o.yes)) {
+  if (!allowed) {
     print_dry_run(plan, out);
     return kExitOk;
   }
