@@ -38,7 +38,7 @@ CLI::Option* add_table_option(CLI::App* sub, std::string_view name, T& target) {
 // --json and -q on every command that prints a contract or a table.
 void add_print(CLI::App* sub, PrintOptions& print) {
   sub->add_flag("--json", print.json, "Print machine-readable JSON instead of Markdown");
-  sub->add_flag("-q,--quiet", print.quiet, "Print only errors");
+  sub->add_flag("-q,--quiet", print.quiet, "Print only errors (and the JSON --json asks for)");
 }
 
 // --devices, --thresholds (the options table's), --json and -q.
@@ -241,6 +241,7 @@ Command clock_command(CLI::App& app) {
   sub->add_option("--gpu", co->gpu, "GPU index")->capture_default_str();
   sub->add_flag("--yes", co->yes, "Really change clocks (or KPROF_ALLOW_CLOCK_CHANGE=1); default: print the commands");
   sub->add_option("--sm-mhz", co->sm_mhz, "lock: SM clock to lock to (default: the default application clock)");
+  sub->add_flag("--json", co->json, "status: print JSON (schema kprof.clock-status/1)");
   return {sub, [co] { return cmd_clock(*co); }};
 }
 

@@ -12,7 +12,7 @@ int cmd_clock(const ClockOptions& o) {
   c.gpu = o.gpu;
   c.yes = o.yes;
   if (o.sm_mhz > 0) c.sm_mhz = o.sm_mhz;
-  if (o.action == "status") return clock_status(c, std::cout);
+  if (o.action == "status") return o.json ? clock_status_json(c, std::cout) : clock_status(c, std::cout);
   if (o.action == "lock") return clock_lock(c, std::cout, std::cerr);
   if (o.action == "reset") return clock_reset(c, std::cout, std::cerr);
   throw Error("kprof clock needs one of: status, lock, reset", kExitUsage);

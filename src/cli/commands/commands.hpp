@@ -104,6 +104,7 @@ struct ClockOptions {
   int gpu = 0;
   bool yes = false;
   int sm_mhz = 0;
+  bool json = false;  // status: JSON
 };
 int cmd_clock(const ClockOptions&);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <string>
@@ -70,6 +71,32 @@ int clock_status(const ClockCommandOptions& o, std::ostream& out) {
   } else {
     out << "  locked          not by kprof\n";
   }
+  return kExitOk;
+}
+
+int clock_status_json(const ClockCommandOptions& o, std::ostream& out) {
+  auto s = query_clocks(o.gpu);
+  auto opt = [](const std::optional<int>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json j{{"schema", "kprof.clock-status/1"},
+                   {"gpu", s.gpu},
+                   {"name", s.name},
+                   {"sm_mhz", opt(s.sm_mhz)},
+                   {"mem_mhz", opt(s.mem_mhz)},
+                   {"max_sm_mhz", opt(s.max_sm_mhz)},
+                   {"max_mem_mhz", opt(s.max_mem_mhz)},
+                   {"app_sm_mhz", opt(s.app_sm_mhz)},
+                   {"app_mem_mhz", opt(s.app_mem_mhz)},
+                   {"default_app_sm_mhz", opt(s.default_app_sm_mhz)},
+                   {"default_app_mem_mhz", opt(s.default_app_mem_mhz)},
+                   {"event_reasons", s.event_reasons ? nlohmann::json(decode_event_reasons(*s.event_reasons))
+                                                     : nlohmann::json(nullptr)},
+                   {"locked_by_kprof", nullptr}};
+  if (auto saved = load_clock_state(o.gpu))
+    j["locked_by_kprof"] = {{"sm_mhz", opt(saved->locked_sm_mhz)},
+                            {"by", saved->locked_by},
+                            {"at", saved->timestamp},
+                            {"record", clock_state_path(o.gpu).string()}};
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return kExitOk;
 }
 

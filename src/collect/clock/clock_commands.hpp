@@ -17,6 +17,10 @@ bool clock_change_allowed(bool yes);
 
 // Prints current, maximum and application clocks, active event reasons and any recorded lock.
 int clock_status(const ClockCommandOptions& o, std::ostream& out);
+// The same as JSON (schema kprof.clock-status/1): {"gpu", "name", "sm_mhz", "mem_mhz", "max_sm_mhz", "max_mem_mhz",
+// "app_sm_mhz", "app_mem_mhz", "default_app_sm_mhz", "default_app_mem_mhz", "event_reasons": [...] or null,
+// "locked_by_kprof": {"sm_mhz", "by", "at", "record"} or null}; unknown clocks are null.
+int clock_status_json(const ClockCommandOptions& o, std::ostream& out);
 // Dry run (exit 0) unless allowed; then records the state and runs the plan.
 int clock_lock(const ClockCommandOptions& o, std::ostream& out, std::ostream& err);
 // Restores the recorded state (or resets both clocks when none); dry run unless allowed.

@@ -1,0 +1,77 @@
+// Issue 25: every JSON document a kprof command prints is documented in one schema file (docs/kprof-json.schema.json)
+// and each command's output here is validated against its definition, so an agent reading the JSON can rely on the
+// documented keys, and a key added without documenting it fails this test.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/json_schema.hpp"
+#include "support/shell.hpp"
+#include "util/fs.hpp"
+
+namespace fs = std::filesystem;
+using kprof::test::JsonSchema;
+
+namespace {
+
+const fs::path kSource = KPROF_SOURCE_DIR;
+const std::string kBin = KPROF_BINARY;
+
+const JsonSchema& schema() {
+  static const JsonSchema s(nlohmann::json::parse(kprof::read_file(kSource / "docs/kprof-json.schema.json")));
+  return s;
+}
+
+// Runs `kprof <args>` in the source tree and validates its stdout against $defs/<def>.
+void expect_valid(const std::string& args, const std::string& def, int code = 0, const std::string& env = "") {
+  SCOPED_TRACE(args);
+  auto r = kprof::test::run_shell("cd '" + kSource.string() + "' && " + env + " '" + kBin + "' " + args,
+                                  kprof::test::scratch_dir("json_schema"));
+  ASSERT_EQ(r.code, code) << r.err;
+  nlohmann::json doc;
+  ASSERT_NO_THROW(doc = nlohmann::json::parse(r.out)) << r.out.substr(0, 400);
+  EXPECT_EQ(schema().check(doc, def), "") << r.out.substr(0, 400);
+}
+
+}  // namespace
+
+TEST(JsonSchema, TheSchemaFileParsesAndDefinesEveryOutput) {
+  for (const char* def : {"contract", "comparison", "regression", "dry_run", "clock_status", "packages", "devices"})
+    EXPECT_NO_THROW(schema().check(nlohmann::json::object(), def)) << def;
+  // The checker is not vacuous: a contract without its keys, or with an undocumented one, fails.
+  EXPECT_NE(schema().check(nlohmann::json::object(), "contract"), "");
+  EXPECT_NE(schema().check(nlohmann::json{{"schema", "kprof.dry-run/1"}, {"dry_run", true}, {"dir", nullptr},
+                                          {"lines", nlohmann::json::array()}, {"extra", 1}},
+                           "dry_run"),
+            "");
+  EXPECT_EQ(schema().check(nlohmann::json{{"schema", "kprof.dry-run/1"}, {"dry_run", true}, {"dir", nullptr},
+                                          {"lines", nlohmann::json::array()}},
+                           "dry_run"),
+            "");
+}
+
+TEST(JsonSchema, EveryCommandsJsonFitsItsDefinition) {
+  const std::string scratch = kprof::test::scratch_dir("json_schema_out").string();
+  // The contract: analyze of ncu exports (with and without writing), of an artifact, with a baseline.
+  expect_valid("analyze tests/fixtures/h200-probe/full_raw.csv tests/fixtures/h200-probe/full_details.csv --json -q "
+               "--no-write --b=32 --dtype=bf16",
+               "contract");
+  expect_valid("analyze examples/h200/profiles/annotation_probe --json -q --out-root '" + scratch + "'", "contract");
+  expect_valid("analyze examples/h200/packages/mla_v1_annotation --json -q --no-write --baseline "
+               "examples/h200/packages/mla_v1_annotation",
+               "contract");
+  expect_valid("analyze examples/h200/profiles/nsys_streams --json -q --no-write", "contract");
+  // compare, and compare as a CI gate.
+  expect_valid("compare examples/h200/profiles/event_elementwise_1 examples/h200/profiles/event_elementwise_2 --json",
+               "comparison");
+  expect_valid("compare examples/h200/profiles/event_probe examples/h200/profiles/event_probe --json "
+               "--fail-on-regression=5%",
+               "regression");
+  // A dry run, the clock status (through the fake nvidia-smi), the packages and the devices.
+  expect_valid("run --prof-type=annotation --dry-run --json -- /bin/true", "dry_run");
+  expect_valid("clock status --json", "clock_status", 0,
+               "NVIDIA_SMI='" + (kSource / "tests/fixtures/fake-nvidia-smi/nvidia-smi").string() + "'");
+  if (fs::exists(fs::path(kBin).parent_path() / "kprof-kernels")) expect_valid("list --json", "packages");
+  expect_valid("devices --json", "devices");
+}
