@@ -334,7 +334,7 @@ int run(int argc, char** argv) {
   // Every command's help ends with the exit codes, as the top-level help does.
   for (const auto& c : commands) {
     const std::string own = c.app->get_footer();
-    c.app->footer(own.empty() ? footer() : own + "\n" + footer());
+    if (own.find("Exit codes:") == std::string::npos) c.app->footer(own.empty() ? footer() : own + "\n" + footer());
   }
   if (argc >= 2 && argv[1][0] != '-' &&
       std::none_of(commands.begin(), commands.end(), [&](const Command& c) { return c.app->get_name() == argv[1]; }))

@@ -121,16 +121,23 @@ int main(int argc, char** argv) {
         if (sticky != cudaSuccess) throw;
       }
     };
-    // HBM: an SM copy kernel and the copy engine; the roof is the faster of the two (both are kept).
+    // HBM: the attainable roof is the best of several read:write mixes (read-only, 2:1, 1:1), launch shapes and
+    // the copy engine, each kept under its own key; dram_gbps names the one that set it. A real kernel streams with
+    // one of these mixes, so none lands above this roof (a copy-only roof put PyTorch's add at 105%).
     run("dram_copy_kernel_gbps", [&] { return measure_dram_copy(d, s, topt); });
     run("dram_memcpy_gbps", [&] { return measure_dram_memcpy(d, s, topt); });
-    for (const char* k : {"dram_copy_kernel_gbps", "dram_memcpy_gbps"})
+    run("dram_read_gbps", [&] { return measure_dram_read(d, s, topt); });
+    run("dram_add_gbps", [&] { return measure_dram_mix(d, s, topt, DramMix::add_resident); });
+    run("dram_add_flat_gbps", [&] { return measure_dram_mix(d, s, topt, DramMix::add_flat); });
+    run("dram_copy_flat_gbps", [&] { return measure_dram_mix(d, s, topt, DramMix::copy_flat); });
+    for (const char* k : {"dram_copy_kernel_gbps", "dram_memcpy_gbps", "dram_read_gbps", "dram_add_gbps",
+                          "dram_add_flat_gbps", "dram_copy_flat_gbps"})
       if (report.measured.count(k) &&
           (!report.measured.count("dram_gbps") || report.measured[k].value > report.measured["dram_gbps"].value)) {
         report.measured["dram_gbps"] = report.measured[k];
-        report.measured["dram_gbps"].method = "best of SM copy kernel and cudaMemcpy D2D: " + report.measured[k].method;
+        report.measured["dram_gbps"].method = std::string("best of 6 read:write mixes and launch shapes (") + k +
+                                              "): " + report.measured[k].method;
       }
-    run("dram_read_gbps", [&] { return measure_dram_read(d, s, topt); });
     run("l2_gbps", [&] { return measure_l2_read(d, s, topt); });
     run("smem_gbps", [&] { return measure_smem_read(d, s, topt); });
     run("fp32_tflops", [&] { return measure_fp32_fma(d, s, topt); });

@@ -35,6 +35,40 @@ __global__ void copy_kernel(const float4* __restrict__ in, float4* __restrict__ 
   }
 }
 
+// The read:write mix of an elementwise binary op (PyTorch's add: c = a + b, two streams read, one written),
+// grid-stride over resident blocks.
+__global__ void add_kernel(const float4* __restrict__ a, const float4* __restrict__ b, float4* __restrict__ c,
+                           size_t n) {
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x * kUnroll;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; i < n; i += stride) {
+    float4 x[kUnroll], y[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (i + u * blockDim.x < n) {
+        x[u] = a[i + u * blockDim.x];
+        y[u] = b[i + u * blockDim.x];
+      }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (i + u * blockDim.x < n)
+        c[i + u * blockDim.x] = make_float4(x[u].x + y[u].x, x[u].y + y[u].y, x[u].z + y[u].z, x[u].w + y[u].w);
+  }
+}
+
+// The same mixes with the launch shape of a framework's elementwise kernel: one float4 per thread, as many blocks
+// as the data needs (no grid-stride loop). `b` null: a copy (1:1); else c = a + b (2:1).
+__global__ void flat_kernel(const float4* __restrict__ a, const float4* __restrict__ b, float4* __restrict__ c,
+                            size_t n) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float4 x = a[i];
+  if (b) {
+    const float4 y = b[i];
+    x = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  }
+  c[i] = x;
+}
+
 // Reads in[0..n) `passes` times, each pass starting at a different offset so no load repeats an address the
 // compiler could prove unchanged. __ldcg caches in L2 only: with a working set smaller than L2, passes after the
 // first are L2 hits; with one larger than L2 every pass reads HBM.
@@ -139,6 +173,36 @@ PeakMeasurement measure_dram_memcpy(const DeviceFacts& d, cudaStream_t s, const 
   CUDA_CHECK(cudaStreamSynchronize(s));
   if (zero_fraction_f32(out.as<float>(), 4096) > 0.01) throw std::runtime_error("memcpy produced zeros");
   return summarize(ms, 2.0 * bytes, 1e9, "cudaMemcpyAsync device to device, " + gib(bytes) + ", bytes read + written");
+}
+
+PeakMeasurement measure_dram_mix(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt, DramMix mix) {
+  const bool add = mix == DramMix::add_resident || mix == DramMix::add_flat;
+  const size_t bytes = hbm_buffer_bytes(d, 3);
+  const size_t n = bytes / sizeof(float4);
+  DeviceBuffer a(bytes), b(bytes), c(bytes);
+  fill_random(a.as<void>(), ElemType::f32, bytes / 4, 5, 0.5f, 1.5f, s);
+  fill_random(b.as<void>(), ElemType::f32, bytes / 4, 6, 0.5f, 1.5f, s);
+  fill_random(c.as<void>(), ElemType::f32, bytes / 4, 7, -1.0f, 1.0f, s);
+  const unsigned flat_blocks = static_cast<unsigned>((n + kThreads - 1) / kThreads);
+  auto ms = time_runs(
+      [&](cudaStream_t st) {
+        if (mix == DramMix::add_resident)
+          add_kernel<<<resident_blocks(d), kThreads, 0, st>>>(a.as<const float4>(), b.as<const float4>(),
+                                                               c.as<float4>(), n);
+        else
+          flat_kernel<<<flat_blocks, kThreads, 0, st>>>(a.as<const float4>(), add ? b.as<const float4>() : nullptr,
+                                                         c.as<float4>(), n);
+        CUDA_CHECK_LAUNCH();
+      },
+      s, opt);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  if (zero_fraction_f32(c.as<float>(), 4096) > 0.01) throw std::runtime_error("the mix kernel produced zeros");
+  const std::string shape = mix == DramMix::add_resident ? "grid-stride over resident blocks"
+                                                         : "one float4 per thread, " + std::to_string(flat_blocks) +
+                                                               " blocks";
+  return summarize(ms, (add ? 3.0 : 2.0) * bytes, 1e9,
+                   std::string(add ? "c = a + b (2 reads : 1 write)" : "copy (1 read : 1 write)") + ", float4, " +
+                       shape + ", " + gib(bytes) + " per stream, bytes read + written");
 }
 
 PeakMeasurement measure_dram_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt) {

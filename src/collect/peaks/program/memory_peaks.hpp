@@ -1,4 +1,4 @@
-// Bandwidth microbenchmarks: HBM copy (read+write counted), HBM read-only reduction, L2 re-reads of a working
+// Bandwidth microbenchmarks: HBM copy (read+write counted), other read:write mixes, HBM read-only reduction, L2 re-reads of a working
 // set a quarter of the L2, shared-memory reads. Each returns GB/s (1e9 byte/s).
 #pragma once
 #include <cuda_runtime.h>
@@ -12,6 +12,10 @@ namespace kprof::peaks {
 PeakMeasurement measure_dram_copy(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
 PeakMeasurement measure_dram_memcpy(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
 PeakMeasurement measure_dram_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
+// Other read:write mixes and launch shapes a real kernel streams with, so the DRAM roof is what kernels attain:
+// 2:1 (an elementwise add) over resident blocks or one float4 per thread, and a 1:1 copy one float4 per thread.
+enum class DramMix { add_resident, add_flat, copy_flat };
+PeakMeasurement measure_dram_mix(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt, DramMix mix);
 PeakMeasurement measure_l2_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
 PeakMeasurement measure_smem_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
 
