@@ -28,3 +28,6 @@ done
 step compare-1-2 $D/kprof compare $OUT/profiles/event_elementwise_1 $OUT/profiles/event_elementwise_2
 sed -n '/## Notes/,/## Whole/p' $R/compare-1-2.out | tee -a $S
 log "done"
+# One archive: the device tool brings back a limited number of files.
+cp $S /tmp/summary.txt
+(cd $OUT && tar czf /tmp/results.tgz .) && find $OUT -mindepth 1 -delete && mv /tmp/results.tgz /tmp/summary.txt $OUT/
