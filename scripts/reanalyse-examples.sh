@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${KPROF:-build/release/kprof}
 n=0
-for d in examples/h200/profiles/* examples/h200/packages/* examples/h200/python/* examples/h200/mla-v4/*; do
+for d in examples/h200/profiles/* examples/h200/packages/* examples/h200/python/* examples/h200/mla-v4/* examples/h200/advice/*; do
   [ -f "$d/profile.json" ] || continue
   "$K" analyze "$d" --out "$d" --replace -q > /dev/null
   n=$((n + 1))

@@ -4,6 +4,7 @@
 
 #include "analyze/compare.hpp"
 #include "analyze_probe_metrics.hpp"
+#include "session/artifact.hpp"
 
 using namespace kprof;
 using namespace kprof::analyze;
@@ -155,4 +156,15 @@ TEST(Compare, DeclaredWorkOfTheStageGivesTheRateWithoutFlopCounters) {
   EXPECT_EQ(tf.verdict, "same");
   ASSERT_TRUE(tf.previous);
   EXPECT_NEAR(*tf.previous, 2e12 / 1026528.0e-9 / 1e12, 2.0);  // the median launch is within 0.1% of 1026.5 us
+}
+
+// Issue 25: two event runs of one program (examples/h200/profiles/event_elementwise_{1,2}, captured on the H200 with
+// the current grouping) match stage for stage: nothing is only in one of them.
+TEST(Compare, TwoRunsOfOneProgramMatchEveryStage) {
+  const std::string ex = std::string(KPROF_SOURCE_DIR) + "/examples/h200/profiles/";
+  auto a = kprof::session::load_artifact(ex + "event_elementwise_1");
+  auto b = kprof::session::load_artifact(ex + "event_elementwise_2");
+  auto c = compare_runs(a, b, shipped());
+  EXPECT_GE(c.stages.size(), 10u);
+  for (const auto& n : c.notes) EXPECT_EQ(n.find("only in"), std::string::npos) << n;
 }

@@ -121,4 +121,11 @@ TEST(KernelName, DistinguishingNamesShowOnlyWhatDiffers) {
   EXPECT_EQ(n[1], "r<B,…,1>");
   EXPECT_EQ(n[2], "r<A,…,2>");
   EXPECT_EQ(distinguishing_names({"k(float *)", "k(double *)"}), (std::vector<std::string>{"k", "k"}));
+  // ncu's "unnamed>::" (the '<' of "<unnamed>" lost) unbalanced the brackets: every name came back whole.
+  n = distinguishing_names({"void v<4, unnamed>::CompareFunctor<float>, std::array<char *, 3>>(int, T2, T3)",
+                            "void v<4, AbsFunctor<float>, std::array<char *, 2>>(int, T2, T3)"});
+  EXPECT_EQ(n[0], "v<…,CompareFunctor<float>,…>");
+  EXPECT_EQ(n[1], "v<…,AbsFunctor<float>,…>");
+  EXPECT_EQ(kprof::instantiation_key("void unnamed>::k<unnamed>::Tile<64, 32>, 1>(unnamed>::Params)"),
+            kprof::instantiation_key("void (anonymous namespace)::k<(anonymous namespace)::Tile<64, 32>, 1>(P)"));
 }

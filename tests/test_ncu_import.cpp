@@ -130,3 +130,41 @@ TEST(NcuImport, PagesOfDifferentRunsAreRefused) {
     EXPECT_NE(std::string(e.what()).find("from process 756, those of"), std::string::npos) << e.what();
   }
 }
+
+// Issue 25, on a real H200 export (tests/fixtures/h200-identity): PyTorch's add and abs at one launch shape, max and
+// mean reductions, normal() for float and bf16 are each two kernel groups with their own counters, named by what
+// tells them apart; the details page of another ncu run of the program is refused beside this raw page.
+TEST(NcuImport, InstantiationsAtOneShapeAreGroupsWithTheirOwnCounters) {
+  const std::string dir = std::string(KPROF_FIXTURES) + "/h200-identity/";
+  ProfileRun r = import_ncu_files({dir + "raw.csv"});
+  const KernelGroup *add = nullptr, *abs = nullptr, *max = nullptr, *mean = nullptr, *nf = nullptr, *nbf = nullptr;
+  for (const auto& s : r.stages)
+    for (const auto& g : s.kernels) {
+      const std::string& l = g.label;
+      if (l.find("CUDAFunctor_add<float>") != std::string::npos) add = &g;
+      if (l.find("AbsFunctor<float>") != std::string::npos) abs = &g;
+      if (g.launch.grid[0] == 256 && g.signature.find("MaxNanFunctor") != std::string::npos) max = &g;
+      if (g.launch.grid[0] == 256 && g.signature.find("MeanOps") != std::string::npos) mean = &g;
+      if (l.find("normal_and_transform<float") != std::string::npos) nf = &g;
+      if (l.find("normal_and_transform<BFloat16") != std::string::npos) nbf = &g;
+    }
+  for (const KernelGroup* g : {add, abs, max, mean, nf, nbf}) ASSERT_NE(g, nullptr);
+  EXPECT_EQ(add->launch.grid, abs->launch.grid);
+  EXPECT_EQ(add->duration_ns.count, 3u);  // launches 4, 10, 15
+  EXPECT_EQ(abs->duration_ns.count, 4u);  // launches 5, 13, 16, 17
+  // Each carries its own launch's counters: the add (two inputs) runs 44 us, the abs 31 us (ncu's basic set).
+  ASSERT_TRUE(add->metrics.duration_ns && abs->metrics.duration_ns && add->metrics.dram_throughput_pct &&
+              abs->metrics.dram_throughput_pct);
+  EXPECT_GT(*add->metrics.duration_ns, 1.3 * *abs->metrics.duration_ns);
+  EXPECT_NE(*add->metrics.dram_throughput_pct, *abs->metrics.dram_throughput_pct);
+  EXPECT_NE(*max->metrics.duration_ns, *mean->metrics.duration_ns);
+  EXPECT_NE(max->label, mean->label);
+  EXPECT_NE(nf->signature, nbf->signature);
+  EXPECT_EQ(nf->launch.grid, nbf->launch.grid);
+  try {
+    import_ncu_files({dir + "raw.csv", dir + "details_other_run_head.csv"});
+    ADD_FAILURE() << "two runs' pages were merged";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("the pages come from different runs"), std::string::npos) << e.what();
+  }
+}

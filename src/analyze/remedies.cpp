@@ -44,7 +44,7 @@ const Remedy kRemedies[] = {
      "The same bytes are fetched again and again from L1/L2; tiles held in shared memory or registers serve the "
      "reuse at far higher bandwidth."},
     {RemedyId::dram_bandwidth, "Reach peak DRAM bandwidth (wider loads, more bytes in flight)",
-     "DRAM-bound below the measured copy bandwidth: 16-byte loads and more independent loads per thread approach "
+     "DRAM-bound below the measured DRAM roof: 16-byte loads and more independent loads per thread approach "
      "the roof."},
     {RemedyId::dram_traffic, "Cut DRAM traffic to the declared minimum (fuse, reuse)",
      "The kernel moves more bytes than its work needs; fuse producers and consumers or reuse data to cut "
@@ -123,7 +123,7 @@ const char* remedy_assumption(RemedyId id) {
     case R::occupancy: return "more resident warps hide latency until the busiest unit reaches its peak";
     case R::memory_parallelism: return "more bytes in flight fill the idle issue slots until a unit saturates";
     case R::onchip_reuse: return "re-reads are served on chip, so the kernel approaches its DRAM/compute floor";
-    case R::dram_bandwidth: return "the kernel streams at the measured copy bandwidth";
+    case R::dram_bandwidth: return "the kernel streams at the measured DRAM roof (the best read:write mix kprof peaks timed)";
     case R::feed_tensor: return "the tensor pipe runs at its sustained peak";
     case R::pipe_throughput: return "the busiest pipe runs at its sustained peak";
     case R::fp_instructions: return "paired FP multiplies and adds become FMAs (Nsight Compute's count)";

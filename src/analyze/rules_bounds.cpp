@@ -53,9 +53,9 @@ void detect_plain_bounds(RuleContext& r) {
 
   // DRAM first: a stream that saturates DRAM also keeps L2 and L1 busy.
   if (dram >= r.p("dram_bound_pct") && dram >= pipe_pct - 10) {
-    bool at_roof = dram >= roof_pct;
+    bool at_roof = dram >= r.p("dram_at_roof_pct");
     Finding& c = r.add(CauseId::dram_bandwidth, at_roof ? "DRAM bandwidth at its roof" : "DRAM bandwidth bound",
-                     fmt::format("DRAM at {:.1f}% of {}", dram, m.dram_measured_pct ? "the measured copy bandwidth" : "peak"),
+                     fmt::format("DRAM at {:.1f}% of {}", dram, m.dram_measured_pct ? "the measured DRAM roof" : "peak"),
                      1.0 - dram / 100.0,
                      fmt::format("{}={:.1f}%", m.dram_measured_pct ? "dram_measured" : "dram_throughput", dram));
     if (at_roof) c.remedy = RemedyId::none;

@@ -1,6 +1,8 @@
 #include "collect/kernel_name.hpp"
 
 #include <cctype>
+#include <map>
+#include <tuple>
 #include <vector>
 
 namespace kprof {
@@ -86,9 +88,14 @@ std::string instantiation_key(std::string_view demangled) {
   // 1. Anonymous namespaces, in either spelling.
   std::string a;
   a.reserve(demangled.size());
+  // ncu also prints "unnamed>::" (its '<' lost); a "<unnamed>::" right after a name is that spelling behind a
+  // template's own '<' ("k<unnamed>::Tile<64>>"), which stays.
   for (std::size_t i = 0; i < demangled.size();) {
+    const bool after_name = i > 0 && (std::isalnum(static_cast<unsigned char>(demangled[i - 1])) || demangled[i - 1] == '_');
     if (demangled.compare(i, 23, "(anonymous namespace)::") == 0) i += 23;
+    else if (demangled.compare(i, 11, "<unnamed>::") == 0 && after_name) a += '<', i += 11;
     else if (demangled.compare(i, 11, "<unnamed>::") == 0) i += 11;
+    else if (demangled.compare(i, 10, "unnamed>::") == 0) i += 10;
     else a += demangled[i++];
   }
   // 2. Lambdas: "{lambda(P)#N}" (c++filt) and "[lambda(P) (instance N)]" (ncu) both become "lambda(P)#N".
@@ -228,9 +235,11 @@ NameNode parse_name(std::string_view s) {
   return n;
 }
 
+// At most ~40 characters: the head and the end, where a functor's name usually sits
+// ("func_wrapper_t<…MaxNanFunctor<float>>").
 std::string shortened(const std::string& s) {
-  constexpr std::size_t kMax = 40;
-  return s.size() <= kMax ? s : s.substr(0, kMax - 1) + "…";
+  constexpr std::size_t kMax = 40, kHead = 16;
+  return s.size() <= kMax ? s : s.substr(0, kHead) + "…" + s.substr(s.size() - (kMax - kHead - 1));
 }
 
 // What tells `nodes` apart, one string per node: the head with the fewest differing template arguments (in order,
@@ -241,8 +250,31 @@ std::vector<std::string> what_differs(const std::vector<const NameNode*>& nodes)
   for (const NameNode* n : nodes)
     same_shape = same_shape && n->head == nodes[0]->head && n->tail == nodes[0]->tail &&
                  n->args.size() == nodes[0]->args.size();
-  if (!same_shape || nodes[0]->args.empty()) {
+  if (nodes[0]->args.empty() && same_shape) {
     for (std::size_t i = 0; i < nodes.size(); ++i) out[i] = shortened(nodes[i]->text);
+    return out;
+  }
+  if (!same_shape) {
+    // Nodes of several shapes (uniform_and_transform<…> beside two normal_and_transform<…>): each shape class is
+    // told apart within itself; a node alone in its class is named by its head when no other node shares it.
+    std::map<std::tuple<std::string, std::string, std::size_t>, std::vector<std::size_t>> classes;
+    std::map<std::string, int> heads;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      classes[{nodes[i]->head, nodes[i]->tail, nodes[i]->args.size()}].push_back(i);
+      ++heads[nodes[i]->head];
+    }
+    for (const auto& [key, members] : classes) {
+      if (members.size() == 1) {
+        const NameNode* n = nodes[members[0]];
+        out[members[0]] = n->text.size() > 40 && heads[n->head] == 1 ? n->head + (n->args.empty() ? "" : "<…>")
+                                                                         : shortened(n->text);
+        continue;
+      }
+      std::vector<const NameNode*> sub;
+      for (std::size_t i : members) sub.push_back(nodes[i]);
+      const std::vector<std::string> d = what_differs(sub);
+      for (std::size_t k = 0; k < members.size(); ++k) out[members[k]] = d[k];
+    }
     return out;
   }
   const std::size_t arity = nodes[0]->args.size();

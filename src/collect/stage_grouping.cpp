@@ -97,6 +97,33 @@ void set_span(KernelGroup& g, const std::vector<std::pair<double, double>>& busy
 
 }  // namespace
 
+void label_groups(Stage& st) {
+  for (auto& g : st.kernels) g.label = g.kernel.empty() ? g.signature : g.kernel;
+  std::map<std::string, std::set<std::array<int, 3>>> grids_per_function;
+  for (const auto& g : st.kernels) grids_per_function[g.kernel].insert(g.launch.grid);
+  for (auto& g : st.kernels)
+    if (grids_per_function[g.kernel].size() > 1)
+      g.label = fmt::format("{} [{}x{}x{}]", g.kernel, g.launch.grid[0], g.launch.grid[1], g.launch.grid[2]);
+  // Instantiations of one template at one shape: named by the template arguments that tell them apart
+  // ("vectorized_elementwise_kernel<…,AbsFunctor<float>,…> [1x1x1]"), so that a reader and `compare` can match
+  // them whatever order they ran in; numbered in launch order only where even those are equal (overloads).
+  std::map<std::string, std::vector<std::size_t>> same_label;
+  for (std::size_t gi = 0; gi < st.kernels.size(); ++gi) same_label[st.kernels[gi].label].push_back(gi);
+  for (const auto& [label, members] : same_label) {
+    if (members.size() < 2) continue;
+    std::vector<std::string> signatures;
+    for (std::size_t gi : members) signatures.push_back(st.kernels[gi].signature);
+    const std::vector<std::string> names = distinguishing_names(signatures);
+    const std::string& fn = st.kernels[members[0]].kernel;
+    const std::string shape = !fn.empty() && label.rfind(fn, 0) == 0 ? label.substr(fn.size()) : "";  // " [66x1x1]"
+    for (std::size_t m = 0; m < members.size(); ++m) st.kernels[members[m]].label = names[m] + shape;
+  }
+  std::map<std::string, int> still_same, seen;
+  for (const auto& g : st.kernels) ++still_same[g.label];
+  for (auto& g : st.kernels)
+    if (still_same[g.label] > 1) g.label += fmt::format(" #{}", ++seen[g.label]);
+}
+
 std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches) {
   return group_into_stages(std::vector<KernelLaunch>(launches));
 }
@@ -145,28 +172,7 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const
 
   for (std::size_t si = 0; si < stages.size(); ++si) {
     Stage& st = stages[si];
-    std::map<std::string, std::set<std::array<int, 3>>> grids_per_function;
-    for (const auto& g : st.kernels) grids_per_function[g.kernel].insert(g.launch.grid);
-    for (auto& g : st.kernels)
-      if (grids_per_function[g.kernel].size() > 1)
-        g.label = fmt::format("{} [{}x{}x{}]", g.kernel, g.launch.grid[0], g.launch.grid[1], g.launch.grid[2]);
-    // Instantiations of one template at one shape: named by the template arguments that tell them apart
-    // ("vectorized_elementwise_kernel<…,AbsFunctor<float>,…> [1x1x1]"), so that a reader and `compare` can match
-    // them whatever order they ran in; numbered in launch order only where even those are equal (overloads).
-    std::map<std::string, std::vector<std::size_t>> same_label;
-    for (std::size_t gi = 0; gi < st.kernels.size(); ++gi) same_label[st.kernels[gi].label].push_back(gi);
-    for (const auto& [label, members] : same_label) {
-      if (members.size() < 2) continue;
-      std::vector<std::string> signatures;
-      for (std::size_t gi : members) signatures.push_back(st.kernels[gi].signature);
-      const std::vector<std::string> names = distinguishing_names(signatures);
-      const std::string shape = label.substr(st.kernels[members[0]].kernel.size());  // " [66x1x1]" or ""
-      for (std::size_t m = 0; m < members.size(); ++m) st.kernels[members[m]].label = names[m] + shape;
-    }
-    std::map<std::string, int> still_same, seen;
-    for (const auto& g : st.kernels) ++still_same[g.label];
-    for (auto& g : st.kernels)
-      if (still_same[g.label] > 1) g.label += fmt::format(" #{}", ++seen[g.label]);
+    label_groups(st);
     for (std::size_t gi = 0; gi < st.kernels.size(); ++gi) {
       set_span(st.kernels[gi], busy);
       finish_group(st.kernels[gi], origin[si][gi], complete);

@@ -23,4 +23,10 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches);
 using CompleteLaunch = std::function<void(std::size_t index, KernelLaunch& launch)>;
 std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const CompleteLaunch& complete);
 
+// The labels of a stage's groups, from their function names, signatures and launch shapes alone (what
+// group_into_stages gives them): a grid suffix where one function runs at several grids, the template arguments
+// that tell instantiations apart, "#n" where even those are equal. load_artifact applies it again, so that an
+// artifact read back is labelled as a run grouped today is, whatever kprof wrote it.
+void label_groups(Stage& stage);
+
 }  // namespace kprof

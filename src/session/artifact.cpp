@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analyze/compare.hpp"
+#include "collect/stage_grouping.hpp"
 #include "session/outputs.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -362,6 +363,7 @@ ProfileRun load_artifact(const fs::path& dir_or_file) {
     check_profile_schema(p, schema);
     try {
       ProfileRun run = j.get<ProfileRun>();
+      for (auto& s : run.stages) label_groups(s);  // today's labels, whichever kprof wrote the file
       note_merged_groups(run);
       return run;
     } catch (const json::exception& e) {

@@ -2,7 +2,7 @@
 // required, properties, additionalProperties, items, maxItems, minimum, oneOf, local $ref) and no others. Returns
 // the first violation as "<path>: <why>", or "" when the document fits.
 #pragma once
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"
 
 #include <string>
 

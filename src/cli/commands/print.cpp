@@ -2,7 +2,7 @@
 // session/publish.hpp) and prints nothing itself.
 #include <iostream>
 
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"
 
 #include "cli/commands/commands.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
+#include "model/json_support.hpp"
 
 #include <cstdlib>
 #include <string>

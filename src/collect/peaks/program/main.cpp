@@ -130,14 +130,20 @@ int main(int argc, char** argv) {
     run("dram_add_gbps", [&] { return measure_dram_mix(d, s, topt, DramMix::add_resident); });
     run("dram_add_flat_gbps", [&] { return measure_dram_mix(d, s, topt, DramMix::add_flat); });
     run("dram_copy_flat_gbps", [&] { return measure_dram_mix(d, s, topt, DramMix::copy_flat); });
+    // The roof is the fastest run of any mix: HBM bandwidth on the H200 came out bimodal within one benchmark (the
+    // 2:1 one-float4-per-thread add: 3938..4376 GB/s over 7 runs, clocks left as found), and a roof kernels exceed
+    // is no roof. The median of each mix stays under its own key.
+    const char* best = nullptr;
     for (const char* k : {"dram_copy_kernel_gbps", "dram_memcpy_gbps", "dram_read_gbps", "dram_add_gbps",
                           "dram_add_flat_gbps", "dram_copy_flat_gbps"})
-      if (report.measured.count(k) &&
-          (!report.measured.count("dram_gbps") || report.measured[k].value > report.measured["dram_gbps"].value)) {
-        report.measured["dram_gbps"] = report.measured[k];
-        report.measured["dram_gbps"].method = std::string("best of 6 read:write mixes and launch shapes (") + k +
-                                              "): " + report.measured[k].method;
-      }
+      if (report.measured.count(k) && (!best || report.measured[k].max > report.measured[best].max)) best = k;
+    if (best) {
+      PeakMeasurement m = report.measured[best];
+      m.value = m.max;
+      m.method = std::string("fastest run of the best of 6 read:write mixes and launch shapes (") + best +
+                 ", median " + std::to_string(static_cast<long>(report.measured[best].value)) + "): " + m.method;
+      report.measured["dram_gbps"] = m;
+    }
     run("l2_gbps", [&] { return measure_l2_read(d, s, topt); });
     run("smem_gbps", [&] { return measure_smem_read(d, s, topt); });
     run("fp32_tflops", [&] { return measure_fp32_fma(d, s, topt); });
