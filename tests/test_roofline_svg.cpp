@@ -147,3 +147,44 @@ TEST(RooflineSvg, ExampleMatchesCommittedImage) {
   if (const char* u = std::getenv("KPROF_UPDATE_GOLDEN"); u && std::string(u) == "1") write_file_atomic(path, svg);
   EXPECT_EQ(read_file(path), svg) << "re-run with KPROF_UPDATE_GOLDEN=1 if the change is intended";
 }
+
+// Issue 25 (roofline.svg looked at as a picture): a kernel is one colour and one number at every memory level, its
+// levels joined by a dotted line; points are labelled by that number (22 names overprinted each other); the legend
+// shows marker swatches, names that fit its width, and the picture grows instead of cutting the legend; ridge labels
+// never run together.
+TEST(RooflineSvg, OneKernelOneNumberAndALegendThatFits) {
+  RooflineChart c = probe_chart();
+  for (int i = 0; i < 20; ++i)
+    c.points.push_back({"a_kernel_with_a_very_long_templated_name_number_" + std::to_string(i),
+                        "a_kernel_with_a_very_long_templated_name_number_" + std::to_string(i), "HBM", 1.0 + i, 0.5});
+  const std::string svg = render_roofline_svg(c);
+  EXPECT_EQ(xmltest::xml_problem(svg), "");
+  // fma_loop's HBM and L2 points: same colour, both labelled "1".
+  std::regex point(R"re(<g class="point" data-label="([^"]*)"[^>]*>(.*?)</g>)re");
+  std::vector<std::string> colours;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), point); it != std::sregex_iterator(); ++it) {
+    if ((*it)[1].str().rfind("fma_loop", 0) != 0) continue;
+    const std::string body = (*it)[2];
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(body, m, std::regex(R"re(fill="(#[0-9A-Fa-f]{6})")re"))) << body;
+    colours.push_back(m[1]);
+    EXPECT_TRUE(std::regex_search(body, std::regex(R"re(>1( \(L2\))?</text>)re"))) << body;  // the label's own tag stays
+  }
+  ASSERT_EQ(colours.size(), 2u);
+  EXPECT_EQ(colours[0], colours[1]);
+  EXPECT_NE(svg.find(R"(class="level-links")"), std::string::npos);
+  // Legend entries: a marker, the number, a name of at most 38 characters.
+  std::regex entry(R"re(<g class="legend-kernel"><title>[^<]*</title><circle[^>]*/><text[^>]*><tspan[^>]*>(\d+)</tspan> ([^<]*)</text>)re");
+  int entries = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), entry); it != std::sregex_iterator(); ++it, ++entries) {
+    std::string name = (*it)[2];
+    std::size_t chars = 0;
+    for (unsigned char ch : name) chars += (ch & 0xC0) != 0x80;
+    EXPECT_LE(chars, 38u) << name;
+  }
+  EXPECT_EQ(entries, 22);  // fma_loop, wmma_gemm and the 20 long ones
+  // 22 kernels do not fit 600 px of legend: the picture is taller than the default.
+  std::smatch h;
+  ASSERT_TRUE(std::regex_search(svg, h, std::regex(R"re(<svg [^>]*height="(\d+)")re")));
+  EXPECT_GT(std::stoi(h[1]), 600);
+}

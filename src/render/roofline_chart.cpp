@@ -25,7 +25,7 @@ void add_points(RooflineChart& chart, const ProfileRun& run, const std::string& 
         if (p.arithmetic_intensity <= 0 || p.achieved_tflops <= 0) return;
         precisions.insert(p.precision);
         RooflinePoint pt;
-        pt.series = series + (p.memory_level == "dram" ? "" : " (" + level_name(p.memory_level) + ")");
+        pt.series = series;  // one kernel, one colour and number; the marker's shape says the memory level
         pt.label = version_tag.empty() ? series : series + " " + version_tag;
         pt.level = level_name(p.memory_level);
         pt.arithmetic_intensity = p.arithmetic_intensity;

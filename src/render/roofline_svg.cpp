@@ -59,7 +59,7 @@ std::string marker(const std::string& level, double cx, double cy, const std::st
 // roofs and bandwidths highest first, and the frame that maps them to pixels.
 struct Layout {
   double width = 0, height = 0;
-  static constexpr double kLegendWidth = 230;
+  static constexpr double kLegendWidth = 300;
   std::vector<RooflinePoint> points;
   std::vector<std::string> skipped;
   std::vector<RooflineRoof> roofs;
@@ -79,10 +79,18 @@ struct Layout {
   }
 };
 
+// Legend rows the chart needs (kernels, levels, ceilings, points not drawn), to grow the picture rather than cut it.
+double legend_height(const RooflineChart& c) {
+  std::set<std::string> series, levels;
+  for (const auto& p : c.points) series.insert(p.series), levels.insert(p.level);
+  const double rows = static_cast<double>(series.size() + levels.size() + c.roofs.size() + c.bandwidths.size() + 2);
+  return 60 + rows * 17 + 3 * 24;
+}
+
 Layout lay_out(const RooflineChart& c) {
   Layout l;
-  l.width = c.width;
-  l.height = c.height;
+  l.width = c.width + (Layout::kLegendWidth - 230);  // the legend's extra width comes on top of the plot's
+  l.height = std::max<double>(c.height, legend_height(c));
   for (auto p : c.points) {
     if (!(p.arithmetic_intensity > 0) || !(p.tflops > 0) || !std::isfinite(p.arithmetic_intensity) ||
         !std::isfinite(p.tflops)) {
@@ -132,10 +140,10 @@ void draw_header(std::string& s, const RooflineChart& c, const Layout& l) {
   s += fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" font-family="Helvetica, Arial, sans-serif" font-size="12">)"
       "\n",
-      c.width, c.height);
+      l.width, l.height);
   s += fmt::format(R"(<rect x="0" y="0" width="{}" height="{}" fill="#ffffff"/>)"
                    "\n",
-                   c.width, c.height);
+                   l.width, l.height);
   if (!c.title.empty())
     s += fmt::format(R"(<text x="{:.1f}" y="28" font-size="16" font-weight="bold" text-anchor="middle">{}</text>)"
                      "\n",
@@ -244,6 +252,10 @@ void draw_ceilings(std::string& s, const Layout& l) {
                      f.x(ai), f.y(tf) - 6, angle, esc(b.level), num(b.gbps));
   }
   s += "</g>\n<g class=\"ridges\" font-size=\"10\" fill=\"#555\">\n";
+  // A ridge's label (3 significant digits) only where it overlaps no other: two ridges a few pixels apart once
+  // printed "89.31189.8" as one number.
+  std::vector<std::pair<double, double>> label_boxes;  // x0, x1 of labels on the same roof line's y band
+  std::vector<double> label_ys;
   for (const auto& r : roofs)
     for (const auto& b : bws) {
       double ridge = r.peak_tflops * 1e3 / b.gbps;
@@ -253,9 +265,17 @@ void draw_ceilings(std::string& s, const Layout& l) {
           R"(<path class="ridge" data-ai="{2}" d="M{0:.1f},{3:.1f} l4,4 l-4,4 l-4,-4 z" fill="#fff" stroke="#555" stroke-width="1.2"/>)"
           "\n",
           x, y, num(ridge), y - 4);
+      const std::string text = fmt::format("{:.3g}", ridge);
+      const double x0 = x + 7, x1 = x0 + 6.0 * static_cast<double>(text.size()) + 4;
+      bool clear = true;
+      for (std::size_t k = 0; k < label_boxes.size(); ++k)
+        clear = clear && (std::abs(label_ys[k] - (y + 15)) > 11 || x1 < label_boxes[k].first || x0 > label_boxes[k].second);
+      if (!clear) continue;
+      label_boxes.emplace_back(x0, x1);
+      label_ys.push_back(y + 15);
       s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="start">{}</text>)"
                        "\n",
-                       x + 7, y + 15, num(ridge));
+                       x0, y + 15, text);
     }
   s += "</g>\n";
 }
@@ -293,7 +313,39 @@ void draw_series_lines(std::string& s, const Layout& l, const Series& series) {
   s += "</g>\n";
 }
 
-// Markers (series colour, level shape) with their labels; returns the memory levels drawn.
+// The number a kernel's points carry (its place in the legend), and what a point's label says: the number, with
+// a version tag when the label has one ("3 v2").
+std::string point_number(const Series& series, const std::string& name) {
+  return std::to_string(std::find(series.order.begin(), series.order.end(), name) - series.order.begin() + 1);
+}
+std::string point_text(const Series& series, const RooflinePoint& p) {
+  std::string tag = p.label.rfind(p.series, 0) == 0 ? p.label.substr(p.series.size()) : std::string();
+  return point_number(series, p.series) + tag;
+}
+
+// A kernel placed at several memory levels (its AI against HBM bytes and against L2 bytes): its points joined by a
+// thin dotted line, so that they read as one kernel.
+void draw_level_links(std::string& s, const Layout& l, const Series& series) {
+  s += "<g class=\"level-links\" fill=\"none\" stroke-width=\"1\" stroke-dasharray=\"2 3\">\n";
+  std::map<std::pair<std::string, std::string>, std::vector<const RooflinePoint*>> by_label;
+  for (const auto& p : l.points) by_label[{p.series, p.label}].push_back(&p);
+  for (const auto& [key, list] : by_label) {
+    if (list.size() < 2) continue;
+    std::vector<const RooflinePoint*> sorted = list;
+    std::sort(sorted.begin(), sorted.end(),
+              [](auto* a, auto* b) { return a->arithmetic_intensity < b->arithmetic_intensity; });
+    auto xy = [&](const RooflinePoint* p) {
+      return fmt::format("{:.1f},{:.1f}", l.f.x(p->arithmetic_intensity), l.f.y(p->tflops));
+    };
+    s += fmt::format(R"(<polyline points="{}" stroke="{}" stroke-opacity="0.6"/>)"
+                     "\n",
+                     fmt::join(mapped(sorted, xy), " "), series.colour(key.first));
+  }
+  s += "</g>\n";
+}
+
+// Markers (series colour, level shape) labelled with their kernel's number (the legend names it; the marker's
+// <title> holds the full name): names written beside 22 markers overprinted each other. Returns the levels drawn.
 std::set<std::string> draw_points(std::string& s, const Layout& l, const Series& series) {
   const Frame& f = l.f;
   s += "<g class=\"points\">\n";
@@ -314,9 +366,10 @@ std::set<std::string> draw_points(std::string& s, const Layout& l, const Series&
     s += fmt::format("<title>{}: {} FLOP/byte ({}), {} TFLOP/s</title>", esc(p.label), num(p.arithmetic_intensity),
                      esc(p.level), num(p.tflops));
     s += marker(p.level, cx, cy, series.colour(p.series));
-    const double tw = 6.3 * static_cast<double>(p.label.size()), th = 12;
+    const std::string text = point_text(series, p);
+    const double tw = 6.3 * static_cast<double>(text.size()), th = 12;
     struct Spot { double x, y; bool start; };
-    const Spot spots[] = {{cx + 8, cy - 7, true}, {cx + 8, cy + 16, true}, {cx - 8, cy - 7, false}, {cx - 8, cy + 16, false}};
+    const Spot spots[] = {{cx + 7, cy - 5, true}, {cx + 7, cy + 13, true}, {cx - 7, cy - 5, false}, {cx - 7, cy + 13, false}};
     Spot pick = spots[0];
     for (const auto& sp : spots) {
       Box b{sp.start ? sp.x : sp.x - tw, sp.y - th + 2, sp.start ? sp.x + tw : sp.x, sp.y + 2};
@@ -328,8 +381,8 @@ std::set<std::string> draw_points(std::string& s, const Layout& l, const Series&
       }
     }
     taken.push_back({pick.start ? pick.x : pick.x - tw, pick.y - th + 2, pick.start ? pick.x + tw : pick.x, pick.y + 2});
-    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="11" fill="#222" text-anchor="{}">{}</text>)", pick.x,
-                     pick.y, pick.start ? "start" : "end", esc(p.label));
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="11" font-weight="bold" fill="{}" text-anchor="{}">{}</text>)",
+                     pick.x, pick.y, series.colour(p.series), pick.start ? "start" : "end", esc(text));
     s += "</g>\n";
   }
   s += "</g>\n";
@@ -349,22 +402,38 @@ void draw_legend(std::string& s, const Layout& l, const Series& series, const st
     ly += 18;
   };
   if (!series.order.empty()) {
-    heading("Kernels");
+    heading("Kernels (numbers on the points)");
+    // A name longer than the legend keeps its head and end (~38 characters at 12 px fit beside the number).
+    auto fit = [](const std::string& name) {
+      constexpr std::size_t kMax = 38;
+      if (name.size() <= kMax) return name;
+      std::size_t head = 24;
+      while (head > 0 && (static_cast<unsigned char>(name[head]) & 0xC0) == 0x80) --head;
+      std::size_t tail = name.size() - (kMax - 25);
+      while (tail < name.size() && (static_cast<unsigned char>(name[tail]) & 0xC0) == 0x80) ++tail;
+      return name.substr(0, head) + "…" + name.substr(tail);
+    };
     for (const auto& name : series.order) {
-      s += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"/>)", lx, ly - 4,
-                       lx + 18, ly - 4, series.colour(name));
-      s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}">{}</text>)"
+      s += fmt::format(R"(<g class="legend-kernel"><title>{}</title>)", esc(name));
+      s += marker("HBM", lx + 9, ly - 4, series.colour(name));
+      s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}"><tspan font-weight="bold" fill="{}">{}</tspan> {}</text></g>)"
                        "\n",
-                       lx + 24, ly, esc(name));
+                       lx + 20, ly, series.colour(name), point_number(series, name), esc(fit(name)));
       ly += 17;
     }
     ly += 6;
     heading("Memory level of the AI");
     for (const auto& level : levels) {
       s += marker(level, lx + 9, ly - 4, "#666");
-      s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}">{}</text>)"
+      s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}">{} bytes</text>)"
                        "\n",
                        lx + 24, ly, esc(level));
+      ly += 17;
+    }
+    if (levels.size() > 1) {
+      s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" fill="#555">one kernel's points: dotted line</text>)"
+                       "\n",
+                       lx + 24, ly);
       ly += 17;
     }
     ly += 6;
@@ -419,6 +488,7 @@ std::string render_roofline_svg(const RooflineChart& c) {
   draw_axes(s, l);
   draw_ceilings(s, l);
   draw_series_lines(s, l, series);
+  draw_level_links(s, l, series);
   auto levels = draw_points(s, l, series);
   draw_legend(s, l, series, levels);
   s += "</svg>\n";
