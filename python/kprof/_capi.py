@@ -38,6 +38,11 @@ def _setup_environment() -> None:
     inject = _HERE / "_lib" / "libkprof_inject.so"
     if inject.is_file():
         os.environ.setdefault("KPROF_INJECT_LIB", str(inject))
+    # The bundled kernel packages (describe_plan, *_profile_plan of a package): the C++ core looks for
+    # kprof-kernels beside its executable, which in Python is the interpreter's folder.
+    kernels = _HERE / "_bin" / "kprof-kernels"
+    if kernels.is_file():
+        os.environ.setdefault("KPROF_KERNELS", str(kernels))
 
 
 def lib() -> ctypes.CDLL:

@@ -63,7 +63,8 @@ class KernelPlan:
     kind = "single"
 
     def __init__(self, name: str, stages: Sequence[Stage | tuple | dict], *, params: dict[str, int] | None = None,
-                 version: str = "-", dtype: str = ""):
+                 version: str = "-", dtype: str = "",
+                 versions: dict[str, Callable[..., "KernelPlan"]] | None = None):
         if not name:
             raise UsageError("KernelPlan: a name is required", 2, "usage")
         self.name = name
@@ -80,6 +81,15 @@ class KernelPlan:
         self.dtype = dtype
         self.configs: dict[str, dict[str, int]] = {s.name: dict(s.tile_space[0]) if s.tile_space else {}
                                                    for s in self.stages}
+        # Other versions of this package: version -> factory(**params) returning that version's plan (see
+        # register_version); *_profile_plan(plan, version=...) profiles the plan the factory builds.
+        self.versions: dict[str, Callable[..., KernelPlan]] = dict(versions or {})
+
+    def __repr__(self) -> str:
+        stages = ", ".join(s.name + (f"[{len(s.tile_space)} configs]" if s.tile_space else "") for s in self.stages)
+        params = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return (f"<kprof.{type(self).__name__} {self.name} {self.version} ({self.kind}) stages: {stages}"
+                f"{'; ' + params if params else ''}{'; ' + self.dtype if self.dtype else ''}>")
 
     # --- running ----------------------------------------------------------------------------------------------
     def run_stage(self, stage: Stage) -> Any:
@@ -189,6 +199,64 @@ def device_key() -> str:
     return f"{name}_sm{major}{minor}"
 
 
+# --- versions of a package ---------------------------------------------------------------------------------------
+
+_VERSIONS: dict[str, dict[str, Callable[..., KernelPlan]]] = {}
+
+
+def register_version(package: str, version: str, factory: Callable[..., KernelPlan]) -> None:
+    """Makes ``factory(**params)`` the plan of ``version`` of ``package``: ``*_profile_plan(plan, version=v)`` then
+    profiles that version's plan with ``plan``'s parameters, not ``plan`` itself (the seed's contract). A plan's own
+    ``versions={...}`` does the same for that plan."""
+    if not package or not version or not callable(factory):
+        raise UsageError("register_version(package, version, factory): a name, a version and a callable", 2, "usage")
+    _VERSIONS.setdefault(package, {})[version] = factory
+
+
+def plan_of_version(plan: KernelPlan, version: str) -> KernelPlan:
+    """The plan of ``version`` of ``plan``'s package, built with ``plan``'s parameters (``plan`` itself when it is
+    that version). UsageError naming the known versions when none is registered."""
+    if not version or version == plan.version:
+        return plan
+    factory = plan.versions.get(version) or _VERSIONS.get(plan.name, {}).get(version)
+    if factory is None:
+        known = sorted(set(plan.versions) | set(_VERSIONS.get(plan.name, {})))
+        raise UsageError(f"no plan of {plan.name} {version} is known (known versions: {', '.join(known) or 'none'}): "
+                         f"pass that version's plan, or register it with kprof.register_version({plan.name!r}, "
+                         f"{version!r}, factory) or KernelPlan(..., versions={{...}})", 2, "usage")
+    other = factory(**plan.params)
+    if not isinstance(other, KernelPlan):
+        raise UsageError(f"the factory of {plan.name} {version} returned {type(other).__name__}, not a KernelPlan",
+                         2, "usage")
+    if other.version in ("", "-"):
+        other.version = version
+    return other
+
+
+def _write_tiling(plan: KernelPlan, artifact: str, cache_dir: str | os.PathLike) -> None:
+    """tiling/<stage>.json in the artifact, as C++ package artifacts have: the config each stage ran with and, where
+    the stage has a tile space and a GPU names the cache's device, every try the autotune cache holds."""
+    import json
+    stages = [s for s in plan.stages if s.tile_space or plan.configs.get(s.name)]
+    if not stages or not artifact or not os.path.isdir(artifact):
+        return
+    try:
+        device = device_key()
+    except NoGpuError:
+        device = ""
+    folder = os.path.join(artifact, "tiling")
+    os.makedirs(folder, exist_ok=True)
+    for s in stages:
+        doc: dict[str, Any] = {"stage": s.name, "config": plan.configs.get(s.name, {}), "tile_space": s.tile_space}
+        if device and s.tile_space:
+            cached = plan.cached(s, device, cache_dir)
+            doc.update(cache=cached.get("path"), best=cached.get("best"), tries=cached.get("file", {}).get("entries", []))
+        tmp = os.path.join(folder, f".{s.name}.json.tmp.{os.getpid()}")
+        with open(tmp, "x", encoding="utf-8") as f:  # exclusive: never through a link planted at this name
+            json.dump(doc, f, indent=2)
+        os.replace(tmp, os.path.join(folder, f"{s.name}.json"))
+
+
 # --- profiling a plan ---------------------------------------------------------------------------------------------
 
 class PackagePlan:
@@ -225,7 +293,9 @@ def _profile_plan(mode: str, plan: KernelPlan | PackagePlan, out_dir: str | os.P
     if not isinstance(plan, KernelPlan):
         raise UsageError("expected a KernelPlan, KernelPipeline, ConcurrentKernels or describe_plan()'s result",
                          2, "usage")
-    label = version or plan.version
+    plan = plan_of_version(plan, version)
+    label = plan.version
+    cache_dir = options.pop("cache_dir", None) or DEFAULT_CACHE
     exact = options.pop("exact_dir", None)
     if not exact and not modes()[mode]["in_process"]:  # a re-run (ncu) writes to a directory named up front
         stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
@@ -235,7 +305,10 @@ def _profile_plan(mode: str, plan: KernelPlan | PackagePlan, out_dir: str | os.P
     with p:
         for _ in range(bench_runs):
             plan.run()
-    return p.result
+    result = p.result
+    if result is not None:
+        _write_tiling(plan, getattr(result, "dir", "") or "", cache_dir)
+    return result
 
 
 def annotation_profile_plan(plan, out_dir="out/profiles", version="", bench_runs=20, **options) -> Result:

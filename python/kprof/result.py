@@ -83,8 +83,11 @@ class Result:
         return self._reply.get("contract_markdown", "")
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The output contract as JSON (what ``kprof analyze --json`` prints)."""
-        return json.dumps(self.contract_json, indent=indent, ensure_ascii=False)
+        """The output contract as JSON, with ``dir`` (null when nothing was written): what ``kprof analyze --json``
+        prints (docs/kprof-json.schema.json)."""
+        doc = dict(self.contract_json)
+        doc["dir"] = str(self.dir) if self.dir else None
+        return json.dumps(doc, indent=indent, ensure_ascii=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"contract": self.contract_json, "profile": self.profile, "dir": str(self.dir or ""),

@@ -84,7 +84,7 @@ def test_profile_plan_without_a_gpu(tmp_path):
     from conftest import has_gpu
     if has_gpu():
         pytest.skip("a GPU is present")
-    plan = kprof.KernelPlan("k", [Stage("s", lambda: None)])
+    plan = kprof.KernelPlan("k", [Stage("s", lambda: None)], version="v2")
     for fn in (kprof.annotation_profile_plan, kprof.event_profile_plan, kprof.nsys_profile_plan):
         with pytest.raises(kprof.NoGpuError):
             fn(plan, out_dir=tmp_path, version="v2", bench_runs=3)
@@ -96,3 +96,37 @@ def test_cache_dir_none_is_the_default_cache_not_a_folder_named_none(tmp_path, m
     reply = plan.cached(plan.stages[0], "dev", cache_dir=None)
     assert reply["path"].startswith(kprof.plans.DEFAULT_CACHE), reply["path"]
     assert not (tmp_path / "None").exists()
+
+
+def test_version_loads_that_versions_plan_not_a_relabel():
+    # Issue 25 / the seed: version= retrieves that version's plan, built with the given plan's parameters.
+    built = []
+
+    def v2(n):
+        built.append(n)
+        return kprof.KernelPlan("pkg", [Stage("s2", print)], params={"n": n}, version="v2")
+
+    v1 = kprof.KernelPlan("pkg", [Stage("s1", print)], params={"n": 8}, version="v1", versions={"v2": v2})
+    other = kprof.plan_of_version(v1, "v2")
+    assert other.version == "v2" and other.stages[0].name == "s2" and built == [8]
+    assert kprof.plan_of_version(v1, "v1") is v1 and kprof.plan_of_version(v1, "") is v1
+    with pytest.raises(kprof.UsageError, match="known versions: v2"):
+        kprof.plan_of_version(v1, "v9")
+    kprof.register_version("pkg", "v3", lambda n: kprof.KernelPlan("pkg", [Stage("s3", print)], params={"n": n}))
+    assert kprof.plan_of_version(v1, "v3").version == "v3"  # a factory's plan without a version takes the asked one
+
+
+def test_kernel_plan_repr_says_what_it_is():
+    plan = kprof.KernelPipeline("gemm", [Stage("a", print, tile_space=[{"bm": 64}, {"bm": 128}]), Stage("b", print)],
+                                params={"m": 4096}, version="v2", dtype="bf16")
+    assert repr(plan) == "<kprof.KernelPipeline gemm v2 (pipeline) stages: a[2 configs], b; m=4096; bf16>"
+
+
+def test_describe_plan_finds_the_bundled_kernels_binary():
+    # kprof-kernels ships in the package (_bin/) where it was built: describe_plan from Python said "not found".
+    import pathlib
+    bundled = pathlib.Path(kprof.__file__).parent / "_bin" / "kprof-kernels"
+    if not bundled.is_file():
+        pytest.skip("this build has no kprof-kernels (built only with the CUDA toolkit)")
+    plan = kprof.describe_plan("mla", "v2", {"b": 2, "s": 2, "t": 256})
+    assert plan.plan["package"] == "mla" and plan.plan["version"] == "v2" and plan.plan["params"]["t"] == 256

@@ -112,8 +112,11 @@ json begin_window(const json& r) {
   const session::CollectorRow& row = in_process_collector(w.plan);
   const auto kind = row.kind;
   if (row.one_window_per_process && g_loaded.collector == kind && g_loaded.windows > 0)
-    throw Error("annotation mode profiles one window per process in-process (the range profiler keeps the first "
-                "launch of each kernel): profile again from a new process",
+    throw Error("annotation mode profiles one window per process in-process: CUPTI's range profiler, once set up, "
+                "keeps counting the first launch of each kernel it has seen, so a second window would report the "
+                "first one's counters. Profile again from a new process: a script per profile (a notebook: restart "
+                "the kernel, or run the cell's code with `python -c`/a script), or `kprof run --prof-type=annotation "
+                "-- python script.py`; event and nsys windows can follow in this process",
                 kExitUsage);
   auto gpu = probe_gpu();
   if (gpu.count == 0) throw Error("no GPU: " + gpu.reason, kExitNoGpu);
