@@ -8,17 +8,33 @@
 # from its seeds (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-cmake --preset release
-cmake --build --preset release
-ctest --preset release
-scripts/test-python.sh
+# Each phase's wall time, printed as a table at the end (and when a phase fails), so that CI's 45-minute budget
+# can be read per phase.
+phases=()
+phase() {
+  local name=$1; shift
+  echo "== $name"
+  local t0=$SECONDS rc=0
+  "$@" || rc=$?
+  phases+=("$(printf '| %-34s | %6d s | %s |' "$name" $((SECONDS - t0)) "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")")")
+  if [ $rc != 0 ]; then print_phases; exit $rc; fi
+}
+print_phases() {
+  echo "| phase | wall | result |"
+  echo "| --- | ---: | --- |"
+  printf '%s\n' "${phases[@]}"
+  echo "| total | $SECONDS s | |"
+}
+phase "setup (Debian packages)" scripts/setup.sh
+phase "configure (release)" cmake --preset release
+phase "build (release)" cmake --build --preset release
+phase "ctest (release)" ctest --preset release -j2
+phase "python package" scripts/test-python.sh
 
-if [ "${KPROF_TEST_QUICK:-0}" = 1 ]; then exit 0; fi
-echo "== test suite under ASan/UBSan (preset fuzz)"
-cmake --preset fuzz
-cmake --build build/fuzz
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --preset fuzz -j2
-echo "== fuzz targets, ${FUZZ_SECONDS:-20} s each"
-FUZZ_NICE=0 scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+if [ "${KPROF_TEST_QUICK:-0}" = 1 ]; then print_phases; exit 0; fi
+phase "configure (ASan/UBSan, preset fuzz)" cmake --preset fuzz
+phase "build (ASan/UBSan)" cmake --build build/fuzz
+phase "ctest (ASan/UBSan)" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --preset fuzz -j2
+phase "fuzz targets, ${FUZZ_SECONDS:-20} s each" env FUZZ_NICE=0 scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+print_phases
