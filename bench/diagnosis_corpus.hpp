@@ -209,7 +209,10 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
       const bool names_stage = std::find(o.kernels.begin(), o.kernels.end(), main_label) != o.kernels.end() ||
                                (o.scope == "program" && g->analysis && !a.causes.empty() &&
                                 a.causes.front().id == "launch_overhead");
-      if (names_stage && o.run_gain_pct > kernel_run_gain && (!across || o.run_gain_pct > across->run_gain_pct))
+      // An item worth under 1% of the run leads nowhere: it does not displace the kernel's own first fix (a fusion
+      // worth 0.4% of a corpus run once did, for kernels whose own items were smaller still).
+      if (names_stage && o.run_gain_pct >= 1.0 && o.run_gain_pct > kernel_run_gain &&
+          (!across || o.run_gain_pct > across->run_gain_pct))
         across = &o;
     }
     if (across) {
