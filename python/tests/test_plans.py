@@ -130,3 +130,18 @@ def test_describe_plan_finds_the_bundled_kernels_binary():
         pytest.skip("this build has no kprof-kernels (built only with the CUDA toolkit)")
     plan = kprof.describe_plan("mla", "v2", {"b": 2, "s": 2, "t": 256})
     assert plan.plan["package"] == "mla" and plan.plan["version"] == "v2" and plan.plan["params"]["t"] == 256
+
+
+def test_a_plan_artifact_gets_tiling(tmp_path):
+    # Issue 25: Python plan artifacts get tiling/ like C++ package ones: the config each stage ran with (and, with a
+    # GPU naming the cache's device, the autotune tries).
+    from kprof.plans import _write_tiling
+    plan = kprof.KernelPlan("k", [Stage("a", print, tile_space=[{"bm": 64}, {"bm": 128}]), Stage("b", print)])
+    plan.configs["a"] = {"bm": 128}
+    art = tmp_path / "artifact"
+    art.mkdir()
+    _write_tiling(plan, str(art), tmp_path / "cache")
+    doc = json.loads((art / "tiling" / "a.json").read_text())
+    assert doc["stage"] == "a" and doc["config"] == {"bm": 128} and doc["tile_space"] == [{"bm": 64}, {"bm": 128}]
+    assert not (art / "tiling" / "b.json").exists()  # no tile space, no config: nothing to say
+    assert not [p for p in (art / "tiling").iterdir() if p.name.startswith(".")]  # no temporary file left
