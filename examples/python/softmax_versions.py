@@ -18,9 +18,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-import torch
-import triton
-import triton.language as tl
+try:
+    import torch
+    import triton
+    import triton.language as tl
+except ImportError as e:  # a machine without them: say so rather than a traceback
+    raise SystemExit(f"softmax_versions.py needs PyTorch and Triton (and a GPU to run the kernels): {e}")
 
 import kprof
 

@@ -275,7 +275,7 @@ Command bench_command(CLI::App& app) {
   sub->add_option("--sweep", bo->sweep_file, "Sweep file (default: bench/sweeps.toml)");
   sub->add_option("--runs", bo->runs, "Timed runs per version and point (default: the sweep file's)");
   sub->add_option("--out", bo->out_dir, "Output directory (default: out/bench/<timestamp>)");
-  sub->add_option("--kernels", bo->kernels, "kprof-kernels binary (default: next to kprof, $KPROF_KERNELS, PATH)");
+  sub->add_option("--kernels", bo->kernels, "kprof-kernels binary (default: $KPROF_KERNELS, else next to kprof or in ../libexec, else PATH)");
   sub->add_option("--cache-dir", bo->cache_dir, "Autotune cache root (default .cache/kernel-autotune)");
   sub->add_option("--device", bo->device, "devices.json id whose peaks give the roof (default: the GPU the runs "
                                           "report)");
@@ -298,7 +298,7 @@ int package_command(const std::string& package, int argc, char** argv) {
   PrintOptions print;
   add_print(&pkg_app, print);
   pkg_app.allow_extras();
-  pkg_app.footer("Problem parameters: --name=value (kprof list shows each package's parameters and defaults).");
+  pkg_app.footer("Problem parameters: --name=value (kprof list shows each package's parameters and defaults).\n" + footer());
   return with_exit_codes(pkg_app, [&] {
     pkg_app.parse(argc, argv);
     session::PackageSpec pk;

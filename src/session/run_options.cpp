@@ -59,7 +59,7 @@ const std::array<RunOption, 31> kOptions{{
      KPROF_SET { s.run.output.devlog = true; }, nullptr},
     {"docs", "", "docs_dir", "Devlog folder", false, true, true, KPROF_SET { s.run.output.docs_dir = v; },
      KPROF_DEFAULT { return s.run.output.docs_dir; }},
-    {"kernel-regex", "", "kernel_regex", "Only kernels whose name matches this regex (ncu modes)", false, true, false,
+    {"kernel-regex", "", "kernel_regex", "Only kernels whose name matches this regex (the counter runs: CUPTI and ncu)", false, true, false,
      KPROF_SET { s.run.filters.kernel_regex = v; }, nullptr},
     {"nvtx-include", "", "nvtx_include",
      "Only kernels inside this NVTX push/pop range, e.g. 'stage_gemm/' (ncu's syntax; counters and the traced "
@@ -115,7 +115,7 @@ const std::array<RunOption, 31> kOptions{{
      KPROF_SET { s.run.data.devices_file = v; }, nullptr},
     {"thresholds", "", "thresholds", "thresholds.toml overriding the shipped healthy thresholds", false, true, true,
      KPROF_SET { s.run.data.thresholds_file = v; }, nullptr},
-    {"kernels", "", "kernels", "kprof-kernels binary (default: next to kprof, $KPROF_KERNELS, PATH)", false, false,
+    {"kernels", "", "kernels", "kprof-kernels binary (default: $KPROF_KERNELS, else next to kprof or in ../libexec, else PATH)", false, false,
      false, KPROF_SET { s.kernels = v; }, nullptr},
 }};
 

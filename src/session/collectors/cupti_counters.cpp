@@ -44,6 +44,25 @@ std::map<std::string, std::string> counter_pass_env(const CollectorContext& ctx)
 
 namespace {
 
+// The filters the counter run gets, as it gets them (set ones only): a dry run shows what will be filtered.
+std::string filter_text(const CollectorContext& ctx) {
+  namespace cf = counters_format;
+  const auto& f = ctx.spec.filters;
+  std::string out;
+  auto add = [&](const char* var, const std::string& value) { out += std::string(var) + "='" + value + "' "; };
+  if (!f.kernel_regex.empty()) add(cf::kEnvKernel, f.kernel_regex);
+  std::string range = f.nvtx_include;
+  while (!range.empty() && range.back() == '/') range.pop_back();
+  if (!range.empty()) add(cf::kEnvNvtx, range);
+  if (f.all_launches) add(cf::kEnvAll, "1");
+  if (f.launch_skip > 0) add(cf::kEnvSkip, std::to_string(f.launch_skip));
+  if (f.launch_count > 0) add(cf::kEnvCount, std::to_string(f.launch_count));
+  if (ctx.spec.counters_min_share_pct > 0)
+    out += fmt::format("<{}: kernels under {:g}% of the traced GPU time left out> ", cf::kEnvKernel,
+                       ctx.spec.counters_min_share_pct);
+  return out;
+}
+
 class CuptiCounterPass : public Collector {
  public:
   CollectorKind kind() const override { return CollectorKind::CuptiCounters; }
@@ -53,7 +72,7 @@ class CuptiCounterPass : public Collector {
                 std::string(ctx.spec.filters.all_launches ? "every launch" : "first launch of each kernel") + " → " +
                 counters_format::kFileName,
             "counter run: CUDA_INJECTION64_PATH=<libkprof_inject.so> " + std::string(counters_format::kEnvMetrics) +
-                "=<" + std::to_string(metrics.size()) + " metrics> " + command_line(ctx.spec.command)};
+                "=<" + std::to_string(metrics.size()) + " metrics> " + filter_text(ctx) + command_line(ctx.spec.command)};
   }
   void run(CollectorContext& ctx, Collected& c) override {
     ctx.log(LogLevel::progress, "counter run (CUPTI range profiler, kernel replay)");
