@@ -342,3 +342,23 @@ TEST(Opportunities, AMemoryFixBesideASaturatedPipeGainsAtMostThePipesHeadroom) {
   for (const auto& o : a.opportunities)
     if (o.remedy == "coalesce" || o.remedy == "locality") EXPECT_LE(o.est_gain_pct, 12.5 + 0.01) << o.rationale;
 }
+
+// Held-out set 9 on the H200: atomicAdd on 16 M scattered addresses (every request an atomic, 1188 DRAM bytes per
+// request: a sector per thread) is spread, not contended: it waits on DRAM, and its fix is locality. The same
+// kernel shape on one address (130 B per request, the designed corpus) stays atomic contention.
+TEST(Opportunities, AtomicsSpreadOverManyAddressesAreScatteredNotContended) {
+  auto m = holdout_base(3000000, 65536, 256);
+  m.sm_throughput_pct = 4.7, m.memory_throughput_pct = 33.3, m.dram_throughput_pct = 27.5, m.dram_measured_pct = 30.1;
+  m.l2_throughput_pct = 33.3, m.l1_throughput_pct = 13.8, m.l2_hit_pct = 85.1, m.achieved_occupancy_pct = 94.3;
+  m.global_atomic_requests = 2097152.0, m.global_load_requests = 0.0, m.global_store_requests = 0.0;
+  m.l2_bytes = 3223718336.0, m.dram_bytes = 2491437056.0;
+  auto a = analyse(m);
+  ASSERT_FALSE(a.causes.empty());
+  EXPECT_EQ(a.causes.front().id, "scattered_access");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "locality");
+  m.dram_bytes = 130.0 * 2097152.0;  // the same atomics on a few lines: no DRAM traffic of their own
+  auto b = analyse(m);
+  ASSERT_FALSE(b.causes.empty());
+  EXPECT_EQ(b.causes.front().id, "atomic_contention");
+}

@@ -47,7 +47,8 @@ std::vector<Rule> make_rules() {
       {"atomic_contention",
        detect_atomic_contention,
        {specific(C::atomic_contention, R::atomics, kLatency, kLatencyOnly)},
-       {"diagnosis.atomic_request_share", "diagnosis.atomic_l2_sector_share", "classify.busy_pct"}},
+       {"diagnosis.atomic_request_share", "diagnosis.atomic_l2_sector_share", "diagnosis.atomic_spread_dram_bytes",
+        "classify.busy_pct"}},
       // A tensor pipe left underfed is fed through shared memory and registers from global memory: conflicts on the
       // staged tiles, spilled registers and wasteful loads are why it idles, and the first thing to fix (cuDNN's
       // 7x7 stem conv with 48% conflicted wavefronts, PyTorch's fp32 memory-efficient attention with local memory,
@@ -64,6 +65,7 @@ std::vector<Rule> make_rules() {
        {"diagnosis.uncoalesced_sectors_per_request", "diagnosis.uncoalesced_l1_hit_min_pct",
         "diagnosis.uncoalesced_l2_hit_min_pct", "diagnosis.scattered_sectors_per_request",
         "diagnosis.scattered_l2_hit_max_pct", "diagnosis.dram_bound_pct", "diagnosis.sector_bytes_min", "diagnosis.onchip_bound_pct",
+        "diagnosis.atomic_spread_dram_bytes",
         "classify.busy_pct", "classify.streaming_bytes_ratio"}},
       // Removing a local array removes the instructions that address it: a pipe those instructions keep busy (the
       // integer pipe of a kernel with 8.8 GB of local traffic) does not bound the fix.

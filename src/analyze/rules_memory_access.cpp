@@ -3,10 +3,29 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "analyze/diagnosis_rule.hpp"
 
 namespace kprof::analyze {
+
+// DRAM bytes per atomic request when atomics are most of a kernel's requests and each brings its own sector from
+// DRAM, else nullopt. One address, 32 threads: 130 B per request on the H200; atomicAdd on 16 M scattered addresses:
+// 1188 B (a sector per thread). The spread ones wait on DRAM, not on each other: their fix is locality (sort or bin
+// the updates, privatise them in shared memory), not fewer conflicts.
+std::optional<double> spread_atomics_dram_bytes(const RuleContext& r) {
+  const auto& m = r.m;
+  const double atom = val(m.global_atomic_requests);
+  if (atom <= 0 || !m.dram_bytes) return std::nullopt;
+  const double share = atom / (atom + val(m.global_load_requests) + val(m.global_store_requests));
+  const double per = *m.dram_bytes / atom;
+  if (share < 0.5 || per < r.p("atomic_spread_dram_bytes")) return std::nullopt;
+  // The DRAM traffic must be the atomics': their requests are the L2's traffic, a warp's 32 updates at most two
+  // sectors each (48 L2 sectors per request for the scattered atomics). A TMA GEMM's flag atomics are all of its
+  // LSU requests but 1 in 13 000 of its L2 sectors: its DRAM bytes are the operands'.
+  if (!m.l2_bytes || *m.l2_bytes / 32.0 / atom > 64.0) return std::nullopt;
+  return per;
+}
 
 void detect_atomic_contention(RuleContext& r) {
   const auto& m = r.m;
@@ -18,6 +37,10 @@ void detect_atomic_contention(RuleContext& r) {
   // A kernel that loads through TMA issues no LSU loads: a few flag atomics are then all of its LSU requests.
   // Contention needs atomics to be a real part of the L2 traffic (cuBLAS's batched GEMM on the H200: 0.2%).
   if (m.l2_bytes && *m.l2_bytes > 0 && atom / (*m.l2_bytes / 32.0) < r.p("atomic_l2_sector_share")) return;
+  // Contended atomics hit a few lines that stay in L2; atomics spread over many addresses each bring their own
+  // sector from DRAM (spread_atomics_dram_bytes): those are scattered accesses (detect_access_pattern), not
+  // contention.
+  if (spread_atomics_dram_bytes(r)) return;
   r.add(CauseId::atomic_contention, "atomic contention",
         fmt::format("{} of global memory requests are atomics ({:.3g} requests) while SM {:.1f}% and memory {:.1f}% "
                     "stay low: the atomics serialise on a few addresses",
@@ -49,6 +72,15 @@ void detect_bank_conflicts(RuleContext& r) {
 
 void detect_access_pattern(RuleContext& r) {
   const auto& m = r.m;
+  if (auto per = spread_atomics_dram_bytes(r); per && r.latency_bound()) {
+    const double atom = val(m.global_atomic_requests);
+    r.add(CauseId::scattered_access, "scattered atomics (spread over many addresses)",
+          fmt::format("{:.3g} atomic requests, most of the kernel's, each moving {:.0f} B from DRAM (a contended "
+                      "atomic moves almost none): the updates are spread over more lines than L2 holds",
+                      atom, *per),
+          r.headroom, fmt::format("atomic_requests={:.3g}, dram_bytes_per_atomic={:.0f}", atom, *per));
+    return;
+  }
   auto ld = m.load_sectors_per_request(), st = m.store_sectors_per_request();
   double spr = std::max(val(ld), val(st));
   if (spr <= 0) return;
