@@ -37,7 +37,7 @@ void expect_valid(const std::string& args, const std::string& def, int code = 0,
 }  // namespace
 
 TEST(JsonSchema, TheSchemaFileParsesAndDefinesEveryOutput) {
-  for (const char* def : {"contract", "comparison", "regression", "dry_run", "clock_status", "packages", "devices"})
+  for (const char* def : {"contract", "comparison", "regression", "dry_run", "clock_status", "packages", "devices", "devlog"})
     EXPECT_NO_THROW(schema().check(nlohmann::json::object(), def)) << def;
   // The checker is not vacuous: a contract without its keys, or with an undocumented one, fails.
   EXPECT_NE(schema().check(nlohmann::json::object(), "contract"), "");
@@ -74,4 +74,5 @@ TEST(JsonSchema, EveryCommandsJsonFitsItsDefinition) {
                "NVIDIA_SMI='" + (kSource / "tests/fixtures/fake-nvidia-smi/nvidia-smi").string() + "'");
   if (fs::exists(fs::path(kBin).parent_path() / "kprof-kernels")) expect_valid("list --json", "packages");
   expect_valid("devices --json", "devices");
+  expect_valid("devlog examples/h200/profiles/event_probe --json --docs '" + scratch + "/docs'", "devlog");
 }
