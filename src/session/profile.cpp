@@ -1,5 +1,9 @@
 #include "session/profile.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
 #include <regex>
 
 #include "collect/clock/clock_commands.hpp"
@@ -8,6 +12,7 @@
 #include "session/artifact.hpp"
 #include "session/assemble.hpp"
 #include "session/collector.hpp"
+#include "session/mode_table.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 #include "util/interrupt.hpp"
@@ -95,12 +100,28 @@ ProfileResult profile(const RunSpec& spec, std::shared_ptr<ArtifactStage> stage)
   collected.dir = ctx.dir = r.stage->dir();  // the collectors write into the staging directory
   ctx.gpu = visible_gpu();
   auto lock = GpuLock::acquire(ctx.gpu, !spec.no_wait, [&](const std::string& m) { ctx.log(LogLevel::notice, m); });
-  for (auto& c : collectors) c->begin(ctx, collected);
+  // Where the time goes (issue 27): each collector's begin, pass and end, then the assembly, said once at the end.
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::pair<std::string, double>> spent;
+  auto timed = [&](const std::string& what, auto&& fn) {
+    const auto t0 = Clock::now();
+    fn();
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    for (auto& [name, total] : spent)
+      if (name == what) return void(total += s);
+    spent.emplace_back(what, s);
+  };
+  for (auto& c : collectors) timed(std::string(collector_name(c->kind())), [&] { c->begin(ctx, collected); });
   for (auto& c : collectors)
-    if (!collected.interrupted()) c->run(ctx, collected);
-  for (auto it = collectors.rbegin(); it != collectors.rend(); ++it) (*it)->end(ctx, collected);
+    if (!collected.interrupted()) timed(std::string(collector_name(c->kind())), [&] { c->run(ctx, collected); });
+  for (auto it = collectors.rbegin(); it != collectors.rend(); ++it)
+    timed(std::string(collector_name((*it)->kind())), [&] { (*it)->end(ctx, collected); });
 
-  Assembled a = assemble(spec, r.plan, collected);
+  Assembled a;
+  timed("assembly and analysis", [&] { a = assemble(spec, r.plan, collected); });
+  std::vector<std::string> parts;
+  for (const auto& [name, s] : spent) parts.push_back(fmt::format("{} {:.2f} s", name, s));
+  ctx.log(LogLevel::progress, fmt::format("time: {}", fmt::join(parts, ", ")));
   r.run = std::move(a.run);
   r.trace = std::move(a.trace);
   r.source = std::move(a.source);
