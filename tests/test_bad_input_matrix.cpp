@@ -354,10 +354,11 @@ std::vector<Case> cases() {
                "not a kprof profile", no_artifact});
   // Issue 24, item 9: only the schema this kprof writes is read; a newer one is named as such; each command that
   // reads an artifact holds to that.
-  for (const auto& [suffix, why] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& schema_case : std::vector<std::pair<std::string, std::string>>{
            {"99", "written by a newer kprof"}, {"2", "written by a newer kprof"}, {"0", "not a kprof profile"},
            {"", "not a kprof profile"}, {"1x", "not a kprof profile"}, {"01", "not a kprof profile"}})
     for (const std::string cmd : {"analyze", "compare", "devlog"}) {
+      const std::string suffix = schema_case.first, why = schema_case.second;  // clang 14 captures no binding
       std::string name = "ProfileJsonSchema" + (suffix.empty() ? std::string("Empty") : suffix) + "In" + cmd;
       std::erase_if(name, [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); });
       c.push_back({name,

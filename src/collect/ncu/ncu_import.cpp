@@ -157,7 +157,9 @@ NcuImport import_ncu(const std::vector<std::string>& paths) {
           std::set<long> mine;
           for (const auto& c : page.contexts)
             if (c.pid >= 0) mine.insert(c.pid);  // a page without the column says nothing about its process
-          for (const auto& [other, theirs] : pids_of_page) {
+          for (const auto& page_pids : pids_of_page) {
+            const std::string& other = page_pids.first;
+            const std::set<long>& theirs = page_pids.second;  // (not a structured binding: clang 14 cannot capture one)
             const bool shared = std::any_of(mine.begin(), mine.end(), [&](long p) { return theirs.count(p) > 0; });
             if (!shared && !mine.empty() && !theirs.empty())
               throw ParseError(path, 0,
