@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "plan/plan_json.hpp"
 #include "render/roofline_chart.hpp"
@@ -55,15 +56,31 @@ char* call(const char* request, const std::function<json(const json&)>& fn) {
 }
 
 ProblemParams params_from(const json& j) {
-  ProblemParams p;
   if (!j.is_object()) throw Error("params must be an object of name → integer", kExitUsage);
-  if (j.contains("values")) return j.get<ProblemParams>();
-  for (const auto& [k, v] : j.items()) {
-    if (k == "dtype") p.dtype = v.get<std::string>();
-    else if (v.is_number_integer()) p.values[k] = v.get<std::int64_t>();
-    else throw Error("params." + k + ": an integer is required", kExitUsage);
+  ProblemParams p;
+  if (j.contains("values")) {
+    p = j.get<ProblemParams>();
+    check_params(p);
+    return p;
+  }
+  try {
+    for (const auto& [k, v] : j.items()) {
+      if (k == "dtype") p.set(k, v.get<std::string>());
+      else if (v.is_number_integer()) p.set(k, v.get<std::int64_t>());
+      else throw Error("params." + k + ": an integer is required", kExitUsage);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw Error(std::string("params: ") + e.what(), kExitUsage);
   }
   return p;
+}
+
+void check_params(const ProblemParams& p) {
+  try {
+    p.check();
+  } catch (const std::invalid_argument& e) {
+    throw Error(std::string("params: ") + e.what(), kExitUsage);
+  }
 }
 
 void apply_run_options(const json& r, session::PackageSpec& spec, std::initializer_list<std::string_view> own) {

@@ -26,8 +26,11 @@ T get_or(const nlohmann::json& j, const char* key, T fallback) {
   return j[key].get<T>();
 }
 
-// {"b": 32, "dtype": "bf16"} or {"values": {...}, "dtype": ...}.
+// {"b": 32, "dtype": "bf16"} or {"values": {...}, "dtype": ...}, names and values held to the command line's rule
+// (ProblemParams::set): a usage error otherwise.
 ProblemParams params_from(const nlohmann::json& j);
+// Params read another way (an autotune key) held to the same rule: a usage error naming what is wrong.
+void check_params(const ProblemParams& p);
 // Every field of the request that is an option of the profiling commands (session/run_options.hpp, by its key:
 // "out_root", "no_wait", ...) applied to `spec` as the command line applies it: strings and numbers as the flag's
 // value, true for a flag (false leaves the default). A field that is neither an option nor in `own` (the request's

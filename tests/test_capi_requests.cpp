@@ -1,0 +1,77 @@
+// What the C API accepts in a request, held to what the command line accepts (issue 24). Each entry point is called
+// as Python calls it (support/capi.hpp).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "model/json_support.hpp"
+#include "support/capi.hpp"
+#include "support/shell.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using kprof::test::capi;
+
+namespace {
+
+const fs::path kQuick = fs::path(KPROF_FIXTURES) / "h200-probe/quick.csv";
+
+fs::path dir(const std::string& name) {
+  fs::path d = kprof::test::scratch_dir("capi_requests") / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// kprof_analyze of the quick export, nothing written, with `extra` fields.
+json analyze_request(const json& extra) {
+  json r{{"inputs", {kQuick.string()}}, {"write", false}};
+  r.update(extra);
+  return r;
+}
+
+void expect_refused(const json& reply, const std::string& kind, const std::string& says, const std::string& what) {
+  ASSERT_TRUE(reply.is_object()) << what;
+  EXPECT_EQ(reply.value("ok", true), false) << what << ": " << reply.dump();
+  EXPECT_EQ(reply.value("kind", ""), kind) << what << ": " << reply.dump();
+  EXPECT_NE(reply.value("error", "").find(says), std::string::npos) << what << ": " << reply.dump();
+}
+
+}  // namespace
+
+// Item 10: parameter names the command line refuses ("../../x", "a b", "") were taken by the C API.
+TEST(CApiRequests, ParameterNamesFollowTheCommandLinesRule) {
+  SKIP_UNDER_ASAN();
+  ASSERT_NE(capi().handle, nullptr);
+  const fs::path d = dir("names");
+  for (const std::string name : {"../../x", "a b", "", "9b", "b/c"}) {
+    // The command line refuses --NAME=1 ...
+    auto cli = kprof::test::run_shell(
+        std::string(KPROF_BINARY) + " analyze -q '" + kQuick.string() + "' '--" + name + "=1'", d);
+    EXPECT_EQ(cli.code, 2) << "'" << name << "': " << cli.err;
+    // ... and so does every request that carries parameters: both forms of "params", a plan's, an autotune key's.
+    expect_refused(capi().call("analyze", analyze_request({{"params", {{name, 1}}}}).dump()), "usage",
+                   "parameter name", "analyze '" + name + "'");
+    expect_refused(capi().call("analyze", analyze_request({{"params", {{"values", {{name, 1}}}}}}).dump()), "usage",
+                   "parameter name", "analyze values '" + name + "'");
+    expect_refused(capi().call("describe_plan", json{{"package", "mla"},
+                                                     {"kernels", (d / "no-kprof-kernels").string()},
+                                                     {"params", {{name, 1}}}}.dump()),
+                   "usage", "parameter name", "describe_plan '" + name + "'");
+    expect_refused(capi().call("autotune_load", json{{"root", (d / "cache").string()},
+                                                     {"key", {{"kernel", "k"}, {"params", {{"values", {{name, 1}}}}}}}}
+                                                    .dump()),
+                   "usage", "parameter name", "autotune_load '" + name + "'");
+  }
+  EXPECT_FALSE(fs::exists(d / "cache"));
+  expect_refused(capi().call("analyze", analyze_request({{"params", {{"dtype", "../x"}}}}).dump()), "usage", "dtype",
+                 "dtype");
+  expect_refused(capi().call("analyze", analyze_request({{"params", {{"b", -1}}}}).dump()), "usage", "negative",
+                 "negative value");
+  // What the rule accepts goes through to the profile.
+  auto ok = capi().call("analyze", analyze_request({{"params", {{"b", 32}, {"dtype", "bf16"}}}}).dump());
+  ASSERT_EQ(ok.value("ok", false), true) << ok.dump();
+  EXPECT_EQ(ok["profile"]["params"]["values"]["b"], 32);
+  EXPECT_EQ(ok["profile"]["params"]["dtype"], "bf16");
+}
