@@ -16,6 +16,7 @@ using kprof::test::capi;
 namespace {
 
 const fs::path kQuick = fs::path(KPROF_FIXTURES) / "h200-probe/quick.csv";
+const fs::path kData = fs::path(KPROF_SOURCE_DIR) / "data";
 
 fs::path dir(const std::string& name) {
   fs::path d = kprof::test::scratch_dir("capi_requests") / name;
@@ -29,6 +30,13 @@ json analyze_request(const json& extra) {
   json r{{"inputs", {kQuick.string()}}, {"write", false}};
   r.update(extra);
   return r;
+}
+
+// An artifact of the quick export at `at`, written through the C API.
+fs::path artifact(const fs::path& at) {
+  auto r = capi().call("analyze", json{{"inputs", {kQuick.string()}}, {"out_dir", at.string()}}.dump());
+  EXPECT_EQ(r.value("ok", false), true) << r.dump();
+  return at;
 }
 
 void expect_refused(const json& reply, const std::string& kind, const std::string& says, const std::string& what) {
@@ -74,4 +82,41 @@ TEST(CApiRequests, ParameterNamesFollowTheCommandLinesRule) {
   ASSERT_EQ(ok.value("ok", false), true) << ok.dump();
   EXPECT_EQ(ok["profile"]["params"]["values"]["b"], 32);
   EXPECT_EQ(ok["profile"]["params"]["dtype"], "bf16");
+}
+
+// Item 10: "\u0000" in a path ended it where the path reached open(2); the rest was silently dropped.
+TEST(CApiRequests, ANulByteInAPathIsRefusedNotTruncated) {
+  SKIP_UNDER_ASAN();
+  ASSERT_NE(capi().handle, nullptr);
+  const fs::path d = dir("nul");
+  const fs::path art = artifact(d / "art");
+  // Each path is one that works when cut at the NUL: the request used to run on the cut path.
+  auto cut = [](const fs::path& p) { return p.string() + std::string(1, '\0') + ".ignored"; };
+  struct Case {
+    const char* fn;
+    const char* field;
+    json request;
+  };
+  const Case cases[] = {
+      {"analyze", "inputs", json{{"inputs", {cut(kQuick)}}, {"write", false}}},
+      {"analyze", "out_dir", json{{"inputs", {kQuick.string()}}, {"out_dir", cut(d / "out")}}},
+      {"analyze", "out_root", json{{"inputs", {kQuick.string()}}, {"out_root", cut(d / "root")}}},
+      {"analyze", "baseline", analyze_request({{"baseline", cut(art)}})},
+      {"analyze", "devices", analyze_request({{"devices", cut(kData / "devices.json")}})},
+      {"analyze", "thresholds", analyze_request({{"thresholds", cut(kData / "thresholds.toml")}})},
+      {"compare", "baseline", json{{"baseline", cut(art)}, {"current", art.string()}}},
+      {"compare", "current", json{{"baseline", art.string()}, {"current", cut(art)}}},
+      {"autotune_load", "root", json{{"root", cut(d / "cache")}, {"key", {{"kernel", "k"}}}}},
+      {"autotune_record", "kernel",
+       json{{"root", (d / "cache").string()},
+            {"key", {{"kernel", "k" + std::string(1, '\0') + "x"}}},
+            {"entry", {{"config", json::object()}, {"status", "ok"}, {"median_ms", 1.0}}}}},
+  };
+  for (const auto& c : cases) {
+    const std::string text = c.request.dump();
+    ASSERT_NE(text.find("\\u0000"), std::string::npos) << text;
+    expect_refused(capi().call(c.fn, text), "usage", c.field, std::string(c.fn) + " " + c.field);
+  }
+  // Nothing was written at a cut name.
+  for (const char* f : {"out", "root", "cache"}) EXPECT_FALSE(fs::exists(d / f)) << f;
 }

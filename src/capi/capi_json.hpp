@@ -17,7 +17,8 @@
 namespace kprof::capi {
 
 // Parses `request` (NULL = {}), runs `fn`, returns {"ok": true, ...fn's fields} or {"ok": false, "error",
-// "exit_code", "kind"} as a malloc'd string. Never throws.
+// "exit_code", "kind"} as a malloc'd string. Never throws. A request that is not an object, or holds a NUL byte
+// (\u0000) in any string or field name, is a usage error before `fn` runs.
 char* call(const char* request, const std::function<nlohmann::json(const nlohmann::json&)>& fn);
 
 template <typename T>
