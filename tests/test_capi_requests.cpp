@@ -2,6 +2,7 @@
 // as Python calls it (support/capi.hpp).
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <filesystem>
 #include <string>
 
@@ -119,4 +120,33 @@ TEST(CApiRequests, ANulByteInAPathIsRefusedNotTruncated) {
   }
   // Nothing was written at a cut name.
   for (const char* f : {"out", "root", "cache"}) EXPECT_FALSE(fs::exists(d / f)) << f;
+}
+
+// Item 9: an input path longer than PATH_MAX was an internal error (exit 1); the command line said exit 9.
+TEST(CApiRequests, AnInputPathLongerThanPathMaxIsBadInput) {
+  SKIP_UNDER_ASAN();
+  ASSERT_NE(capi().handle, nullptr);
+  const fs::path d = dir("long");
+  const fs::path art = artifact(d / "art");
+  std::string lng = d.string();
+  while (lng.size() <= PATH_MAX) lng += "/" + std::string(200, 'x');
+  lng += ".csv";
+  struct Case {
+    const char* fn;
+    json request;
+  };
+  const Case cases[] = {
+      {"analyze", json{{"inputs", {lng}}, {"write", false}}},
+      {"analyze", json{{"inputs", {kQuick.string(), lng}}, {"write", false}}},
+      {"analyze", analyze_request({{"baseline", lng}})},
+      {"analyze", analyze_request({{"devices", lng}})},
+      {"analyze", analyze_request({{"thresholds", lng}})},
+      {"compare", json{{"baseline", lng}, {"current", art.string()}}},
+      {"compare", json{{"baseline", art.string()}, {"current", lng}}},
+  };
+  for (const auto& c : cases) {
+    auto r = capi().call(c.fn, c.request.dump());
+    expect_refused(r, "bad-input", "too long", c.fn);
+    EXPECT_EQ(r.value("exit_code", 0), 3) << r.dump();
+  }
 }

@@ -297,11 +297,11 @@ std::string bad_field(json doc) {
 }  // namespace
 
 ProfileRun load_artifact(const fs::path& dir_or_file) {
-  const bool is_dir = fs::is_directory(dir_or_file);
+  const bool is_dir = fs::is_directory(input_status(dir_or_file));
   fs::path p = is_dir ? dir_or_file / "profile.json" : dir_or_file;
   fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (is_dir || fs::exists(dir / kPartialMarker)) check_complete_artifact(dir);
-  if (!fs::exists(p)) throw Error(p.string() + ": not a kprof artifact (no profile.json)", kExitBadInput);
+  if (is_dir || fs::exists(input_status(dir / kPartialMarker))) check_complete_artifact(dir);
+  if (!fs::exists(input_status(p))) throw Error(p.string() + ": not a kprof artifact (no profile.json)", kExitBadInput);
   std::string text = read_file(p);
   try {
     auto j = json::parse(text);

@@ -43,6 +43,14 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
+fs::file_status input_status(const fs::path& p) {
+  std::error_code ec;
+  fs::file_status st = fs::status(p, ec);
+  if (ec && st.type() != fs::file_type::not_found)
+    throw Error("cannot read " + p.string() + ": " + ec.message(), kExitBadInput);
+  return st;
+}
+
 CannotWrite::CannotWrite(const fs::path& p, const std::string& why)
     : Error("cannot write " + p.string() + ": " + why, kExitCannotWrite) {}
 
