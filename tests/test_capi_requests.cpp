@@ -150,3 +150,38 @@ TEST(CApiRequests, AnInputPathLongerThanPathMaxIsBadInput) {
     EXPECT_EQ(r.value("exit_code", 0), 3) << r.dump();
   }
 }
+
+// An output path the file system refuses was an internal error too; the command line says "cannot write".
+TEST(CApiRequests, AnOutputPathTheSystemRefusesIsCannotWriteAsOnTheCommandLine) {
+  SKIP_UNDER_ASAN();
+  ASSERT_NE(capi().handle, nullptr);
+  const fs::path d = dir("long_out");
+  std::string lng = d.string();
+  while (lng.size() <= PATH_MAX) lng += "/" + std::string(200, 'x');
+  // The command line: exit 9, the file system's refusal (cli/app.cpp).
+  auto cli = kprof::test::run_shell(std::string(KPROF_BINARY) + " analyze -q '" + kQuick.string() + "' --out '" + lng +
+                                        "'",
+                                    d);
+  EXPECT_EQ(cli.code, 9) << cli.err;
+  // The C API said "internal error" (exit 1) for the same requests.
+  struct Case {
+    const char* fn;
+    json request;
+  };
+  const Case cases[] = {
+      {"analyze", json{{"inputs", {kQuick.string()}}, {"out_dir", lng}}},
+      {"analyze", json{{"inputs", {kQuick.string()}}, {"out_root", lng}}},
+      {"analyze", json{{"inputs", {kQuick.string()}}, {"write", false}, {"devlog", true}, {"docs_dir", lng}}},
+      {"autotune_record", json{{"root", lng},
+                               {"key", {{"kernel", "k"}}},
+                               {"entry", {{"config", json::object()}, {"status", "ok"}, {"median_ms", 1.0}}}}},
+      {"autotune_record", json{{"root", (d / "cache").string()},
+                               {"key", {{"kernel", std::string(300, 'k')}}},
+                               {"entry", {{"config", json::object()}, {"status", "ok"}, {"median_ms", 1.0}}}}},
+  };
+  for (const auto& c : cases) {
+    auto r = capi().call(c.fn, c.request.dump());
+    expect_refused(r, "cannot-write", "too long", c.fn);
+    EXPECT_EQ(r.value("exit_code", 0), 9) << r.dump();
+  }
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -77,6 +78,10 @@ char* call(const char* request, const std::function<json(const json&)>& fn) {
     return to_c(error_reply(e.what(), kExitUsage));
   } catch (const json::exception& e) {
     return to_c(error_reply(std::string("bad request: ") + e.what(), kExitUsage));
+  } catch (const std::filesystem::filesystem_error& e) {
+    // The file system refused (a name too long, a path under a file, no space): "cannot write", as the command line
+    // says (cli/app.cpp), not a bug in kprof. Inputs are looked at before (util/fs.hpp's input_status: bad input).
+    return to_c(error_reply(e.what(), kExitCannotWrite));
   } catch (const std::exception& e) {
     return to_c(error_reply(e.what(), kExitFailure));
   } catch (...) {
