@@ -5,6 +5,7 @@
 // reads, is checked through the library).
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -224,6 +225,25 @@ std::vector<Case> cases() {
                0, "", [](const fs::path& d, const auto&) { EXPECT_TRUE(fs::exists(d / "out/a/report.md")); }});
   c.push_back({"CsvMissingFile",
                [](const fs::path& d) { return kprof_cmd("analyze " + q(d / "no-such.csv")); }, 3, "no-such.csv"});
+  // Issue 24: a name longer than PATH_MAX was "cannot write" (exit 9) for an input, internal error in the C API.
+  auto too_long = [](const fs::path& d) {
+    std::string p = d.string();
+    while (p.size() <= PATH_MAX) p += "/" + std::string(200, 'x');
+    return fs::path(p + ".csv");
+  };
+  c.push_back({"InputPathLongerThanPathMax",
+               [=](const fs::path& d) { return kprof_cmd("analyze " + q(too_long(d)) + " --out-root " + q(d / "out")); },
+               3, "File name too long", no_artifact});
+  c.push_back({"CompareWithAPathLongerThanPathMax",
+               [=](const fs::path& d) { return kprof_cmd("compare " + q(analysed(d, "a")) + " " + q(too_long(d))); },
+               3, "File name too long"});
+  for (std::string option : {"baseline", "devices", "thresholds"})
+    c.push_back({std::string(1, static_cast<char>(std::toupper(option[0]))) + option.substr(1) + "PathLongerThanPathMax",
+                 [=](const fs::path& d) {
+                   return kprof_cmd("analyze -q " + q(kFixtures / "h200-probe/quick.csv") + " --out-root " +
+                                    q(d / "out") + " --" + option + " " + q(too_long(d)));
+                 },
+                 3, "File name too long", no_artifact});
   c.push_back({"CsvDirectoryWithoutCsv",
                [](const fs::path& d) {
                  put(d / "empty-dir/readme.txt", "x");

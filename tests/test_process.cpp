@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <unistd.h>
 
 #include "util/errors.hpp"
 #include "util/fs.hpp"
@@ -40,4 +41,30 @@ TEST(Process, MissingProgramIsNoToolError) {
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), kExitNoTool);
   }
+}
+
+TEST(Process, ALinkAtAnOutputFileIsRefusedNotFollowed) {
+  // The program's output files were opened with O_CREAT|O_TRUNC: a link at that name (a predictable one in a shared
+  // folder, such as the kprof-kernels reply in /tmp) had its target truncated and written by the program (issue 24).
+  auto dir = std::filesystem::temp_directory_path() / ("kprof_test_process_link_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  write_file_atomic(dir / "victim", "precious");
+  std::filesystem::create_symlink(dir / "victim", dir / "o.txt");
+  for (bool as_stderr : {false, true}) {
+    ProcessSpec s;
+    s.argv = {"/bin/sh", "-c", "echo overwritten; echo overwritten >&2"};
+    (as_stderr ? s.stderr_file : s.stdout_file) = (dir / "o.txt").string();
+    try {
+      run_process(s);
+      ADD_FAILURE() << "expected an error (" << (as_stderr ? "stderr" : "stdout") << ")";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), kExitCannotWrite);
+      EXPECT_NE(std::string(e.what()).find("o.txt"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("symbolic link"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read_file(dir / "victim"), "precious");
+    EXPECT_TRUE(std::filesystem::is_symlink(dir / "o.txt"));
+  }
+  std::filesystem::remove_all(dir);
 }

@@ -7,6 +7,7 @@
 #include "collect/trace/trace_reader.hpp"
 #include "collect/trace/trace_writer.hpp"
 #include "util/errors.hpp"
+#include "util/fs.hpp"
 
 using namespace kprof;
 using namespace kprof::trace_format;
@@ -138,6 +139,32 @@ TEST(TraceWriter, RoundTripThroughFile) {
   EXPECT_EQ(t.nvtx[1].end_ns, 200);
   // The kernel runs after both pops, but its launch call (corr 42, t=50) was inside "inner".
   EXPECT_EQ(k.nvtx_range, 1);
+}
+
+TEST(TraceWriter, ALinkPlantedAtTheOldTemporaryNameIsNotWrittenThrough) {
+  // The tracer wrote "<trace>.tmp.<pid>" opened with O_CREAT|O_TRUNC: a link planted at that predictable name (a
+  // shared output folder) was followed, its target truncated and overwritten with the trace (issue 24).
+  const auto d = std::filesystem::temp_directory_path() / ("kprof_trace_link_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  const auto victim = d / "victim", path = d / "run.kptrace";
+  write_file_atomic(victim, "precious");
+  std::filesystem::create_symlink(victim, path.string() + ".tmp." + std::to_string(::getpid()));
+  std::string err;
+  ASSERT_TRUE(sample_buffer().write_file(path.string(), sample_info(), &err)) << err;
+  EXPECT_EQ(read_file(victim), "precious");
+  EXPECT_EQ(read_trace(path).kernels.size(), 1u);
+  // A link at the destination itself is replaced by the trace, its target left alone.
+  std::filesystem::remove(path);
+  std::filesystem::create_symlink(victim, path);
+  ASSERT_TRUE(sample_buffer().write_file(path.string(), sample_info(), &err)) << err;
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
+  EXPECT_EQ(read_file(victim), "precious");
+  // Nothing left beside it but the victim, the trace and the planted link.
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(d)) ++files;
+  EXPECT_EQ(files, 3u);
+  std::filesystem::remove_all(d);
 }
 
 TEST(TraceWriter, SerializeMatchesFileAndDetectsTruncation) {

@@ -23,8 +23,10 @@ def fakes(tmp_path_factory):
         pytest.skip("no compiler: the stand-in libraries cannot be built")
     d = tmp_path_factory.mktemp("fake_gpu")
     subprocess.run(["gcc", "-shared", "-fPIC", str(HERE / "fake_cuda.c"), "-o", str(d / "libcuda.so.1")], check=True)
+    # The trace writer as libkprof_inject.so compiles it: with its temporary-file helper (src/collect/cupti/CMakeLists.txt).
     subprocess.run(["g++", "-std=c++20", "-O0", "-shared", "-fPIC", "-I", str(REPO / "src"), str(HERE / "fake_inject.cpp"),
-                    str(REPO / "src" / "collect" / "trace" / "trace_writer.cpp"), "-o", str(d / "libfake_inject.so")],
+                    str(REPO / "src" / "collect" / "trace" / "trace_writer.cpp"),
+                    str(REPO / "src" / "util" / "atomic_file.cpp"), "-o", str(d / "libfake_inject.so")],
                    check=True)
     return d
 

@@ -45,7 +45,7 @@ std::optional<fs::path> find_user_file(const std::optional<fs::path>& explicit_p
   else if (const char* env = env_var ? std::getenv(env_var) : nullptr; env && *env) asked = fs::path(env);
   std::error_code ec;
   if (asked) {
-    if (!fs::is_regular_file(*asked, ec))
+    if (!fs::is_regular_file(input_status(*asked)))
       throw Error("cannot read " + asked->string() + ": no such file", kExitBadInput);
     return asked;
   }

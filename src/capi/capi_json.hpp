@@ -17,7 +17,8 @@
 namespace kprof::capi {
 
 // Parses `request` (NULL = {}), runs `fn`, returns {"ok": true, ...fn's fields} or {"ok": false, "error",
-// "exit_code", "kind"} as a malloc'd string. Never throws.
+// "exit_code", "kind"} as a malloc'd string. Never throws. A request that is not an object, or holds a NUL byte
+// (\u0000) in any string or field name, is a usage error before `fn` runs.
 char* call(const char* request, const std::function<nlohmann::json(const nlohmann::json&)>& fn);
 
 template <typename T>
@@ -26,8 +27,11 @@ T get_or(const nlohmann::json& j, const char* key, T fallback) {
   return j[key].get<T>();
 }
 
-// {"b": 32, "dtype": "bf16"} or {"values": {...}, "dtype": ...}.
+// {"b": 32, "dtype": "bf16"} or {"values": {...}, "dtype": ...}, names and values held to the command line's rule
+// (ProblemParams::set): a usage error otherwise.
 ProblemParams params_from(const nlohmann::json& j);
+// Params read another way (an autotune key) held to the same rule: a usage error naming what is wrong.
+void check_params(const ProblemParams& p);
 // Every field of the request that is an option of the profiling commands (session/run_options.hpp, by its key:
 // "out_root", "no_wait", ...) applied to `spec` as the command line applies it: strings and numbers as the flag's
 // value, true for a flag (false leaves the default). A field that is neither an option nor in `own` (the request's

@@ -55,6 +55,13 @@ kprof::session::AnalyzeSpec analyze_spec(const json& r) {
   return s;
 }
 
+// The autotune key of a request, its params held to the command line's rule like any other request's.
+kprof::plan::CacheKey cache_key(const json& r) {
+  auto key = r.at("key").get<kprof::plan::CacheKey>();
+  kprof::capi::check_params(key.params);
+  return key;
+}
+
 }  // namespace
 
 extern "C" {
@@ -109,10 +116,12 @@ char* kprof_profile_end(const char* request_json) {
 
 char* kprof_describe_plan(const char* request_json) {
   return call(request_json, [](const json& r) {
-    std::map<std::string, std::int64_t> params;
-    if (r.contains("params")) params = r["params"].get<std::map<std::string, std::int64_t>>();
+    kprof::ProblemParams params;
+    if (r.contains("params")) params = kprof::capi::params_from(r["params"]);
+    if (!params.dtype.empty())
+      throw kprof::Error("describe_plan: \"params\" are integers (a package's dtype is its own)", kprof::kExitUsage);
     auto plan = kprof::api::describe_plan(get_or<std::string>(r, "package", ""), get_or<std::string>(r, "version", ""),
-                                          params, get_or<std::string>(r, "kernels", ""));
+                                          params.values, get_or<std::string>(r, "kernels", ""));
     return json{{"plan", json(plan)}};
   });
 }
@@ -121,6 +130,7 @@ char* kprof_profile_plan(const char* request_json) {
   return call(request_json, [](const json& r) {
     if (!r.contains("plan")) throw kprof::Error("profile_plan: \"plan\" is required", kprof::kExitUsage);
     auto plan = kprof::plan::plan_from_json(r["plan"].dump());
+    kprof::capi::check_params(kprof::ProblemParams{plan.params, plan.dtype});
     kprof::api::ProfilePlanSettings s;
     json st = r.value("settings", json::object());
     s.exact_dir = get_or<std::string>(st, "exact_dir", "");
@@ -144,8 +154,7 @@ char* kprof_profile_plan(const char* request_json) {
 
 char* kprof_autotune_load(const char* request_json) {
   return call(request_json, [](const json& r) {
-    kprof::plan::AutotuneCache cache(get_or<std::string>(r, "root", ".cache/kernel-autotune"),
-                                     r.at("key").get<kprof::plan::CacheKey>());
+    kprof::plan::AutotuneCache cache(get_or<std::string>(r, "root", ".cache/kernel-autotune"), cache_key(r));
     cache.load();
     return kprof::capi::cache_reply(cache);
   });
@@ -153,8 +162,7 @@ char* kprof_autotune_load(const char* request_json) {
 
 char* kprof_autotune_record(const char* request_json) {
   return call(request_json, [](const json& r) {
-    kprof::plan::AutotuneCache cache(get_or<std::string>(r, "root", ".cache/kernel-autotune"),
-                                     r.at("key").get<kprof::plan::CacheKey>());
+    kprof::plan::AutotuneCache cache(get_or<std::string>(r, "root", ".cache/kernel-autotune"), cache_key(r));
     cache.load();
     cache.record(r.at("entry").get<kprof::plan::TuneEntry>());
     return kprof::capi::cache_reply(cache);

@@ -59,8 +59,9 @@ std::vector<std::string> export_report(const std::string& report, const std::str
 Inputs load_inputs(const std::vector<std::string>& inputs, ExtraFiles& copies, const std::string& ncu,
                    bool copy_inputs) {
   if (inputs.empty()) throw Error("analyze: no input (an artifact directory or ncu CSV files)", kExitUsage);
-  if (inputs.size() == 1 && fs::is_directory(inputs[0])) {
-    if (fs::exists(fs::path(inputs[0]) / "profile.json") || fs::exists(fs::path(inputs[0]) / kPartialMarker)) {
+  if (inputs.size() == 1 && fs::is_directory(input_status(inputs[0]))) {
+    if (fs::exists(input_status(fs::path(inputs[0]) / "profile.json")) ||
+        fs::exists(input_status(fs::path(inputs[0]) / kPartialMarker))) {
       ProfileRun run = load_artifact(inputs[0]);
       rederive_metrics(run);  // what the current kprof derives from the recorded counters
       return {std::move(run), false};
@@ -73,7 +74,7 @@ Inputs load_inputs(const std::vector<std::string>& inputs, ExtraFiles& copies, c
     return load_inputs(csvs, copies, ncu, copy_inputs);
   }
   for (const auto& f : inputs) {
-    const fs::file_status st = fs::status(f);
+    const fs::file_status st = input_status(f);
     if (!fs::exists(st)) throw Error(f + ": no such file", kExitBadInput);
     if (fs::is_directory(st)) throw Error(f + ": pass either one artifact directory or CSV files", kExitUsage);
     // A pipe is read (ncu ... | kprof analyze /dev/stdin); a device is not an export (/dev/zero never ends).
@@ -147,7 +148,7 @@ Analyzed analyze_inputs(const AnalyzeSpec& o) {
   auto ctx = AnalysisContext::load(o.data);
   // An artifact with its collectors' raw files is rebuilt from them: the current kprof's grouping, metrics and
   // analysis, and every output of its mode (timeline, CSVs, trace.json, source pages).
-  if (o.inputs.size() == 1 && fs::is_directory(o.inputs[0]))
+  if (o.inputs.size() == 1 && fs::is_directory(input_status(o.inputs[0])))
     if (auto r = reassemble_artifact(o.inputs[0])) {
       ProfileRun& run = r->assembled.run;
       if (!o.kernel.empty()) run.kernel = o.kernel;

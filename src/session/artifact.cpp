@@ -346,15 +346,16 @@ void note_merged_groups(ProfileRun& run) {
 }  // namespace
 
 ProfileRun load_artifact(const fs::path& dir_or_file) {
-  const bool is_dir = fs::is_directory(dir_or_file);
+  const bool is_dir = fs::is_directory(input_status(dir_or_file));
   fs::path p = is_dir ? dir_or_file / "profile.json" : dir_or_file;
   fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   // Named by its profile.json, an artifact is held to the same test as when named by its folder: params.json is
   // the first file every artifact writes, so a folder with it and profile.json but no report.md is one whose run
   // stopped part-way. A lone profile.json elsewhere is read as it is.
-  if (is_dir || fs::exists(dir / kPartialMarker) || (p.filename() == "profile.json" && fs::exists(dir / "params.json")))
+  if (is_dir || fs::exists(input_status(dir / kPartialMarker)) ||
+      (p.filename() == "profile.json" && fs::exists(input_status(dir / "params.json"))))
     check_complete_artifact(dir);
-  if (!fs::exists(p)) throw Error(p.string() + ": not a kprof artifact (no profile.json)", kExitBadInput);
+  if (!fs::exists(input_status(p))) throw Error(p.string() + ": not a kprof artifact (no profile.json)", kExitBadInput);
   std::string text = read_file(p);
   try {
     auto j = json::parse(text);

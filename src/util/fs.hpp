@@ -16,6 +16,11 @@ class CannotWrite : public Error {
 };
 
 std::string read_file(const std::filesystem::path& p);  // throws Error (exit 3) when unreadable
+// What is at `p`, a path the user gave to be read: its status, of type not_found when there is nothing. Throws
+// Error (exit 3) naming the path and the system's reason when the system cannot tell (a name longer than PATH_MAX
+// or NAME_MAX, a loop of links, no permission to search a folder): std::filesystem's throwing calls raised
+// filesystem_error there, which the command line took for an output it could not write and the C API for a bug.
+std::filesystem::file_status input_status(const std::filesystem::path& p);
 // Creates `dir` and its parents; throws CannotWrite. Every write below goes through it.
 void ensure_dir(const std::filesystem::path& dir);
 // Creates parent dirs; throws CannotWrite (the temporary file is removed on every failure path).

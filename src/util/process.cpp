@@ -20,10 +20,20 @@ namespace kprof {
 
 namespace {
 
+// An output file of the program (its stdout or stderr), opened for writing: never through a symbolic link. Some of
+// these names are predictable in a shared folder (the kprof-kernels reply in /tmp): a link planted there had its
+// target truncated and overwritten by the program. A link at `path` is an error naming it, not followed and not
+// removed (it is not kprof's). Throws CannotWrite.
 int open_out(const std::string& path) {
   if (std::filesystem::path(path).has_parent_path())
     ensure_dir(std::filesystem::path(path).parent_path());
-  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd >= 0) return fd;
+  const int err = errno;
+  struct stat st {};
+  if (err == ELOOP && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    throw CannotWrite(path, "it is a symbolic link, and kprof does not write through links");
+  throw CannotWrite(path, std::strerror(err));
 }
 }  // namespace
 
@@ -75,11 +85,17 @@ ProcessResult run_process(const ProcessSpec& spec) {
   argv.push_back(nullptr);
 
   int out_fd = -1, err_fd = -1;
-  if (!spec.stdout_file.empty() && (out_fd = open_out(spec.stdout_file)) < 0)
-    throw CannotWrite(spec.stdout_file, std::strerror(errno));
-  if (spec.stderr_file == "=stdout") err_fd = out_fd;
-  else if (!spec.stderr_file.empty() && (err_fd = open_out(spec.stderr_file)) < 0)
-    throw CannotWrite(spec.stderr_file, std::strerror(errno));
+  if (!spec.stdout_file.empty()) out_fd = open_out(spec.stdout_file);
+  if (spec.stderr_file == "=stdout") {
+    err_fd = out_fd;
+  } else if (!spec.stderr_file.empty()) {
+    try {
+      err_fd = open_out(spec.stderr_file);
+    } catch (...) {
+      if (out_fd >= 0) ::close(out_fd);
+      throw;
+    }
+  }
 
   // The child runs in its own process group. SIGINT/SIGTERM to kprof are recorded (util/interrupt.hpp) and passed
   // on to that whole group (ncu and the program it started alike); a group still alive 10 s later is killed.

@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
 #include "collect/counters/counters_format.hpp"
+#include "util/atomic_file.hpp"
 
 namespace kprof::cupti {
 
@@ -67,17 +71,23 @@ void write_counters_file(const std::string& path, const CounterFileSummary& s, c
              {key::errors, s.errors},
              {key::error_count, s.error_count},
              {key::kernels, std::move(kernels)}};
-    std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-      std::ofstream out(tmp, std::ios::trunc);
-      // NVTX messages and the process name are arbitrary bytes: invalid UTF-8 is replaced, not thrown.
-      out << doc.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
-      if (!out) {
-        std::fprintf(stderr, "kprof counters: cannot write %s\n", tmp.c_str());
-        return;
-      }
+    // NVTX messages and the process name are arbitrary bytes: invalid UTF-8 is replaced, not thrown.
+    const std::string text = doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+    // The old "<path>.tmp.<pid>", opened with O_TRUNC, wrote through a link planted at that predictable name.
+    std::filesystem::path tmp;
+    const int fd = open_temporary_beside(path, tmp);
+    if (fd < 0) {
+      std::fprintf(stderr, "kprof counters: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+      return;
     }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) std::fprintf(stderr, "kprof counters: cannot rename %s\n", tmp.c_str());
+    bool ok = write_all(fd, text.data(), text.size());
+    int err = errno;
+    if (::close(fd) != 0 && ok) ok = false, err = errno;
+    if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, err = errno;
+    if (!ok) {
+      ::unlink(tmp.c_str());
+      std::fprintf(stderr, "kprof counters: cannot write %s: %s\n", path.c_str(), std::strerror(err));
+    }
   } catch (const std::exception& e) {  // never let the profiled program die of the collector
     std::fprintf(stderr, "kprof counters: cannot write %s: %s\n", path.c_str(), e.what());
   }

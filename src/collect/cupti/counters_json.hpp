@@ -23,8 +23,9 @@ struct CounterFileSummary {
   std::uint64_t error_count = 0;
 };
 
-// Writes the whole document to `path` atomically (a temporary file, then rename). Never throws: a failure is
-// printed to stderr (the profiled program must not die of the collector).
+// Writes the whole document to `path` atomically (a temporary file beside it that no planted link can redirect,
+// util/atomic_file.hpp, then rename). Never throws: a failure is printed to stderr (the profiled program must not
+// die of the collector).
 void write_counters_file(const std::string& path, const CounterFileSummary& summary,
                          const std::deque<KernelRecord>& records, bool interrupted);
 

@@ -2,8 +2,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
+#include <filesystem>
 #include <unistd.h>
+
+#include "util/atomic_file.hpp"
 
 namespace kprof {
 
@@ -137,26 +139,19 @@ std::string TraceBuffer::serialize(const TraceFileInfo& info) const {
 }
 
 bool TraceBuffer::write_file(const std::string& path, const TraceFileInfo& info, std::string* error) const {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A temporary file no planted link can redirect (util/atomic_file.hpp), renamed over `path`: the old
+  // "<path>.tmp.<pid>", opened with O_TRUNC, truncated and overwrote whatever a link there pointed to.
+  std::filesystem::path tmp;
+  int fd = open_temporary_beside(path, tmp);
+  const bool created = fd >= 0;
   auto fail = [&](const char* what) {
-    if (error) *error = std::string(what) + " " + tmp + ": " + std::strerror(errno);
+    if (error) *error = std::string(what) + " " + (created ? tmp.string() : path) + ": " + std::strerror(errno);
     if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
+    if (created) ::unlink(tmp.c_str());
     return false;
   };
   if (fd < 0) return fail("cannot create");
-  bool ok = emit(info, [&](const void* p, std::size_t n) {
-    const char* c = static_cast<const char*>(p);
-    while (n > 0) {
-      ssize_t w = ::write(fd, c, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return false;
-      c += w;
-      n -= static_cast<std::size_t>(w);
-    }
-    return true;
-  });
+  bool ok = emit(info, [&](const void* p, std::size_t n) { return write_all(fd, static_cast<const char*>(p), n); });
   if (!ok) return fail("cannot write");
   if (::fsync(fd) != 0) return fail("cannot sync");
   if (::close(fd) != 0) {

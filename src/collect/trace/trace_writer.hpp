@@ -76,8 +76,9 @@ class TraceBuffer {
   void clear_records();
   std::size_t string_bytes() const { return strings_.size(); }
 
-  // Writes the whole trace to `path` atomically (path.tmp.<pid> then rename). Uses only open/write/fsync/
-  // rename and memory already allocated, so it may run late in exit or from the tracer's signal path.
+  // Writes the whole trace to `path` atomically: a temporary file beside it that no planted link can redirect
+  // (util/atomic_file.hpp), then rename. Uses only open/write/fsync/rename and the C library, so it may run late
+  // in exit or from the tracer's signal writer thread.
   // Returns false with *error set on failure.
   bool write_file(const std::string& path, const TraceFileInfo& info, std::string* error) const;
   // The same bytes as write_file, in memory (tests).
