@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "plan/plan_json.hpp"
 #include "util/errors.hpp"
+#include "util/atomic_file.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
 
@@ -37,8 +40,15 @@ std::string find_kernels_binary(const std::string& explicit_path) {
 }
 
 std::string kernels_output(const std::string& bin, const std::vector<std::string>& args, int usage_exit_code) {
-  static int n = 0;
-  fs::path tmp = fs::temp_directory_path() / fmt::format("kprof_kernels_{}_{}.json", ::getpid(), n++);
+  // The reply goes to a file only this call can have made: created first (O_EXCL, at an unpredictable name), then
+  // handed to the child as its stdout. A predictable /tmp name let another user plant a link there.
+  fs::path tmp;
+  const int fd = open_temporary_beside(fs::temp_directory_path() / "kprof_kernels.json", tmp);
+  if (fd < 0)
+    throw Error("kprof-kernels: cannot create a temporary file in " + fs::temp_directory_path().string() + ": " +
+                    std::strerror(errno),
+                kExitCannotWrite);
+  ::close(fd);
   ProcessSpec spec;
   spec.argv = {bin};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
