@@ -1,5 +1,8 @@
 #include "session/analyze_inputs.hpp"
 
+#include <cstring>
+#include <cstdlib>
+#include <cerrno>
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -38,10 +41,14 @@ std::vector<std::string> export_report(const std::string& report, const std::str
                     " --csv --page raw --print-units base > raw.csv (and --page details), then kprof analyze raw.csv "
                     "details.csv",
                 kExitNoTool);
-  static int n = 0;
-  fs::path dir = fs::temp_directory_path() /
-                 ("kprof_ncu_import_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-  fs::create_directories(dir);
+  // A folder only this call made (mkdtemp: 0700, an unpredictable name), not a predictable name another user could
+  // create first.
+  std::string pattern = (fs::temp_directory_path() / "kprof_ncu_import_XXXXXX").string();
+  if (!::mkdtemp(pattern.data()))
+    throw Error("cannot create a scratch folder for `ncu --import` in " + fs::temp_directory_path().string() + ": " +
+                    std::strerror(errno),
+                kExitCannotWrite);
+  const fs::path dir = pattern;
   std::vector<std::string> messages;
   auto files = ncu::export_report_pages(*exe, report, dir.string(), messages);
   if (files.empty()) {
