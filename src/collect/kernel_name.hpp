@@ -21,8 +21,8 @@ std::string instantiation_key(std::string_view demangled);
 
 // Names that tell instantiations of one function apart, for a reader: each is the function's base name with only the
 // template arguments that differ among `demangled` (in instantiation_key's spelling, "…" for the arguments they
-// share, each argument at most ~40 characters): PyTorch's add and abs at one shape read
-// "vectorized_elementwise_kernel<…,CUDAFunctor_add<float>,array<char*,3>>" and "…<…,AbsFunctor<float>,array<char*,2>>".
+// share, the fewest that tell them apart, each at most ~40 characters): PyTorch's add and abs at one shape read
+// "vectorized_elementwise_kernel<…,CUDAFunctor_add<float>,…>" and "vectorized_elementwise_kernel<…,AbsFunctor<float>,…>".
 // Names whose keys are equal (overloads differing only in their parameters) come back equal: the caller numbers them.
 std::vector<std::string> distinguishing_names(const std::vector<std::string>& demangled);
 

@@ -1,4 +1,5 @@
 #include "render/roofline_svg.hpp"
+#include "render/contract_view.hpp"
 #include "render/xml_text.hpp"
 #include "util/mapped.hpp"
 
@@ -403,22 +404,13 @@ void draw_legend(std::string& s, const Layout& l, const Series& series, const st
   };
   if (!series.order.empty()) {
     heading("Kernels (numbers on the points)");
-    // A name longer than the legend keeps its head and end (~38 characters at 12 px fit beside the number).
-    auto fit = [](const std::string& name) {
-      constexpr std::size_t kMax = 38;
-      if (name.size() <= kMax) return name;
-      std::size_t head = 24;
-      while (head > 0 && (static_cast<unsigned char>(name[head]) & 0xC0) == 0x80) --head;
-      std::size_t tail = name.size() - (kMax - 25);
-      while (tail < name.size() && (static_cast<unsigned char>(name[tail]) & 0xC0) == 0x80) ++tail;
-      return name.substr(0, head) + "…" + name.substr(tail);
-    };
     for (const auto& name : series.order) {
       s += fmt::format(R"(<g class="legend-kernel"><title>{}</title>)", esc(name));
       s += marker("HBM", lx + 9, ly - 4, series.colour(name));
       s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}"><tspan font-weight="bold" fill="{}">{}</tspan> {}</text></g>)"
                        "\n",
-                       lx + 20, ly, series.colour(name), point_number(series, name), esc(fit(name)));
+                       lx + 20, ly, series.colour(name), point_number(series, name),
+                       esc(short_name(name, 38)));  // ~38 characters at 12 px fit beside the number
       ly += 17;
     }
     ly += 6;

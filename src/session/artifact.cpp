@@ -17,6 +17,7 @@
 #include "collect/stage_grouping.hpp"
 #include "session/outputs.hpp"
 #include "util/errors.hpp"
+#include "util/hash.hpp"
 #include "util/fs.hpp"
 
 namespace kprof::session {
@@ -33,9 +34,7 @@ std::string safe_name(const std::string& s) {
   // same name always maps to the same file.
   constexpr std::size_t kMax = 200;
   if (out.size() > kMax) {
-    std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    out = fmt::format("{}-{:016x}", out.substr(0, kMax - 17), h);
+    out = fmt::format("{}-{:016x}", out.substr(0, kMax - 17), fnv1a(s));
   }
   return out;
 }

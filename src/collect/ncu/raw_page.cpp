@@ -11,6 +11,7 @@
 
 #include "collect/ncu/page_support.hpp"
 #include "util/errors.hpp"
+#include "util/hash.hpp"
 
 namespace kprof::ncu {
 
@@ -33,13 +34,10 @@ bool needed_before_grouping(const std::string& name) {
 
 constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
 
-// FNV-1a over the row's fields, each followed by a separator byte no CSV cell of ncu's holds.
+// A hash of the row's fields, each followed by a separator byte no CSV cell of ncu's holds.
 std::uint64_t digest(const std::vector<std::string>& fields) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const auto& f : fields) {
-    for (unsigned char c : f) h = (h ^ c) * 1099511628211ull;
-    h = (h ^ 0x1f) * 1099511628211ull;
-  }
+  std::uint64_t h = kFnv1aBasis;
+  for (const auto& f : fields) h = fnv1a("\x1f", fnv1a(f, h));
   return h;
 }
 
