@@ -205,6 +205,45 @@ TEST(Advice, PartialCoalescingUnderADramBoundKernel) {
   EXPECT_EQ(a.bottleneck.kind, BottleneckKind::memory);
 }
 
+// Without Nsight Compute's bytes-per-sector count (CUPTI's counters): L1 sends L2 twice the store sectors DRAM
+// writes under an L2-bound kernel (PyTorch's tril, stride-2 float stores): partially coalesced stores. The same
+// counters where DRAM writes little (an output rewritten in place inside L2) or DRAM is at its roof are not.
+TEST(Advice, StoresWrittenInPiecesWithoutTheBytesPerSectorCount) {
+  auto tril_like = [] {
+    CanonicalMetrics m;
+    m.duration_ns = 1e6;
+    m.sm_throughput_pct = 60;
+    m.memory_throughput_pct = 94;
+    m.l2_throughput_pct = 94;
+    m.dram_throughput_pct = 50;
+    m.dram_measured_pct = 52;
+    m.dram_write_bytes = 1.07e9;
+    m.dram_read_bytes = 0.54e9;
+    m.dram_bytes = 1.61e9;
+    m.l1_hit_pct = 48;
+    m.l2_hit_pct = 60;
+    m.global_load_sectors = 3.36e7;
+    m.global_load_requests = 4.2e6;
+    m.global_store_sectors = 6.71e7;
+    m.global_store_requests = 8.39e6;
+    m.grid_size = 65536;
+    m.waves_per_sm = 60;
+    return m;
+  };
+  auto a = analyse(tril_like());
+  EXPECT_EQ(a.bottleneck.cause, "uncoalesced_global");
+  EXPECT_EQ(first_fix(a), "coalesce");
+  auto small = tril_like();  // the same stores into 40 MB that L2 holds
+  small.dram_write_bytes = 40e6;
+  EXPECT_NE(analyse(small).bottleneck.cause, "uncoalesced_global");
+  auto at_roof = tril_like();
+  at_roof.dram_measured_pct = 92;
+  EXPECT_NE(analyse(at_roof).bottleneck.cause, "uncoalesced_global");
+  auto once = tril_like();  // each sector written whole: as many store sectors as DRAM writes
+  once.global_store_sectors = 1.07e9 / 32;
+  EXPECT_NE(analyse(once).bottleneck.cause, "uncoalesced_global");
+}
+
 // The heading, the key issue, the cause line and the JSON name one cause: the leading one.
 TEST(Advice, HeadingCauseLineAndRowStateOneCause) {
   for (const auto& m : {eight_blocks_fp32(), barrier_bound()}) {

@@ -65,7 +65,8 @@ std::vector<Rule> make_rules() {
        {"diagnosis.uncoalesced_sectors_per_request", "diagnosis.uncoalesced_l1_hit_min_pct",
         "diagnosis.uncoalesced_l2_hit_min_pct", "diagnosis.scattered_sectors_per_request",
         "diagnosis.scattered_l2_hit_max_pct", "diagnosis.dram_bound_pct", "diagnosis.sector_bytes_min", "diagnosis.onchip_bound_pct",
-        "diagnosis.atomic_spread_dram_bytes",
+        "diagnosis.atomic_spread_dram_bytes", "diagnosis.store_sector_rewrites_min",
+        "diagnosis.rewrite_min_dram_write_mb", "diagnosis.dram_at_roof_pct",
         "classify.busy_pct", "classify.streaming_bytes_ratio"}},
       // Removing a local array removes the instructions that address it: a pipe those instructions keep busy (the
       // integer pipe of a kernel with 8.8 GB of local traffic) does not bound the fix.

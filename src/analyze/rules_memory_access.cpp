@@ -70,6 +70,37 @@ void detect_bank_conflicts(RuleContext& r) {
         *share * at_stake, fmt::format("bank_conflicts={} of wavefronts", pct(*share)));
 }
 
+// Partial coalescing without Nsight Compute's bytes-per-sector count (CUPTI's counters, older exports): stores
+// cannot be served by reuse, so L1 sending L2 more store sectors than DRAM finally writes means each sector is
+// written in pieces by several requests (a stride-2 float store covers half of every sector it touches; L2 merges
+// the halves before they reach DRAM). Only where the written footprint is larger than L2 could hold as a working
+// set (so the merging is of neighbouring requests, not of an output rewritten in place), the kernel is bound by L2
+// rather than DRAM at its roof, and the stores are a real part of the traffic.
+void detect_rewritten_store_sectors(RuleContext& r, double spr) {
+  const auto& m = r.m;
+  if (!m.global_store_sectors || !m.dram_write_bytes || *m.dram_write_bytes < r.p("rewrite_min_dram_write_mb") * 1e6)
+    return;
+  const double store_bytes = *m.global_store_sectors * 32.0;
+  const double times = store_bytes / *m.dram_write_bytes;
+  if (times < r.p("store_sector_rewrites_min")) return;
+  if (val(m.l2_throughput_pct) < r.p("onchip_bound_pct") || val(m.dram_measured_pct) >= r.p("dram_at_roof_pct"))
+    return;
+  const double all = val(m.global_load_sectors) + *m.global_store_sectors;
+  if (all <= 0) return;
+  // The share of all global sectors that merging the pieces in L1 would save; L2 is what they keep busy.
+  const double waste = (1.0 - 1.0 / times) * (*m.global_store_sectors / all);
+  if (waste < 0.1) return;
+  Finding& f = r.add(CauseId::uncoalesced_global, "partially coalesced global stores",
+        fmt::format("L1 sends L2 {:.1f}× the store sectors DRAM finally writes ({:.3g} GB against {:.3g} GB, {:.1f} "
+                    "sectors per store request), with L2 {:.0f}% busy and DRAM {:.0f}% of its roof: each sector is "
+                    "written in pieces by several requests, {} of the global sectors",
+                    times, store_bytes / 1e9, *m.dram_write_bytes / 1e9, val(m.store_sectors_per_request()),
+                    val(m.l2_throughput_pct), val(m.dram_measured_pct), pct(waste)),
+        waste * std::min(1.0, r.memory_max() / r.busy()),
+        fmt::format("store_sectors/dram_writes={:.1f}, sectors_per_request={:.1f}", times, spr));
+  f.does_not_explain.push_back(CauseId::tensor_underfed);
+}
+
 void detect_access_pattern(RuleContext& r) {
   const auto& m = r.m;
   if (auto per = spread_atomics_dram_bytes(r); per && r.latency_bound()) {
@@ -163,7 +194,11 @@ void detect_access_pattern(RuleContext& r) {
     wasted += *side.sectors * unused;
     if (unused > 0 && (!worst || *side.bytes_per_sector < *worst->bytes_per_sector)) worst = &side;
   }
-  if (!worst || *worst->bytes_per_sector >= r.p("sector_bytes_min") || sectors <= 0) return;
+  if (!worst) {
+    detect_rewritten_store_sectors(r, spr);
+    return;
+  }
+  if (*worst->bytes_per_sector >= r.p("sector_bytes_min") || sectors <= 0) return;
   // The waste costs time where the sectors go: a kernel bound by DRAM or L2 bandwidth (a latency-bound pointer
   // chase or a compute-bound GEMM fetches few bytes it does not use, at no cost).
   const double dram = r.dram_pct();
