@@ -244,6 +244,33 @@ TEST(Advice, StoresWrittenInPiecesWithoutTheBytesPerSectorCount) {
   EXPECT_NE(analyse(once).bottleneck.cause, "uncoalesced_global");
 }
 
+// Shared atomics that replay (set 9's hot-bin kernel, Nsight Compute: 11 wavefronts per ATOMS, L1/shared 99% busy,
+// no load/store bank conflicts): atomic contention, not "re-read operands through L1". Lanes that do not collide
+// (about one wavefront per instruction, as Hopper gives for two addresses) are not.
+TEST(Advice, SharedAtomicsThatReplayAreContention) {
+  auto hot = [] {
+    CanonicalMetrics m;
+    m.duration_ns = 1e6;
+    m.sm_throughput_pct = 40;
+    m.memory_throughput_pct = 99;
+    m.l1_throughput_pct = 98.8;
+    m.dram_throughput_pct = 16;
+    m.shared_wavefronts = 8.5e3;
+    m.shared_bank_conflicts = 0;
+    m.shared_atomic_wavefronts = 1.86e8;
+    m.shared_atomic_instructions = 1.68e7;
+    m.grid_size = 4096;
+    m.waves_per_sm = 3.9;
+    return m;
+  };
+  auto a = analyse(hot());
+  EXPECT_EQ(a.bottleneck.cause, "atomic_contention");
+  EXPECT_EQ(first_fix(a), "atomics");
+  auto calm = hot();
+  calm.shared_atomic_wavefronts = 1.04 * 1.68e7;
+  EXPECT_NE(analyse(calm).bottleneck.cause, "atomic_contention");
+}
+
 // The heading, the key issue, the cause line and the JSON name one cause: the leading one.
 TEST(Advice, HeadingCauseLineAndRowStateOneCause) {
   for (const auto& m : {eight_blocks_fp32(), barrier_bound()}) {

@@ -356,8 +356,11 @@ TEST(DiagnosisHoldout, StoresWrittenInPiecesAreNamedInEverySource) {
 // As captured: cause 8/11 and first fix 6/11 in annotation (ncu counters), 7/11 and 5/11 with CUPTI counters, 8/11
 // and 6/11 in ncu mode. After the one change it prompted (a dominant stall explains a pipe short of its roof: the
 // huge unrolled kernel's instruction-fetch stalls): 9/11 and 7/11, 8/11 and 6/11, 9/11 and 7/11.
+// Then shared-memory wavefronts per shared atomic instruction (Nsight Compute's full set has both; annotation's list
+// has them since, so these captures cannot show it there) name the hot-bin kernel's atomic contention: ncu mode
+// 11/11 and 9/11.
 TEST(DiagnosisHoldout, NinthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(9), 11, {{9, 7}, {8, 6}, {9, 7}});
+  expect_holdout_score(corpus::holdout_file(9), 11, {{9, 7}, {8, 6}, {11, 9}});
 }
 
 TEST(DiagnosisHoldout, SeventhAndEighthSetScoresDoNotRegress) {

@@ -7,8 +7,8 @@ const Remedy kRemedies[] = {
     {RemedyId::launch_overhead, "Cut launch overhead (CUDA graph, or fuse the small kernels)",
      "The GPU waits between launches longer than the kernels run; a graph or a fused kernel removes the gaps.", true},
     {RemedyId::atomics, "Reduce atomic contention (reduce per warp/block first, one atomic per block)",
-     "Atomics to the same address serialise in L2; a warp-shuffle or shared-memory reduction leaves one update per "
-     "block."},
+     "Atomics to one address serialise (in L2 for global, in the shared-memory banks for shared); a warp-shuffle "
+     "or __match_any_sync aggregation, or a private copy per warp, leaves one update per group."},
     {RemedyId::smem_conflicts, "Remove shared-memory bank conflicts (pad or swizzle the array)",
      "Lanes of a warp hit the same bank, so each access replays; padding a row by one word or an XOR swizzle "
      "spreads them over the 32 banks."},

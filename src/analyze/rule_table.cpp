@@ -46,8 +46,10 @@ std::vector<Rule> make_rules() {
         "diagnosis.tiny_kernel_us"}},
       {"atomic_contention",
        detect_atomic_contention,
-       {specific(C::atomic_contention, R::atomics, kLatency, kLatencyOnly)},
+       {specific(C::atomic_contention, R::atomics, kLatency,
+                 {C::latency, C::memory_latency, C::l1_bandwidth, C::memory_bound})},
        {"diagnosis.atomic_request_share", "diagnosis.atomic_l2_sector_share", "diagnosis.atomic_spread_dram_bytes",
+        "diagnosis.shared_atomic_wavefronts_per_inst", "diagnosis.onchip_bound_pct",
         "classify.busy_pct"}},
       // A tensor pipe left underfed is fed through shared memory and registers from global memory: conflicts on the
       // staged tiles, spilled registers and wasteful loads are why it idles, and the first thing to fix (cuDNN's

@@ -27,7 +27,33 @@ std::optional<double> spread_atomics_dram_bytes(const RuleContext& r) {
   return per;
 }
 
+// Shared-memory atomics that serialise: each ATOMS instruction takes several shared-memory wavefronts (lanes of a
+// warp updating addresses in one bank, or one address, replay), and those wavefronts are most of what keeps the
+// L1/shared unit busy. Hopper resolves lanes on one address well (1.04 wavefronts per instruction on 2 addresses
+// from 1024 threads, diagnosis-facts.md): the count of wavefronts, not the code, says whether they contend.
+bool detect_shared_atomic_contention(RuleContext& r) {
+  const auto& m = r.m;
+  if (!m.shared_atomic_wavefronts || !m.shared_atomic_instructions || *m.shared_atomic_instructions <= 0) return false;
+  const double wf = *m.shared_atomic_wavefronts, inst = *m.shared_atomic_instructions;
+  const double per = wf / inst;
+  const double share = wf / (wf + val(m.shared_wavefronts));
+  const double l1 = val(m.l1_throughput_pct) / 100.0;
+  if (per < r.p("shared_atomic_wavefronts_per_inst") || share < 0.5 || l1 * 100.0 < r.p("onchip_bound_pct"))
+    return false;
+  double at_stake = std::min(1.0, l1);
+  if (auto wait = m.shared_wait_share()) at_stake = std::min(at_stake, *wait);
+  r.add(CauseId::atomic_contention, "shared-memory atomic contention",
+        fmt::format("{:.1f} shared-memory wavefronts per shared atomic instruction ({:.3g} instructions, {} of the "
+                    "shared wavefronts) with the L1/shared unit {:.1f}% busy: the lanes' updates replay one after "
+                    "another",
+                    per, inst, pct(share), l1 * 100.0),
+        (1.0 - 1.0 / per) * share * at_stake,
+        fmt::format("shared_atomic_wavefronts_per_instruction={:.1f}, l1_throughput={:.1f}%", per, l1 * 100.0));
+  return true;
+}
+
 void detect_atomic_contention(RuleContext& r) {
+  if (detect_shared_atomic_contention(r)) return;
   const auto& m = r.m;
   double atom = val(m.global_atomic_requests);
   if (atom <= 0) return;

@@ -66,6 +66,8 @@ struct CanonicalMetrics {
   std::optional<double> global_atomic_requests;   // warp-level global atom + red requests
   std::optional<double> shared_wavefronts;        // shared-memory load + store wavefronts
   std::optional<double> shared_bank_conflicts;    // extra wavefronts caused by bank conflicts (loads + stores)
+  std::optional<double> shared_atomic_wavefronts;   // shared-memory wavefronts of atomics (ATOMS)
+  std::optional<double> shared_atomic_instructions;  // warp-level shared atomic instructions executed
   std::optional<double> threads_per_instruction;  // active threads per warp instruction (32 = no divergence)
   // Bytes of each fetched 32-byte sector that global loads / stores use (32 = every byte used; a stride-2 float
   // access uses 16). Nsight Compute counts them by patching SASS
@@ -119,6 +121,7 @@ KPROF_JSON(CanonicalMetrics, duration_ns, sm_throughput_pct, memory_throughput_p
            fma_pipe_instructions, fp16_pipe_instructions, alu_pipe_pct, fp64_pipe_pct, xu_pipe_pct, lsu_pipe_pct, issue_active_pct,
            l1_throughput_pct, l2_throughput_pct, idc_pct, global_load_sectors, global_load_requests, global_store_sectors,
            global_store_requests, global_atomic_requests, shared_wavefronts, shared_bank_conflicts,
+           shared_atomic_wavefronts, shared_atomic_instructions,
            threads_per_instruction, global_load_bytes_per_sector, global_store_bytes_per_sector, sm_active_pct, stalls, occupancy_limit_registers, occupancy_limit_shared_mem,
            occupancy_limit_warps, occupancy_limit_blocks, dram_measured_pct, tensor_pipe_includes_hfma2,
            tensor_precision, provenance, unavailable)

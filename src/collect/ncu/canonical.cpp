@@ -311,6 +311,15 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
   if (auto s = both(d, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"))
     d.set(c.shared_bank_conflicts, "shared_bank_conflicts", *s,
           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum");
+  // Shared atomics: Nsight Compute's own count, or (the CUPTI range profiler has only the total) all shared
+  // wavefronts less the loads' and stores'.
+  d.first_of(c.shared_atomic_instructions, "shared_atomic_instructions", {"smsp__inst_executed_op_shared_atom.sum"});
+  d.first_of(c.shared_atomic_wavefronts, "shared_atomic_wavefronts",
+             {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"});
+  if (!c.shared_atomic_wavefronts)
+    if (auto all = d.metric("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"); all && c.shared_wavefronts)
+      d.set(c.shared_atomic_wavefronts, "shared_atomic_wavefronts", std::max(0.0, *all - *c.shared_wavefronts),
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum - (op_ld + op_st wavefronts)");
   d.first_of(c.threads_per_instruction, "threads_per_instruction", {"smsp__thread_inst_executed_per_inst_executed.ratio"});
   d.first_of(c.global_load_bytes_per_sector, "global_load_bytes_per_sector",
              {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"});
