@@ -5,7 +5,7 @@
 //
 // File: JSON, written atomically after every profiled launch and at exit; schema kprof.counters/1:
 //   { schema, pid, process, cupti_api_version, chip, device: {name, compute_capability, sm_count}, replay,
-//     passes, setup_ms, metrics[], units{metric: CUPTI dimension}, unsupported[], launches_seen,
+//     passes, setup_ms, setup_steps_ms{step: ms}, metrics[], units{metric: CUPTI dimension}, unsupported[], launches_seen,
 //     launches_profiled, launches_captured, interrupted, errors[], error_count,
 //     kernels: [{ mangled, invocation, order, context, device, grid[3], block[3], shared_mem_dynamic, nvtx[],
 //                 values{metric: value}, ranges_in_image, ranges_dropped, replay_wall_ms, api, stream?,
@@ -47,6 +47,7 @@ inline constexpr char device_sms[] = "sm_count";
 inline constexpr char replay[] = "replay";
 inline constexpr char passes[] = "passes";
 inline constexpr char setup_ms[] = "setup_ms";
+inline constexpr char setup_steps_ms[] = "setup_steps_ms";  // {step: ms}, setup_ms by step
 inline constexpr char metrics[] = "metrics";
 inline constexpr char units[] = "units";
 inline constexpr char unsupported[] = "unsupported";

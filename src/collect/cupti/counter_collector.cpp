@@ -174,6 +174,7 @@ void CounterCollector::write_locked(bool interrupted) {
   s.sm_count = profiler_.sm_count();
   s.passes = profiler_.passes();
   s.setup_ms = profiler_.setup_ms();
+  s.setup_steps = profiler_.setup_steps();
   s.metrics = profiler_.metrics();
   s.unsupported = profiler_.unsupported();
   s.units = profiler_.units();

@@ -47,6 +47,8 @@ void write_counters_file(const std::string& path, const CounterFileSummary& s, c
   try {
     json kernels = json::array();
     for (const auto& r : records) kernels.push_back(kernel_json(r));
+    json setup_steps = json::object();
+    for (const auto& [step, ms] : s.setup_steps) setup_steps[step] = ms;
     std::string process;
     if (std::ifstream comm("/proc/self/comm"); comm) std::getline(comm, process);
     std::uint32_t version = 0;
@@ -61,6 +63,7 @@ void write_counters_file(const std::string& path, const CounterFileSummary& s, c
              {key::replay, "kernel"},
              {key::passes, s.passes},
              {key::setup_ms, s.setup_ms},
+             {key::setup_steps_ms, setup_steps},
              {key::metrics, s.metrics},
              {key::units, s.units},
              {key::unsupported, s.unsupported},

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collect/cupti/kernel_record.hpp"
@@ -16,6 +17,7 @@ struct CounterFileSummary {
   int sm_count = 0;
   std::size_t passes = 0;
   double setup_ms = 0;
+  std::vector<std::pair<std::string, double>> setup_steps;  // setup_ms by step, in order
   std::vector<std::string> metrics, unsupported;
   std::map<std::string, std::string> units;
   std::uint64_t launches_seen = 0, launches_profiled = 0, launches_captured = 0;

@@ -13,8 +13,16 @@ namespace kprof::cupti {
 
 std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& metrics, std::size_t max_ranges) {
   auto t0 = std::chrono::steady_clock::now();
+  auto last = t0;
+  setup_steps_.clear();
+  auto step = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    setup_steps_.emplace_back(name, std::chrono::duration<double, std::milli>(now - last).count());
+    last = now;
+  };
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   if (auto e = CUPTI_FAILURE(cuptiProfilerInitialize, &init); !e.empty()) return e;
+  step("profiler_initialize");
   CUdevice dev = 0;
   if (cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
   CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
@@ -36,6 +44,7 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
     // No permission for counters shows here first.
     return e;
   }
+  step("device_facts");
   avail_image.resize(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = avail_image.data();
   if (auto e = CUPTI_FAILURE(cuptiProfilerGetCounterAvailability, &avail); !e.empty()) return e;
@@ -46,6 +55,7 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
   hi.pCounterAvailabilityImage = avail_image.data();
   if (auto e = CUPTI_FAILURE(cuptiProfilerHostInitialize, &hi); !e.empty()) return e;
   host_ = hi.pHostObject;
+  step("counter_availability_and_host_initialize");
 
   // Each metric is checked on its own, so that one the chip lacks (or that only Nsight Compute derives, like
   // launch__*) is reported instead of failing the whole list; the valid ones are then added in ONE call: the
@@ -62,6 +72,7 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
     metrics_.push_back(m);
     units_[m] = props.pDimUnit ? props.pDimUnit : "";
   }
+  step("metric_properties");
   for (const auto& m : metrics_) metric_ptrs_.push_back(m.c_str());
   if (!metrics_.empty()) {
     CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
@@ -85,10 +96,12 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
   np.configImageSize = config_.size();
   np.pConfigImage = config_.data();
   if (cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS) passes_ = np.numOfPasses;
+  step("config_image");
 
   ctx_ = ctx;
   max_ranges_ = max_ranges;
   if (std::string e = enable(); !e.empty()) return e;
+  step("enable");
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return "";
 }

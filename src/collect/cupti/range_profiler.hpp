@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collect/cupti/kernel_record.hpp"
@@ -44,6 +45,8 @@ class RangeProfiler {
   const std::map<std::string, std::string>& units() const { return units_; }
   std::size_t passes() const { return passes_; }
   double setup_ms() const { return setup_ms_; }
+  // setup()'s steps in order with their wall time (ms): where the once-per-process cost goes.
+  const std::vector<std::pair<std::string, double>>& setup_steps() const { return setup_steps_; }
 
  private:
   std::string enable();
@@ -61,6 +64,7 @@ class RangeProfiler {
   std::vector<std::uint8_t> config_, counter_data_;
   std::size_t passes_ = 0;
   double setup_ms_ = 0;
+  std::vector<std::pair<std::string, double>> setup_steps_;
   std::size_t ranges_ = 0;  // ranges in the counter image after the last evaluation
 };
 
