@@ -151,8 +151,11 @@ void CounterCollector::on_launch_exit(const CUpti_CallbackData* cb, CUpti_Callba
                                                          : int(*static_cast<const cudaError_t*>(cb->functionReturnValue));
   r.error = profiler_.stop_and_evaluate(launch_result, r);
   if (in_flight_ > 0) --in_flight_;
-  // Rewritten after every profiled launch: a crash or a kill later keeps what was measured.
+  // Rewritten after every profiled launch: a crash or a kill later keeps what was measured. The write's own time
+  // is recorded in the next write.
+  const auto w0 = std::chrono::steady_clock::now();
   write_locked(false);
+  r.phases_ms.emplace_back("write", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count());
 }
 
 void CounterCollector::write(bool interrupted) {

@@ -26,6 +26,11 @@ json kernel_json(const KernelRecord& r) {
          {key::shared_mem_dynamic, r.smem_dynamic}, {key::nvtx, r.nvtx}, {key::values, r.values},
          {key::ranges_in_image, r.ranges}, {key::ranges_dropped, r.dropped}, {key::replay_wall_ms, r.wall_ms},
          {key::api, r.api}};
+  if (!r.phases_ms.empty()) {
+    json phases = json::object();
+    for (const auto& [phase, ms] : r.phases_ms) phases[phase] = ms;
+    k[key::phases_ms] = std::move(phases);
+  }
   if (r.has_stream) k[key::stream] = r.stream;
   if (r.has_function) {
     k[key::registers] = r.registers;

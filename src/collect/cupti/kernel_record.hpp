@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kprof::cupti {
@@ -33,6 +34,8 @@ struct KernelRecord {
   std::map<std::string, double> values;
   std::size_t ranges = 0, dropped = 0;
   double wall_ms = 0;  // host time spent in the profiled launch (replay included)
+  // wall_ms by phase (launch with its replays, stop, decode, evaluate) and the file write after it, in ms.
+  std::vector<std::pair<std::string, double>> phases_ms;
   std::chrono::steady_clock::time_point t0;
   std::vector<std::string> non_finite;  // metrics CUPTI evaluated to NaN or infinity (left out of values)
   std::string error;

@@ -176,13 +176,23 @@ std::string RangeProfiler::start() {
 
 std::string RangeProfiler::stop_and_evaluate(int launch_result, KernelRecord& r) {
   if (!rp_) return "the range profiler was disabled during the launch: no counters";
+  using clock = std::chrono::steady_clock;
+  auto last = clock::now();
+  auto phase = [&](const char* name) {
+    const auto now = clock::now();
+    r.phases_ms.emplace_back(name, std::chrono::duration<double, std::milli>(now - last).count());
+    last = now;
+  };
+  r.phases_ms.emplace_back("launch", std::chrono::duration<double, std::milli>(last - r.t0).count());
   CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   sp.pRangeProfilerObject = rp_;
   if (auto e = CUPTI_FAILURE(cuptiRangeProfilerStop, &sp); !e.empty()) return e;
+  phase("stop");
   CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   dd.pRangeProfilerObject = rp_;
   if (auto e = CUPTI_FAILURE(cuptiRangeProfilerDecodeData, &dd); !e.empty()) return e;
   r.dropped = dd.numOfRangeDropped;
+  phase("decode");
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r.t0).count();
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
   info.pCounterDataImage = counter_data_.data();
@@ -208,6 +218,7 @@ std::string RangeProfiler::stop_and_evaluate(int launch_result, KernelRecord& r)
   ev.numMetrics = metric_ptrs_.size();
   ev.pMetricValues = values.data();
   if (auto e = CUPTI_FAILURE(cuptiProfilerHostEvaluateToGpuValues, &ev); !e.empty()) return e;
+  phase("evaluate");
   for (std::size_t i = 0; i < metrics_.size(); ++i) {
     if (std::isfinite(values[i])) r.values[metrics_[i]] = values[i];
     else r.non_finite.push_back(metrics_[i]);
