@@ -29,7 +29,7 @@ inline constexpr char kEnvNvtx[] = "KPROF_COUNTERS_NVTX";        // "a" or "a/b"
 inline constexpr char kEnvAll[] = "KPROF_COUNTERS_ALL";          // "1": every selected launch, not the first per name
 inline constexpr char kEnvSkip[] = "KPROF_COUNTERS_SKIP";        // selected launches to pass over first
 inline constexpr char kEnvCount[] = "KPROF_COUNTERS_COUNT";      // stop after this many profiled launches (0: no limit)
-inline constexpr char kEnvMax[] = "KPROF_COUNTERS_MAX";          // ranges the counter image holds
+inline constexpr char kEnvMax[] = "KPROF_COUNTERS_MAX";          // launches profiled at most
 inline constexpr std::size_t kDefaultMaxKernels = 512;
 inline constexpr std::size_t kMaxKernelsLimit = 100000;          // KPROF_COUNTERS_MAX is clamped to 1..this
 

@@ -1,6 +1,6 @@
 // Which kernel launches the counter collector profiles: the first launch of each kernel and launch shape (or every one with
 // KPROF_COUNTERS_ALL=1) whose base name matches KPROF_COUNTERS_KERNEL and that runs inside the NVTX path of
-// KPROF_COUNTERS_NVTX, after KPROF_COUNTERS_SKIP such launches, up to KPROF_COUNTERS_COUNT and the image's
+// KPROF_COUNTERS_NVTX, after KPROF_COUNTERS_SKIP such launches, up to KPROF_COUNTERS_COUNT and
 // KPROF_COUNTERS_MAX. No CUPTI: also built into kprof_collect for the tests.
 #pragma once
 #include <cstdint>

@@ -19,6 +19,7 @@ namespace kprof::cupti {
 
 class RangeProfiler {
  public:
+  static constexpr std::size_t kImageRanges = 8;  // ranges one counter image holds before it is renewed
   // "" when the profiler is ready for `ctx`; else what failed ("cuptiProfilerInitialize: ..."). Metrics the chip
   // lacks are left out (unsupported()); none supported is a failure. The device facts (name, compute capability,
   // SMs) are read once CUPTI is initialised, even when a later step fails.
