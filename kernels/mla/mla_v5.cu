@@ -1,0 +1,686 @@
+// MLA decode v5: one fused Hopper kernel (sm_90a).  Scores, online softmax and P V stay on the SM.
+//
+// A block owns 64 query rows of one batch entry (the flattened (s, h) rows, so with h = 128 half the heads of one
+// (b, s)) and walks the latent kv of that batch entry in tiles of BN rows.  Three warpgroups:
+//   WG0  producer: one thread issues the TMA loads (Q once, then the kv tiles into a STAGES-deep ring of shared
+//        memory buffers, each guarded by a "full" and an "empty" mbarrier).  It gives registers away (setmaxnreg).
+//   WG1  softmax warpgroup: S = Q K^T (wgmma, both operands from shared memory, fp32 accumulators in registers),
+//        online softmax in registers (log2 domain), P as bf16 register fragments, O[:, 0:256] += P V[:, 0:256]
+//        (wgmma with A = P from registers).  It hands P (and the per-row rescale factor) to WG2 through shared
+//        memory, written in the 128-byte-swizzled K-major layout that wgmma reads.
+//   WG2  O[:, 256:512] += P V[:, 256:512] with both operands from shared memory.
+// The kv tile is loaded once per block and shared by all 64 rows (and by the 32 blocks of the same batch entry
+// through L2).  Shared memory: Q 72 KB + STAGES kv tiles (BN x 576 bf16) + P 8 KB: BN = 64 fits two stages,
+// BN = 32 four.
+//
+// Schedules (template SCHED):
+//   0  serial: WG1 per tile: S_i, softmax_i, hand-off, PV_i, wait.
+//   1  overlapped: WG1 issues S_{i+1} before PV_i and runs softmax_{i+1} while PV_i is on the tensor cores
+//      (P double-buffered in registers), so the tensor pipe has work during the softmax.
+//
+// Layouts (all 128-byte swizzled, as TMA writes them with CU_TENSOR_MAP_SWIZZLE_128B):
+//   Q   9 chunks of [64 rows][64 cols] (8 KB each), chunk c = columns 64c..64c+63.   (K-major A operand)
+//   kv  per stage 9 chunks of [BN rows][64 cols].  For S = Q K^T it is the K-major B operand; for O = P V the
+//       value columns are an N-major B operand (imm-trans-b = 1): 64 columns per 128-byte row (LBO = chunk
+//       stride), 8 kv rows per 1024-byte swizzle atom (SBO = 1024).
+//   P   [64 rows][64 cols] bf16, 128-byte rows, 16-byte unit c of row r at c ^ (r % 8).  (K-major A operand)
+#include "mla_kernels.cuh"
+#include "mla_v5_wgmma.cuh"
+
+#include "util/cuda_check.hpp"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace mla {
+namespace {
+
+using bf16 = __nv_bfloat16;
+
+constexpr int kD = 512, kP = 64, kDK = kD + kP;
+constexpr int kBM = 64;               // query rows per block
+constexpr int kChunks = kDK / 64;     // 64-column (128-byte) chunks of a q / kv row
+constexpr int kThreads = 384;         // producer + 2 consumer warpgroups
+constexpr int kQChunkBytes = kBM * 128;
+constexpr int kQBytes = kChunks * kQChunkBytes;  // 73728
+constexpr int kPBytes = kBM * 128;               // P tile, always 64 x 64 capacity
+constexpr int kOPitch = kD * 2 + 16;             // bf16 output staging row pitch (bytes), in the Q region
+static_assert(kBM * kOPitch <= kQBytes, "output staging must fit in the Q buffer");
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Named barriers (0 is __syncthreads).
+constexpr int kBarPFull = 1, kBarPEmpty = 2, kBarWg1 = 3, kBarWg2 = 4;
+
+template <int BN, int STAGES>
+struct V5Smem {
+  static constexpr int KV_CHUNK = BN * 128;
+  static constexpr int KV_STAGE = kChunks * KV_CHUNK;
+  static constexpr int OFF_Q = 0;
+  static constexpr int OFF_KV = kQBytes;
+  static constexpr int OFF_P = OFF_KV + STAGES * KV_STAGE;
+  static constexpr int OFF_SCALE = OFF_P + kPBytes;     // 64 floats
+  static constexpr int OFF_BAR = OFF_SCALE + kBM * 4;   // q_full, full[STAGES], empty[STAGES]
+  static constexpr int BYTES = OFF_BAR + (1 + 2 * STAGES) * 8;
+  static constexpr int ALLOC = BYTES + 1024;            // room to align the dynamic base to 1024 bytes
+  static_assert(KV_CHUNK % 1024 == 0, "swizzle atoms need 1024-byte aligned chunks");
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// PTX wrappers (sm_90a).  Everything below is compiled only for the arch-specific target; on a plain sm_90 pass the
+// kernel body is empty (and the host refuses to launch it on anything but compute capability 9.0).
+// ---------------------------------------------------------------------------------------------------------------
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define MLA_V5_DEVICE 1
+#endif
+
+#ifdef MLA_V5_DEVICE
+__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n}\n" ::"r"(smem_u32(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+// 3D TMA tile load (coordinates innermost first) completing on an mbarrier.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, int c0, int c1, int c2,
+                                            std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::
+          "r"(smem_u32(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(bar))
+      : "memory");
+}
+
+// The same, multicast: the box lands at the same shared-memory offset in every CTA of `mask` (cluster ranks) and
+// completes on the mbarrier at the same offset in each.
+__device__ __forceinline__ void tma_load_3d_mc(void* dst, const CUtensorMap* map, int c0, int c1, int c2,
+                                               std::uint64_t* bar, std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::
+          "r"(smem_u32(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(bar)), "h"(mask)
+      : "memory");
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+// Arrive on the mbarrier at the same offset in CTA `rank` of the cluster.
+__device__ __forceinline__ void mbar_arrive_remote(std::uint64_t* bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(smem_u32(bar)),
+      "r"(rank)
+      : "memory");
+}
+__device__ __forceinline__ void cluster_sync_all() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void named_sync(int id, int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void named_arrive(int id, int count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from moving accesses of accumulator registers across wgmma issue / wait points.
+template <int N>
+__device__ __forceinline__ void reg_fence(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void reg_fence(std::uint32_t (&r)[N][4]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
+}
+
+// Shared-memory matrix descriptor, 128-byte swizzle.  lbo/sbo in bytes.
+__device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
+  std::uint64_t d = 0;
+  d |= static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4);
+  d |= static_cast<std::uint64_t>((lbo & 0x3FFFF) >> 4) << 16;
+  d |= static_cast<std::uint64_t>((sbo & 0x3FFFF) >> 4) << 32;
+  d |= static_cast<std::uint64_t>(1) << 62;  // 128-byte swizzle
+  return d;
+}
+
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__device__ __forceinline__ std::uint32_t pack_bf16(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&v);
+}
+#endif  // MLA_V5_DEVICE
+
+// Per-thread state of the softmax warpgroup: a thread holds rows r0 = 16*warp + lane/4 and r0 + 8.
+template <int BN>
+struct SoftmaxState {
+  float m[2];  // running max, log2 units
+  float l[2];  // this thread's partial running sum (its columns only; quad-reduced at the end)
+};
+
+// S accumulators of one tile -> P fragments (bf16, A-operand layout for m64k16) and per-row rescale factors.
+// Columns at or past `valid` (kv rows past t) count as -inf.
+template <int BN>
+__device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], std::uint32_t (&pa)[BN / 16][4], SoftmaxState<BN>& st,
+                                             float (&alpha)[2], int valid, float scale_log2) {
+#ifdef MLA_V5_DEVICE
+  const int q = threadIdx.x % 4;
+  float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+  for (int j = 0; j < BN / 2; ++j) {
+    const int col = (j / 4) * 8 + 2 * q + (j % 2);
+    s[j] = col < valid ? s[j] * scale_log2 : -INFINITY;
+    mx[(j / 2) % 2] = fmaxf(mx[(j / 2) % 2], s[j]);
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+    const float m_new = fmaxf(st.m[h], mx[h]);  // finite: every tile has at least one valid column
+    alpha[h] = fast_exp2(st.m[h] - m_new);      // 0 on the first tile (m = -inf)
+    st.m[h] = m_new;
+  }
+  float sum[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int j = 0; j < BN / 2; ++j) {
+    s[j] = fast_exp2(s[j] - st.m[(j / 2) % 2]);
+    sum[(j / 2) % 2] += s[j];
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) st.l[h] = st.l[h] * alpha[h] + sum[h];
+  // A fragment of k-step kk (kv columns 16kk..16kk+15): n8 blocks 2kk and 2kk+1 of the accumulator.
+#pragma unroll
+  for (int kk = 0; kk < BN / 16; ++kk) {
+    pa[kk][0] = pack_bf16(s[8 * kk + 0], s[8 * kk + 1]);
+    pa[kk][1] = pack_bf16(s[8 * kk + 2], s[8 * kk + 3]);
+    pa[kk][2] = pack_bf16(s[8 * kk + 4], s[8 * kk + 5]);
+    pa[kk][3] = pack_bf16(s[8 * kk + 6], s[8 * kk + 7]);
+  }
+#endif
+}
+
+#ifdef MLA_V5_DEVICE
+// WG1 -> WG2: P (swizzled K-major) and the per-row factors into shared memory.  Caller holds the P buffer
+// (kBarPEmpty synced) and signals kBarPFull after.
+template <int BN>
+__device__ __forceinline__ void store_p(unsigned char* sp, float* sscale, const std::uint32_t (&pa)[BN / 16][4],
+                                        const float (&alpha)[2], int warp, int lane) {
+  const int r0 = 16 * warp + lane / 4, q = lane % 4;
+#pragma unroll
+  for (int kk = 0; kk < BN / 16; ++kk) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = r0 + 8 * (e % 2);
+      const int unit = 2 * kk + e / 2;  // 16-byte unit (8 columns) along k
+      *reinterpret_cast<std::uint32_t*>(sp + r * 128 + ((unit ^ (r % 8)) * 16) + 4 * q) = pa[kk][e];
+    }
+  }
+  if (q == 0) {
+    sscale[r0] = alpha[0];
+    sscale[r0 + 8] = alpha[1];
+  }
+}
+
+__device__ __forceinline__ void scale_rows(float (&o)[128], float a0, float a1) {
+#pragma unroll
+  for (int j = 0; j < 128; ++j) o[j] *= ((j / 2) % 2) ? a1 : a0;
+}
+
+// O half (64 x 256 fp32 fragments) -> bf16 staging in shared memory -> 16-byte coalesced stores.
+__device__ __forceinline__ void store_output(const float (&o)[128], unsigned char* stage, bf16* __restrict__ out,
+                                             int half, int warp, int lane, int tid_in_wg, int bar_id, int row0,
+                                             int rows_valid) {
+  const int r0 = 16 * warp + lane / 4, q = lane % 4;
+#pragma unroll
+  for (int j = 0; j < 128; j += 2) {
+    const int r = r0 + 8 * ((j / 2) % 2);
+    const int col = half * 256 + (j / 4) * 8 + 2 * q;
+    *reinterpret_cast<std::uint32_t*>(stage + r * kOPitch + col * 2) = pack_bf16(o[j], o[j + 1]);
+  }
+  named_sync(bar_id, 128);
+  // 64 rows x 256 columns = 64 x 32 units of 16 bytes.
+#pragma unroll 4
+  for (int idx = tid_in_wg; idx < kBM * 32; idx += 128) {
+    const int r = idx / 32, u = idx % 32;
+    if (r < rows_valid) {
+      const uint4 v = *reinterpret_cast<const uint4*>(stage + r * kOPitch + half * 512 + u * 16);
+      *reinterpret_cast<uint4*>(out + static_cast<long long>(row0 + r) * kD + half * 256 + u * 8) = v;
+    }
+  }
+}
+#endif  // MLA_V5_DEVICE
+
+template <int BN, int STAGES, int SCHED, int CL>
+__global__ void __launch_bounds__(kThreads, 1)
+    mla_v5_kernel(const __grid_constant__ CUtensorMap tmap_q, const __grid_constant__ CUtensorMap tmap_kv,
+                  bf16* __restrict__ o, int rows_per_batch, int t, float scale_log2) {
+#ifdef MLA_V5_DEVICE
+  using L = V5Smem<BN, STAGES>;
+  extern __shared__ unsigned char v5_smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(v5_smem_raw) + 1023) &
+                                                         ~static_cast<std::uintptr_t>(1023));
+  unsigned char* sq = smem + L::OFF_Q;
+  unsigned char* skv = smem + L::OFF_KV;
+  unsigned char* sp = smem + L::OFF_P;
+  float* sscale = reinterpret_cast<float*>(smem + L::OFF_SCALE);
+  std::uint64_t* q_full = reinterpret_cast<std::uint64_t*>(smem + L::OFF_BAR);
+  std::uint64_t* full = q_full + 1;
+  std::uint64_t* empty = full + STAGES;
+
+  // The warpgroup index through a shuffle, so that the compiler sees it warp-uniform (wgmma in divergent code is
+  // serialised).
+  const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0), tid_in_wg = threadIdx.x % 128;
+  const int warp = tid_in_wg / 32, lane = threadIdx.x % 32;
+  const int row_tile = blockIdx.x, batch = blockIdx.y;
+  const int row0 = row_tile * kBM;
+  const int n_tiles = (t + BN - 1) / BN;
+
+  // CL = 2: a cluster of two blocks (consecutive row tiles of one batch entry) shares each kv tile: each block's
+  // producer loads half of the tile's chunks and multicasts them to both, so L2 delivers every tile once per pair.
+  // A stage is then free only when the consumers of both blocks have released it (empty counts 16 arrivals).
+  const unsigned cta_rank = CL > 1 ? cluster_rank() : 0u;
+  if (threadIdx.x == 0) {
+    mbar_init(q_full, 1);
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 8 * CL);  // lane 0 of each of the 8 consumer warps (of each block of the cluster)
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  if constexpr (CL > 1) cluster_sync_all();  // the peer's barriers exist before anything multicasts into it
+
+  if (wg == 0) {
+    // ------------------------------------------------------------------ producer
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
+    if (tid_in_wg == 0) {
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&tmap_q)) : "memory");
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&tmap_kv)) : "memory");
+      mbar_expect_tx(q_full, kQBytes);
+      for (int c = 0; c < kChunks; ++c) tma_load_3d(sq + c * kQChunkBytes, &tmap_q, c * 64, row0, batch, q_full);
+      for (int i = 0; i < n_tiles; ++i) {
+        const int s = i % STAGES;
+        if (i >= STAGES) mbar_wait(&empty[s], ((i / STAGES) & 1) ^ 1);
+        mbar_expect_tx(&full[s], L::KV_STAGE);  // the whole tile lands here: our chunks and the peer's
+        unsigned char* dst = skv + s * L::KV_STAGE;
+        if constexpr (CL == 1) {
+          for (int c = 0; c < kChunks; ++c) tma_load_3d(dst + c * L::KV_CHUNK, &tmap_kv, c * 64, i * BN, batch, &full[s]);
+        } else {
+          for (int c = static_cast<int>(cta_rank); c < kChunks; c += CL)
+            tma_load_3d_mc(dst + c * L::KV_CHUNK, &tmap_kv, c * 64, i * BN, batch, &full[s],
+                           static_cast<std::uint16_t>((1u << CL) - 1));
+        }
+      }
+    }
+  } else {  // consumers
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
+    float oacc[128];
+#pragma unroll
+    for (int j = 0; j < 128; ++j) oacc[j] = 0.0f;
+    const std::uint32_t sq_a = smem_u32(sq), skv_a = smem_u32(skv), sp_a = smem_u32(sp);
+
+    // O[:, half*256 .. +256] += P[64 x BN] V[BN x 256]: the value columns are chunks 4*half .. 4*half+3 of the stage.
+    auto v_desc = [&](int s, int half, int kk) {
+      return make_desc(skv_a + s * L::KV_STAGE + 4 * half * L::KV_CHUNK + kk * 16 * 128, L::KV_CHUNK, 1024);
+    };
+
+    if (wg == 1) {
+      // ------------------------------------------------------------------ softmax warpgroup
+      SoftmaxState<BN> st;
+      st.m[0] = st.m[1] = -INFINITY;
+      st.l[0] = st.l[1] = 0.0f;
+      float sacc[BN / 2];
+      std::uint32_t pa[BN / 16][4];
+      float alpha[2];
+
+      // S = Q K_s^T: 9 chunks x 4 k-steps, descriptors = base + offsets in 16-byte units.  The bases pass through an
+      // opaque move each tile, so that the compiler does not hoist all 36 descriptors into registers across tiles.
+      auto issue_qk = [&](int s) {
+#pragma unroll
+        for (int j = 0; j < BN / 2; ++j) sacc[j] = 0.0f;
+        std::uint64_t da0 = make_desc(sq_a, 16, 1024);
+        std::uint64_t db0 = make_desc(skv_a + s * L::KV_STAGE, 16, 1024);
+        asm volatile("mov.b64 %0, %0;\n" : "+l"(da0));
+        asm volatile("mov.b64 %0, %0;\n" : "+l"(db0));
+        reg_fence(sacc);
+        wgmma_fence();
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+          for (int kk = 0; kk < 4; ++kk) {
+            const std::uint64_t da = da0 + static_cast<std::uint64_t>(c * (kQChunkBytes >> 4) + 2 * kk);
+            const std::uint64_t db = db0 + static_cast<std::uint64_t>(c * (L::KV_CHUNK >> 4) + 2 * kk);
+            if constexpr (BN == 64) v5::wgmma_m64n64k16_ss<0>(sacc, da, db, 1);
+            else v5::wgmma_m64n32k16_ss<0>(sacc, da, db, 1);
+          }
+        }
+        wgmma_commit();
+      };
+      auto issue_pv = [&](int s, std::uint32_t (&a)[BN / 16][4]) {
+        reg_fence(oacc);
+        reg_fence(a);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) v5::wgmma_m64n256k16_rs<1>(oacc, a[kk], v_desc(s, 0, kk), 1);
+        wgmma_commit();
+      };
+      auto hand_off = [&]() {
+        named_sync(kBarPEmpty, 256);
+        store_p<BN>(sp, sscale, pa, alpha, warp, lane);
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        named_arrive(kBarPFull, 256);
+      };
+      auto release = [&](int s) {
+        __syncwarp();
+        if (lane == 0) {
+          mbar_arrive(&empty[s]);
+          if constexpr (CL > 1) mbar_arrive_remote(&empty[s], cta_rank ^ 1u);
+        }
+      };
+
+      mbar_wait(q_full, 0);
+      if constexpr (SCHED == 0) {
+        for (int i = 0; i < n_tiles; ++i) {
+          const int s = i % STAGES;
+          mbar_wait(&full[s], (i / STAGES) & 1);
+          issue_qk(s);
+          wgmma_wait<0>();
+          reg_fence(sacc);
+          softmax_tile<BN>(sacc, pa, st, alpha, t - i * BN, scale_log2);
+          hand_off();
+          scale_rows(oacc, alpha[0], alpha[1]);
+          issue_pv(s, pa);
+          wgmma_wait<0>();
+          reg_fence(oacc);
+          reg_fence(pa);
+          release(s);
+        }
+      } else {
+        // Tile 0: S, softmax, hand-off.
+        mbar_wait(&full[0], 0);
+        issue_qk(0);
+        wgmma_wait<0>();
+        reg_fence(sacc);
+        softmax_tile<BN>(sacc, pa, st, alpha, t, scale_log2);
+        hand_off();
+        float alpha_cur[2] = {alpha[0], alpha[1]};
+        std::uint32_t pa_cur[BN / 16][4];
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) pa_cur[kk][e] = pa[kk][e];
+        // Steady state without branches around the wgmma groups (ptxas tracks the groups through wait<1> only on a
+        // straight path): S_{i+1} issued, P_i V_i issued, wait<1> (S_{i+1} done), softmax_{i+1}, wait<0>.
+        for (int i = 0; i + 1 < n_tiles; ++i) {
+          const int s = i % STAGES, s1 = (i + 1) % STAGES;
+          scale_rows(oacc, alpha_cur[0], alpha_cur[1]);  // P_{i-1} V_{i-1} completed at the end of the last iteration
+          mbar_wait(&full[s1], ((i + 1) / STAGES) & 1);
+          issue_qk(s1);         // S_{i+1}
+          issue_pv(s, pa_cur);  // O += P_i V_i
+          wgmma_wait<1>();
+          reg_fence(sacc);
+          softmax_tile<BN>(sacc, pa, st, alpha, t - (i + 1) * BN, scale_log2);
+          hand_off();
+          wgmma_wait<0>();
+          reg_fence(oacc);
+          reg_fence(pa_cur);
+          release(s);
+          alpha_cur[0] = alpha[0];
+          alpha_cur[1] = alpha[1];
+#pragma unroll
+          for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) pa_cur[kk][e] = pa[kk][e];
+        }
+        {  // the last tile's P V
+          const int s = (n_tiles - 1) % STAGES;
+          scale_rows(oacc, alpha_cur[0], alpha_cur[1]);
+          issue_pv(s, pa_cur);
+          wgmma_wait<0>();
+          reg_fence(oacc);
+          reg_fence(pa_cur);
+          release(s);
+        }
+      }
+      // Final normalisation: the row sums over the quad, 1/l to WG2 through the scale buffer.
+      float inv[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float l = st.l[h];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        inv[h] = 1.0f / l;
+      }
+      named_sync(kBarPEmpty, 256);
+      if (lane % 4 == 0) {
+        sscale[16 * warp + lane / 4] = inv[0];
+        sscale[16 * warp + lane / 4 + 8] = inv[1];
+      }
+      named_arrive(kBarPFull, 256);
+      scale_rows(oacc, inv[0], inv[1]);
+      store_output(oacc, sq, o + static_cast<long long>(batch) * rows_per_batch * kD, 0, warp, lane, tid_in_wg,
+                   kBarWg1, row0, rows_per_batch - row0);
+    } else {
+      // ------------------------------------------------------------------ second P V warpgroup
+      const int r0 = 16 * warp + lane / 4;
+      named_arrive(kBarPEmpty, 256);  // the P buffer starts free
+      for (int i = 0; i < n_tiles; ++i) {
+        const int s = i % STAGES;
+        mbar_wait(&full[s], (i / STAGES) & 1);  // (long complete: WG1 used it for S_i) for the async-proxy data
+        named_sync(kBarPFull, 256);
+        scale_rows(oacc, sscale[r0], sscale[r0 + 8]);
+        reg_fence(oacc);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk)
+          v5::wgmma_m64n256k16_ss<1>(oacc, make_desc(sp_a + kk * 32, 16, 1024), v_desc(s, 1, kk), 1);
+        wgmma_commit();
+        wgmma_wait<0>();
+        reg_fence(oacc);
+        named_arrive(kBarPEmpty, 256);
+        __syncwarp();
+        if (lane == 0) {
+          mbar_arrive(&empty[s]);
+          if constexpr (CL > 1) mbar_arrive_remote(&empty[s], cta_rank ^ 1u);
+        }
+      }
+      named_sync(kBarPFull, 256);
+      scale_rows(oacc, sscale[r0], sscale[r0 + 8]);
+      store_output(oacc, sq, o + static_cast<long long>(batch) * rows_per_batch * kD, 1, warp, lane, tid_in_wg,
+                   kBarWg2, row0, rows_per_batch - row0);
+    }
+  }
+  // No block of a cluster leaves while its peer may still multicast into it or arrive on its barriers.
+  if constexpr (CL > 1) cluster_sync_all();
+#else
+  (void)tmap_q, (void)tmap_kv, (void)o, (void)rows_per_batch, (void)t, (void)scale_log2;
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Host side
+// ---------------------------------------------------------------------------------------------------------------
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("mla v5: " + what);
+}
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  static std::once_flag once;
+  static cudaError_t err = cudaSuccess;
+  std::call_once(once, [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
+    if (err == cudaSuccess && q == cudaDriverEntryPointSuccess) fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  });
+  if (fn == nullptr)
+    throw std::runtime_error(std::string("mla v5: cuTensorMapEncodeTiled not available from the driver (") +
+                             cudaGetErrorString(err) + ")");
+  return fn;
+}
+
+// [dim2][dim1][576] bf16 tensor, boxes of [1][box_rows][64], 128-byte swizzle.
+CUtensorMap make_map(const void* base, long long rows, long long batches, int box_rows) {
+  CUtensorMap m;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(kDK), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(batches)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(kDK) * 2, static_cast<cuuint64_t>(rows) * kDK * 2};
+  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  const CUresult r = encode_fn()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims, strides, box,
+                                 elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) throw std::runtime_error("mla v5: cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ")");
+  return m;
+}
+
+using V5Kernel = void (*)(CUtensorMap, CUtensorMap, bf16*, int, int, float);
+
+struct V5Variant {
+  int kv_rows, stages, sched, cluster;
+  V5Kernel kernel;
+  int smem;
+};
+
+template <int BN, int STAGES, int SCHED, int CL>
+V5Variant variant() {
+  return {BN, STAGES, SCHED, CL, &mla_v5_kernel<BN, STAGES, SCHED, CL>, V5Smem<BN, STAGES>::ALLOC};
+}
+
+// The tile space; the default (64-row kv tiles, overlapped schedule, clusters of 2) first.
+const std::vector<V5Variant>& variants() {
+  static const std::vector<V5Variant> v = {variant<64, 2, 1, 2>(), variant<64, 2, 1, 1>(), variant<64, 2, 0, 2>(),
+                                           variant<64, 2, 0, 1>(), variant<32, 4, 1, 2>(), variant<32, 4, 1, 1>()};
+  return v;
+}
+
+const V5Variant& pick(const TileConfig& cfg) {
+  const V5Variant& def = variants().front();
+  const int kv = cfg.kv_rows_per_tile ? cfg.kv_rows_per_tile : def.kv_rows;
+  const int sched = cfg.v5_schedule ? cfg.v5_schedule - 1 : def.sched;
+  const int cl = cfg.v5_cluster ? cfg.v5_cluster : def.cluster;
+  for (const auto& v : variants())
+    if (v.kv_rows == kv && v.sched == sched && v.cluster == cl) return v;
+  throw std::invalid_argument("mla v5: no kernel for kv_rows_per_tile " + std::to_string(cfg.kv_rows_per_tile) +
+                              ", v5_schedule " + std::to_string(cfg.v5_schedule) + ", v5_cluster " +
+                              std::to_string(cfg.v5_cluster) + " (mla_v5_tile_configs() lists the kernels)");
+}
+
+void validate_v5(const MlaArgs& a) {
+  require(a.q != nullptr && a.kv != nullptr && a.o != nullptr, "q, kv and o must be set");
+  require(a.b > 0 && a.s > 0 && a.t > 0 && a.h > 0, "need b, s, t, h > 0");
+  require(a.d == kD && a.p == kP, "compiled for d = 512, p = 64 only");
+  const auto al = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; };
+  require(al(a.q) && al(a.kv) && al(a.o), "q, kv and o must be 16-byte aligned (TMA)");
+  require(static_cast<long long>(a.b) * a.s * a.h <= INT_MAX, "b*s*h must fit in int");
+  require(a.b <= 65535, "b must be <= 65535 (grid y)");
+  int dev = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  require(major == 9 && minor == 0, "needs a compute capability 9.0 GPU (wgmma, TMA: compiled for sm_90a)");
+}
+
+}  // namespace
+
+std::vector<TileConfig> mla_v5_tile_configs() {
+  std::vector<TileConfig> out;
+  for (const auto& v : variants()) {
+    TileConfig c;
+    c.heads_per_block = kBM;
+    c.kv_rows_per_tile = v.kv_rows;
+    c.v5_schedule = v.sched + 1;
+    c.v5_cluster = v.cluster;
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool mla_v5_supports(int d, int p) { return d == kD && p == kP; }
+
+cudaError_t mla_v5_attributes(const TileConfig& cfg, cudaFuncAttributes& out) {
+  try {
+    return cudaFuncGetAttributes(&out, reinterpret_cast<const void*>(pick(cfg).kernel));
+  } catch (const std::invalid_argument&) {
+    return cudaErrorNotSupported;
+  }
+}
+
+void launch_mla_v5(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg) {
+  validate_v5(args);
+  require(cfg.heads_per_block == 0 || cfg.heads_per_block == kBM, "heads_per_block must be 64 (or 0)");
+  const V5Variant& v = pick(cfg);
+  const int rows_per_batch = args.s * args.h;
+  const CUtensorMap tq = make_map(args.q, rows_per_batch, args.b, kBM);
+  const CUtensorMap tkv = make_map(args.kv, args.t, args.b, v.kv_rows);
+  CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(v.kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  v.smem));
+  // The softmax scale as mla_scale() gives it (kept here: this library links nothing else of mla's).
+  const float scale = args.scale > 0.0f ? args.scale : 1.0f / std::sqrt(static_cast<float>(args.d + args.p));
+  const float scale_log2 = scale * kLog2e;
+  const int row_tiles = (rows_per_batch + kBM - 1) / kBM;
+  // With clusters the row tiles are padded to a multiple of the cluster: a padding block loads zero rows of q
+  // (TMA fills out-of-bounds boxes with zeros), shares its kv loads with its peer and writes nothing.
+  const dim3 grid((row_tiles + v.cluster - 1) / v.cluster * v.cluster, args.b);
+  if (v.cluster == 1) {
+    v.kernel<<<grid, kThreads, v.smem, stream>>>(tq, tkv, args.o, rows_per_batch, args.t, scale_log2);
+  } else {
+    cudaLaunchConfig_t lc{};
+    lc.gridDim = grid;
+    lc.blockDim = dim3(kThreads);
+    lc.dynamicSmemBytes = static_cast<std::size_t>(v.smem);
+    lc.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(v.cluster);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    CUDA_CHECK(cudaLaunchKernelEx(&lc, v.kernel, tq, tkv, args.o, rows_per_batch, args.t, scale_log2));
+  }
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace mla

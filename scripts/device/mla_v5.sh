@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Device call for MLA v5 (the fused sm_90a kernel), from a tarball of binaries made by scripts/device/pack_mla_v5.sh
+# (kprof, kprof-kernels, mla_check, libkprof_inject.so, libkprof_c.so and this script, in one folder).
+#
+#   STEPS="checks typical v4_annotation v5_event v5_annotation bench" bash <dist>/mla_v5.sh
+#
+#   checks          mla_check --versions v5 (every tile config) at the quick size and the edge shapes: partial row
+#                   tiles (h=100), partial kv tiles (t=1000, 100, 65), t=1, long t (20000), and (d, p) = (256, 32),
+#                   which v5 must refuse with std::invalid_argument.  Stops the call if the quick size hangs.
+#   typical         mla_check --typical --versions v4,v5 (float64 reference, CUDA-event medians)
+#   v4_annotation   kprof mla v4 annotation at b=32 s=16 t=4096 (the advice before the step)
+#   v5_event        kprof mla v5 event (autotunes the tile space; the plan time after the step)
+#   v5_annotation   kprof mla v5 annotation (the advice for the next step)
+#   bench           bench_mla --versions v4,v5 over bench/sweeps.toml
+# Runs in the repository root (data/ and bench/ come from there).  Never changes clocks (ncu: --clock-control none).
+# Results: $OUT/mla5.tgz (logs, profiles without large ncu reports) and $OUT/mla5-summary.txt.
+set -u
+D=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(pwd)
+OUT=${OUT:-/tmp/kprof-out}
+mkdir -p "$OUT"
+export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH PYTHONUNBUFFERED=1 KPROF_BIN=$D/kprof
+STEPS=${STEPS:-checks typical v4_annotation v5_event v5_annotation}
+R=/tmp/kprof-mla5; rm -rf $R; mkdir -p $R
+S=$R/summary.txt; : > $S
+O=$R/profiles; C=$R/cache; MLA="--b=32 --s=16 --t=4096"
+log() { echo "$*" | tee -a $S; }
+step() {
+  local name=$1 limit=$2; shift 2; local t0=$EPOCHREALTIME
+  timeout $limit "$@" > $R/$name.out 2> $R/$name.err; local rc=$?
+  log "$(printf '%-22s rc=%-3s %7.1f s' $name $rc $(awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN{print b-a}'))"
+  return $rc
+}
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv,noheader | tee -a $S
+CHECKS=()
+if has checks; then
+  if step check_small 60 $D/mla_check --versions v5; then
+    CHECKS+=(check_small)
+    for spec in "edges_h100_t1000:--b 3 --s 3 --h 100 --t 1000" "edges_h100_t100:--b 3 --s 3 --h 100 --t 100" \
+                "t65:--b 2 --s 4 --t 65" "t1:--t 1" "long_t20000:--b 2 --s 1 --t 20000" \
+                "qrange9:--qrange 9" "d256_refused:--d 256 --p 32"; do
+      name=${spec%%:*}; args=${spec#*:}
+      step $name 60 $D/mla_check --versions v5 $args; CHECKS+=($name)
+    done
+  else
+    CHECKS+=(check_small); log "check_small failed or hung: the remaining v5 steps are skipped"; STEPS=""
+  fi
+fi
+has typical && { step typical 150 $D/mla_check --typical --versions v4,v5; CHECKS+=(typical); }
+has v4_annotation && step v4_annotation 170 kprof mla v4 $MLA --prof-type=annotation --clock-control none \
+  --cache-dir $C --out $O/mla_v4_annotation
+has v5_event && step v5_event 120 kprof mla v5 $MLA --prof-type=event --cache-dir $C --out $O/mla_v5_event
+has v5_annotation && step v5_annotation 150 kprof mla v5 $MLA --prof-type=annotation --clock-control none \
+  --cache-dir $C --out $O/mla_v5_annotation
+has bench && step bench 200 $D/kprof bench --packages mla --versions v4,v5 --cache-dir $C --out $R/bench
+
+{
+  echo; echo "== mla_check (ver config rel_err nonfinite result median_ms TFLOP/s GB/s notes) =="
+  for f in "${CHECKS[@]}"; do
+    echo "-- $f: $(grep -m1 '^shape' $R/$f.out 2>/dev/null)"
+    grep -E "^(v4|v5) |^summary|setup failed|error" $R/$f.out $R/$f.err 2>/dev/null | sed 's/^[^:]*://' | cut -c1-150
+  done
+  for a in mla_v4_annotation mla_v5_annotation; do
+    [ -d $O/$a ] || continue
+    echo; echo "== $a: top opportunities =="
+    grep -rh -m3 -E "est\. [0-9.]+% gain|Insight|Bottleneck" $O/$a/*.md 2>/dev/null | head -8 | cut -c1-300
+  done
+  echo; echo "== v5 tuning =="
+  for f in $O/mla_v5_event/tiling/*.json; do
+    [ -f $f ] && python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['stage'], j['label'], j.get('median_ms','-'), 'ms', j['source'])" $f
+  done
+  echo; echo "== summary: b=32 s=16 t=4096 (event: plan GPU median, CUDA events, L2 flushed) =="
+  python3 - $O <<'EOF'
+import json, os, sys
+o = sys.argv[1]
+for v in ("v5",):
+    f = os.path.join(o, f"mla_{v}_event", "timings.json")
+    try:
+        t = json.load(open(f))
+    except Exception as e:
+        print(f"{v}: no timings ({e})"); continue
+    p = t["params"]
+    flops = p["b"] * p["s"] * p["h"] * 2.0 * p["t"] * (2 * p["d"] + p["p"])
+    ms = t["plan"]["gpu_ms"]["median"]
+    tf = flops / (ms * 1e-3) / 1e12
+    print(f"{v} event: {ms:.4f} ms  {tf:.1f} TFLOP/s  {100 * tf / 796:.1f}% of 796")
+EOF
+  has bench && tail -25 $R/bench.out
+} 2>&1 | tee -a $S
+find $O -name '*.ncu-rep' -size +8M -delete 2>/dev/null
+tar czf $OUT/mla5.tgz -C $R . && cp $S $OUT/mla5-summary.txt
