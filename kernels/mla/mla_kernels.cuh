@@ -47,7 +47,9 @@ struct MlaArgs {
 //                     (1 = cuBLASLt's first choice; at most MlaV4Plan::algo_count()).
 //   output_algo       v4: the same for O = P V.
 //   v5_schedule       v5: 1 = serial (per tile: scores, softmax, P V), 2 = overlapped (the next tile's scores are
-//                     issued before this tile's P V, the softmax runs while P V is on the tensor cores).
+//                     issued before this tile's P V, the softmax runs while P V is on the tensor cores), 3 = serial
+//                     with the next tile's scores issued right behind this tile's P V (one wait for both), 4 = split
+//                     (the two consumer warpgroups own alternate tiles' scores and softmax; kv tiles of 64 rows).
 //   v5_cluster        v5: blocks per cluster sharing each kv tile through TMA multicast (1 or 2).
 // Valid (heads_per_block, kv_rows_per_tile) pairs: mla_tile_configs().  Default: {64, 32}; v3 default splits 4;
 // v4 defaults: 256 softmax threads, algorithm 1 for both GEMMs.

@@ -12,7 +12,10 @@
 #   v5_event        kprof mla v5 event (autotunes the tile space; the plan time after the step)
 #   v5_annotation   kprof mla v5 annotation (the advice for the next step)
 #   bench           bench_mla --versions v4,v5 over bench/sweeps.toml
-# Runs in the repository root (data/ and bench/ come from there).  Never changes clocks (ncu: --clock-control none).
+#   sanitizer       compute-sanitizer racecheck, memcheck, synccheck on small v5 shapes
+#   sass            cuobjdump of the v5 kernels: HGMMA / WARPGROUP.DEPBAR / WARPGROUP.ARRIVE counts per kernel
+# Runs in the repository root (data/ and bench/ come from there).  Never changes clocks (kprof runs ncu with
+# --clock-control none by default).
 # Results: $OUT/mla5.tgz (logs, profiles without large ncu reports) and $OUT/mla5-summary.txt.
 set -u
 D=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,7 +25,7 @@ mkdir -p "$OUT"
 export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH PYTHONUNBUFFERED=1 KPROF_BIN=$D/kprof
 STEPS=${STEPS:-checks typical v4_annotation v5_event v5_annotation}
 R=/tmp/kprof-mla5; rm -rf $R; mkdir -p $R
-S=$R/summary.txt; : > $S
+S=$OUT/mla5-summary.txt; : > $S   # straight under $OUT: it comes back even if the call is cut short
 O=$R/profiles; C=$R/cache; MLA="--b=32 --s=16 --t=4096"
 log() { echo "$*" | tee -a $S; }
 step() {
@@ -48,12 +51,26 @@ if has checks; then
   fi
 fi
 has typical && { step typical 150 $D/mla_check --typical --versions v4,v5; CHECKS+=(typical); }
-has v4_annotation && step v4_annotation 170 kprof mla v4 $MLA --prof-type=annotation --clock-control none \
+has v4_annotation && step v4_annotation 170 kprof mla v4 $MLA --prof-type=annotation \
   --cache-dir $C --out $O/mla_v4_annotation
 has v5_event && step v5_event 120 kprof mla v5 $MLA --prof-type=event --cache-dir $C --out $O/mla_v5_event
-has v5_annotation && step v5_annotation 150 kprof mla v5 $MLA --prof-type=annotation --clock-control none \
+has v5_annotation && step v5_annotation 150 kprof mla v5 $MLA --prof-type=annotation \
   --cache-dir $C --out $O/mla_v5_annotation
 has bench && step bench 200 $D/kprof bench --packages mla --versions v4,v5 --cache-dir $C --out $R/bench
+if has sanitizer; then
+  step racecheck 90 compute-sanitizer --tool racecheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
+  step memcheck 90 compute-sanitizer --tool memcheck $D/mla_check --versions v5 --b 2 --s 3 --h 100 --t 100 --reps 1 \
+    --warmup 0
+  step synccheck 90 compute-sanitizer --tool synccheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
+fi
+if has sass; then  # per v5 kernel: HGMMA and warpgroup barrier/wait counts (serialisation shows as extra waits)
+  cuobjdump -sass $D/mla_check > $R/mla_check.sass 2> $R/sass.err
+  awk '/Function : .*mla_v5/{f=$3} f && /HGMMA/{g[f]++} f && /WARPGROUP.DEPBAR/{d[f]++} f && /WARPGROUP.ARRIVE/{a[f]++}
+       END{for (k in g) printf "%s HGMMA=%d DEPBAR=%d ARRIVE=%d\n", k, g[k], d[k], a[k]}' $R/mla_check.sass \
+    | sed 's/_ZN3mla.*mla_v5_kernelI//' > $R/sass_counts.txt
+  awk '/Function : .*mla_v5/{p=0} /Function : .*mla_v5_kernelILi64ELi2ELi1ELi1/{p=1} p' $R/mla_check.sass > $R/v5_64_2_1_1.sass
+  gzip -f $R/mla_check.sass
+fi
 
 {
   echo; echo "== mla_check (ver config rel_err nonfinite result median_ms TFLOP/s GB/s notes) =="
@@ -65,6 +82,10 @@ has bench && step bench 200 $D/kprof bench --packages mla --versions v4,v5 --cac
     [ -d $O/$a ] || continue
     echo; echo "== $a: top opportunities =="
     grep -rh -m3 -E "est\. [0-9.]+% gain|Insight|Bottleneck" $O/$a/*.md 2>/dev/null | head -8 | cut -c1-300
+  done
+  [ -f $R/sass_counts.txt ] && { echo; echo "== v5 SASS (per kernel) =="; cat $R/sass_counts.txt; }
+  for f in racecheck memcheck synccheck; do
+    [ -f $R/$f.out ] && { echo "-- $f:"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|error" $R/$f.out $R/$f.err | head -4; }
   done
   echo; echo "== v5 tuning =="
   for f in $O/mla_v5_event/tiling/*.json; do
@@ -89,4 +110,4 @@ EOF
   has bench && tail -25 $R/bench.out
 } 2>&1 | tee -a $S
 find $O -name '*.ncu-rep' -size +8M -delete 2>/dev/null
-tar czf $OUT/mla5.tgz -C $R . && cp $S $OUT/mla5-summary.txt
+cp $S $R/ && tar czf $OUT/mla5.tgz -C $R .
