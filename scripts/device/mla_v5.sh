@@ -22,7 +22,7 @@ D=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(pwd)
 OUT=${OUT:-/tmp/kprof-out}
 mkdir -p "$OUT"
-export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH PYTHONUNBUFFERED=1 KPROF_BIN=$D/kprof
+export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1 KPROF_BIN=$D/kprof
 STEPS=${STEPS:-checks typical v4_annotation v5_event v5_annotation}
 R=/tmp/kprof-mla5; rm -rf $R; mkdir -p $R
 S=$OUT/mla5-summary.txt; : > $S   # straight under $OUT: it comes back even if the call is cut short
@@ -32,7 +32,13 @@ step() {
   local name=$1 limit=$2; shift 2; local t0=$EPOCHREALTIME
   timeout $limit "$@" > $R/$name.out 2> $R/$name.err; local rc=$?
   log "$(printf '%-22s rc=%-3s %7.1f s' $name $rc $(awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN{print b-a}'))"
+  pack
   return $rc
+}
+# The results so far into $OUT after every step, so that a call cut short still brings back what ran.
+pack() {
+  find $R -name '*.ncu-rep' -size +8M -delete 2>/dev/null
+  cp $S $R/ && tar czf $OUT/mla5.tgz.tmp -C $R . && mv $OUT/mla5.tgz.tmp $OUT/mla5.tgz
 }
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv,noheader | tee -a $S
@@ -51,18 +57,11 @@ if has checks; then
   fi
 fi
 has typical && { step typical 150 $D/mla_check --typical --versions v4,v5; CHECKS+=(typical); }
-has v4_annotation && step v4_annotation 170 kprof mla v4 $MLA --prof-type=annotation \
-  --cache-dir $C --out $O/mla_v4_annotation
 has v5_event && step v5_event 120 kprof mla v5 $MLA --prof-type=event --cache-dir $C --out $O/mla_v5_event
-has v5_annotation && step v5_annotation 150 kprof mla v5 $MLA --prof-type=annotation \
+has v4_annotation && step v4_annotation 110 kprof mla v4 $MLA --prof-type=annotation \
+  --cache-dir $C --out $O/mla_v4_annotation
+has v5_annotation && step v5_annotation 90 kprof mla v5 $MLA --prof-type=annotation \
   --cache-dir $C --out $O/mla_v5_annotation
-has bench && step bench 200 $D/kprof bench --packages mla --versions v4,v5 --cache-dir $C --out $R/bench
-if has sanitizer; then
-  step racecheck 90 compute-sanitizer --tool racecheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
-  step memcheck 90 compute-sanitizer --tool memcheck $D/mla_check --versions v5 --b 2 --s 3 --h 100 --t 100 --reps 1 \
-    --warmup 0
-  step synccheck 90 compute-sanitizer --tool synccheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
-fi
 if has sass; then  # per v5 kernel: HGMMA and warpgroup barrier/wait counts (serialisation shows as extra waits)
   cuobjdump -sass $D/mla_check > $R/mla_check.sass 2> $R/sass.err
   awk '/Function : .*mla_v5/{f=$3} f && /HGMMA/{g[f]++} f && /WARPGROUP.DEPBAR/{d[f]++} f && /WARPGROUP.ARRIVE/{a[f]++}
@@ -72,6 +71,13 @@ if has sass; then  # per v5 kernel: HGMMA and warpgroup barrier/wait counts (ser
   gzip -f $R/mla_check.sass
 fi
 
+has bench && step bench 130 $D/kprof bench --packages mla --versions v4,v5 --cache-dir $C --out $R/bench
+if has sanitizer; then
+  step racecheck 45 compute-sanitizer --tool racecheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
+  step memcheck 45 compute-sanitizer --tool memcheck $D/mla_check --versions v5 --b 2 --s 3 --h 100 --t 100 --reps 1 \
+    --warmup 0
+  step synccheck 45 compute-sanitizer --tool synccheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
+fi
 {
   echo; echo "== mla_check (ver config rel_err nonfinite result median_ms TFLOP/s GB/s notes) =="
   for f in "${CHECKS[@]}"; do
@@ -109,5 +115,4 @@ for v in ("v5",):
 EOF
   has bench && tail -25 $R/bench.out
 } 2>&1 | tee -a $S
-find $O -name '*.ncu-rep' -size +8M -delete 2>/dev/null
-cp $S $R/ && tar czf $OUT/mla5.tgz -C $R .
+pack
