@@ -308,8 +308,13 @@ int main(int argc, char** argv) {
       v3_configs.push_back({16, 32, 16});
     }
     std::size_t ws_bytes = 0;
-    for (const mla::TileConfig& cfg : v3_configs) ws_bytes = std::max(ws_bytes, mla::mla_v3_workspace_bytes(args, cfg));
-    DeviceBuffer<unsigned char> d_ws(tc_ok ? ws_bytes : 0);
+    if (tc_ok)
+      for (const mla::TileConfig& cfg : v3_configs) ws_bytes = std::max(ws_bytes, mla::mla_v3_workspace_bytes(args, cfg));
+    // v5's split-KV workspace (0 for configs without splits) shares the buffer.
+    if (opt.wants("v5") && mla::mla_v5_supports(opt.d, opt.p))
+      for (const mla::TileConfig& cfg : mla::mla_v5_tile_configs())
+        ws_bytes = std::max(ws_bytes, mla::mla_v5_workspace_bytes(args, cfg));
+    DeviceBuffer<unsigned char> d_ws(ws_bytes);
     args.workspace = d_ws.ptr;
     args.workspace_bytes = d_ws.bytes();
     for (const mla::TileConfig& cfg : v3_configs) {

@@ -42,6 +42,7 @@ struct MlaArgs {
 //                     may also span consecutive s.  Every row of a block shares the kv tiles it stages.
 //   kv_rows_per_tile  v2/v3: kv rows staged in shared memory per step (double-buffered with cp.async).
 //   num_splits        v3: chunks t is split into (1..kMaxSplits); each chunk is one block of stage 1.
+//                     v5: split-KV chunks (0 = chosen from the grid and the GPU, 1 = none, up to kMaxSplits).
 //   softmax_threads   v4: threads per block of the row softmax (128, 256, 512, 1024; one block per row).
 //   scores_algo       v4: which cuBLASLt algorithm runs S = Q KV^T: its 1-based rank in the heuristic's list
 //                     (1 = cuBLASLt's first choice; at most MlaV4Plan::algo_count()).
@@ -157,8 +158,13 @@ std::vector<int> mla_v4_softmax_threads();
 // only (mla_v5_supports); needs a compute capability 9.0 GPU.  Throws std::invalid_argument for shapes or tiles it
 // does not take.  Tile space: mla_v5_tile_configs() (kv_rows_per_tile, v5_schedule, v5_cluster; the default first).
 // ---------------------------------------------------------------------------------------------------------------
+// Split-KV (num_splits: 0 = as many splits as fill one wave when the grid of b * ceil(s*h/64) blocks is smaller
+// than the GPU, else the given count, at most the kv tiles) needs args.workspace of mla_v5_workspace_bytes(args, cfg)
+// bytes (0 without splits): per (row, split) the unnormalised fp32 output, running max and sum (v3's layout), merged
+// by a second kernel in the same launch function.
 std::vector<TileConfig> mla_v5_tile_configs();
 bool mla_v5_supports(int d, int p);
+std::size_t mla_v5_workspace_bytes(const MlaArgs& args, const TileConfig& cfg = {});
 void launch_mla_v5(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {});
 // The kernel launch_mla_v5 would run for cfg (cudaErrorNotSupported for a tile it does not have).
 cudaError_t mla_v5_attributes(const TileConfig& cfg, cudaFuncAttributes& out);

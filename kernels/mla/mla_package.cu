@@ -97,11 +97,12 @@ std::vector<TileConfig> tile_space(bool splits) {
   return out;
 }
 
-// v5: kv tile rows, schedule, cluster size (mla_v5_tile_configs(), the default first).
+// v5: kv tile rows, schedule, cluster size, split-KV count (mla_v5_tile_configs(), the default first).
 std::vector<TileConfig> v5_tile_space() {
   std::vector<TileConfig> out;
   for (const auto& t : ::mla::mla_v5_tile_configs())
-    out.push_back({{"kv_rows", t.kv_rows_per_tile}, {"sched", t.v5_schedule}, {"cluster", t.v5_cluster}});
+    out.push_back({{"kv_rows", t.kv_rows_per_tile}, {"sched", t.v5_schedule}, {"cluster", t.v5_cluster},
+                   {"splits", t.num_splits}});
   return out;
 }
 
@@ -135,6 +136,11 @@ class Instance final : public kernels::Instance {
       CUDA_CHECK(cudaMalloc(&ws_, ws_bytes_));
     }
     if (version_ == 4) v4_ = std::make_unique<::mla::MlaV4Plan>(args());  // S, P, cuBLASLt state: once per plan
+    if (version_ == 5 && ::mla::mla_v5_supports(sh.d, sh.p)) {
+      // Split-KV workspace for the largest split count of the tile space (none when no config splits).
+      for (const auto& t : ::mla::mla_v5_tile_configs()) ws_bytes_ = std::max(ws_bytes_, ::mla::mla_v5_workspace_bytes(args(), t));
+      if (ws_bytes_ > 0) CUDA_CHECK(cudaMalloc(&ws_, ws_bytes_));
+    }
   }
   cudaError_t launch(int stage, const TileConfig& cfg, cudaStream_t s) override {
     ::mla::TileConfig tc = to_mla(cfg);
@@ -195,7 +201,7 @@ class Instance final : public kernels::Instance {
       return;
     }
     if (version_ != 3 || stage == 1) CUDA_CHECK(cudaMemset(o_, 0xFF, no_ * 2));
-    if (version_ == 3 && stage == 0) CUDA_CHECK(cudaMemset(ws_, 0xFF, ws_bytes_));
+    if ((version_ == 3 || (version_ == 5 && ws_ != nullptr)) && stage == 0) CUDA_CHECK(cudaMemset(ws_, 0xFF, ws_bytes_));
   }
   // v3's partial stage has no output of its own to compare: its result is checked through the combine stage.
   CheckResult check(int stage) override {

@@ -37,6 +37,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -301,10 +302,66 @@ __device__ __forceinline__ void store_output(const float (&o)[128], unsigned cha
 }
 #endif  // MLA_V5_DEVICE
 
+// Split-KV (when the grid is too small for the GPU): block z of the grid takes kv tiles
+// [z * chunk_tiles, (z + 1) * chunk_tiles) and writes its unnormalised O (fp32), running max (log2 units) and sum
+// per query row into the workspace, [b, s*h, splits, d] then [b, s*h, splits, 2] (v3's layout); a combine kernel
+// merges the splits.  num_splits == 1: no workspace, the output is written directly.
+struct SplitArgs {
+  float* ws_o = nullptr;
+  float* ws_ml = nullptr;
+  int chunk_tiles = 0;
+  int num_splits = 1;
+};
+
+#ifdef MLA_V5_DEVICE
+// O half (64 x 256 fp32 fragments) of one split -> workspace (8-byte stores: each quad writes 32 contiguous bytes).
+__device__ __forceinline__ void store_partial(const float (&o)[128], float* __restrict__ ws_o, int half, int warp,
+                                              int lane, long long grow0, int rows_valid, int num_splits, int split) {
+  const int r0 = 16 * warp + lane / 4, q = lane % 4;
+#pragma unroll
+  for (int j = 0; j < 128; j += 2) {
+    const int r = r0 + 8 * ((j / 2) % 2);
+    if (r >= rows_valid) continue;
+    const int col = half * 256 + (j / 4) * 8 + 2 * q;
+    const long long slot = (grow0 + r) * num_splits + split;
+    *reinterpret_cast<float2*>(ws_o + slot * kD + col) = make_float2(o[j], o[j + 1]);
+  }
+}
+#endif
+
+// Merge of the splits of one query row: o = sum_i w_i o_i / sum_i w_i l_i, w_i = exp2(m_i - max_k m_k).
+__global__ void __launch_bounds__(128) mla_v5_combine_kernel(const float* __restrict__ ws_o,
+                                                             const float* __restrict__ ws_ml, bf16* __restrict__ o,
+                                                             int num_splits) {
+  const long long row = blockIdx.x;
+  const float* ml = ws_ml + row * num_splits * 2;
+  float m_max = -INFINITY;
+  for (int i = 0; i < num_splits; ++i) m_max = fmaxf(m_max, ml[2 * i]);
+  float l = 0.0f;
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+  const int c = threadIdx.x * 4;
+  for (int i = 0; i < num_splits; ++i) {
+    const float w = exp2f(ml[2 * i] - m_max);
+    l += w * ml[2 * i + 1];
+    const float4 v = *reinterpret_cast<const float4*>(ws_o + (row * num_splits + i) * kD + c);
+    acc.x += w * v.x;
+    acc.y += w * v.y;
+    acc.z += w * v.z;
+    acc.w += w * v.w;
+  }
+  const float inv = 1.0f / l;
+  const __nv_bfloat162 lo = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+  const __nv_bfloat162 hi = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+  uint2 packed;
+  packed.x = *reinterpret_cast<const unsigned*>(&lo);
+  packed.y = *reinterpret_cast<const unsigned*>(&hi);
+  *reinterpret_cast<uint2*>(o + row * kD + c) = packed;
+}
+
 template <int BN, int STAGES, int SCHED, int CL>
 __global__ void __launch_bounds__(kThreads, 1)
     mla_v5_kernel(const __grid_constant__ CUtensorMap tmap_q, const __grid_constant__ CUtensorMap tmap_kv,
-                  bf16* __restrict__ o, int rows_per_batch, int t, float scale_log2) {
+                  bf16* __restrict__ o, int rows_per_batch, int t_total, float scale_log2, const SplitArgs sa) {
 #ifdef MLA_V5_DEVICE
   using L = V5Smem<BN, STAGES>;
   static_assert(SCHED != 3 || BN == 64, "the split schedule writes P (64 x 64) over the rope chunk of a 64-row tile");
@@ -325,7 +382,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp = tid_in_wg / 32, lane = threadIdx.x % 32;
   const int row_tile = blockIdx.x, batch = blockIdx.y;
   const int row0 = row_tile * kBM;
+  // This block's kv rows: [kv0, kv0 + t) (all of them without split-KV; the host makes no split empty).
+  const int split = blockIdx.z;
+  const int kv0 = split * sa.chunk_tiles * BN;
+  const int t = min(t_total - kv0, sa.chunk_tiles * BN);
   const int n_tiles = (t + BN - 1) / BN;
+  const bool partial = sa.num_splits > 1;
+  const long long grow0 = static_cast<long long>(batch) * rows_per_batch + row0;  // global query row of tile row 0
 
   // CL = 2: a cluster of two blocks (consecutive row tiles of one batch entry) shares each kv tile: each block's
   // producer loads half of the tile's chunks and multicasts them to both, so L2 delivers every tile once per pair.
@@ -356,10 +419,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbar_expect_tx(&full[s], L::KV_STAGE);  // the whole tile lands here: our chunks and the peer's
         unsigned char* dst = skv + s * L::KV_STAGE;
         if constexpr (CL == 1) {
-          for (int c = 0; c < kChunks; ++c) tma_load_3d(dst + c * L::KV_CHUNK, &tmap_kv, c * 64, i * BN, batch, &full[s]);
+          for (int c = 0; c < kChunks; ++c) tma_load_3d(dst + c * L::KV_CHUNK, &tmap_kv, c * 64, kv0 + i * BN, batch, &full[s]);
         } else {
           for (int c = static_cast<int>(cta_rank); c < kChunks; c += CL)
-            tma_load_3d_mc(dst + c * L::KV_CHUNK, &tmap_kv, c * 64, i * BN, batch, &full[s],
+            tma_load_3d_mc(dst + c * L::KV_CHUNK, &tmap_kv, c * 64, kv0 + i * BN, batch, &full[s],
                            static_cast<std::uint16_t>((1u << CL) - 1));
         }
       }
@@ -533,9 +596,20 @@ __global__ void __launch_bounds__(kThreads, 1)
         lsum[cw * 64 + r0 + 8] = lq[1];
       }
       named_sync(kBarPFull, 256);
-      const float inv0 = 1.0f / (lsum[r0] + lsum[64 + r0]), inv1 = 1.0f / (lsum[r0 + 8] + lsum[64 + r0 + 8]);
-      scale_rows(oacc, inv0, inv1);
-      store_output(oacc, sq, out, cw, warp, lane, tid_in_wg, kBarWg1 + cw, row0, rows_per_batch - row0);
+      const float l0 = lsum[r0] + lsum[64 + r0], l1 = lsum[r0 + 8] + lsum[64 + r0 + 8];
+      if (partial) {
+        if (cw == 0 && lane % 4 == 0) {
+          if (r0 < rows_per_batch - row0)
+            *reinterpret_cast<float2*>(sa.ws_ml + ((grow0 + r0) * sa.num_splits + split) * 2) = make_float2(st.m[0], l0);
+          if (r0 + 8 < rows_per_batch - row0)
+            *reinterpret_cast<float2*>(sa.ws_ml + ((grow0 + r0 + 8) * sa.num_splits + split) * 2) =
+                make_float2(st.m[1], l1);
+        }
+        store_partial(oacc, sa.ws_o, cw, warp, lane, grow0, rows_per_batch - row0, sa.num_splits, split);
+      } else {
+        scale_rows(oacc, 1.0f / l0, 1.0f / l1);
+        store_output(oacc, sq, out, cw, warp, lane, tid_in_wg, kBarWg1 + cw, row0, rows_per_batch - row0);
+      }
     } else if (cw == 0) {
       // ---------------------------------------------------------------- softmax warpgroup
       auto hand_off = [&]() {
@@ -639,13 +713,17 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       // Final normalisation: the row sums over the quad, 1/l to the other consumer through the scale buffer.
+      // With split-KV: the running max and sum go to the workspace and O stays unnormalised (factor 1).
       float inv[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         float l = st.l[h];
         l += __shfl_xor_sync(0xffffffffu, l, 1);
         l += __shfl_xor_sync(0xffffffffu, l, 2);
-        inv[h] = 1.0f / l;
+        inv[h] = partial ? 1.0f : 1.0f / l;
+        if (partial && lane % 4 == 0 && r0 + 8 * h < rows_per_batch - row0)
+          *reinterpret_cast<float2*>(sa.ws_ml + ((grow0 + r0 + 8 * h) * sa.num_splits + split) * 2) =
+              make_float2(st.m[h], l);
       }
       named_sync(kBarPEmpty, 256);
       if (lane % 4 == 0) {
@@ -654,7 +732,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       named_arrive(kBarPFull, 256);
       scale_rows(oacc, inv[0], inv[1]);
-      store_output(oacc, sq, out, 0, warp, lane, tid_in_wg, kBarWg1, row0, rows_per_batch - row0);
+      if (partial) store_partial(oacc, sa.ws_o, 0, warp, lane, grow0, rows_per_batch - row0, sa.num_splits, split);
+      else store_output(oacc, sq, out, 0, warp, lane, tid_in_wg, kBarWg1, row0, rows_per_batch - row0);
     } else {
       // ---------------------------------------------------------------- second P V warpgroup
       named_arrive(kBarPEmpty, 256);  // the P buffer starts free
@@ -671,13 +750,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       named_sync(kBarPFull, 256);
       scale_rows(oacc, sscale[r0], sscale[r0 + 8]);
-      store_output(oacc, sq, out, 1, warp, lane, tid_in_wg, kBarWg2, row0, rows_per_batch - row0);
+      if (partial) store_partial(oacc, sa.ws_o, 1, warp, lane, grow0, rows_per_batch - row0, sa.num_splits, split);
+      else store_output(oacc, sq, out, 1, warp, lane, tid_in_wg, kBarWg2, row0, rows_per_batch - row0);
     }
   }
   // No block of a cluster leaves while its peer may still multicast into it or arrive on its barriers.
   if constexpr (CL > 1) cluster_sync_all();
 #else
-  (void)tmap_q, (void)tmap_kv, (void)o, (void)rows_per_batch, (void)t, (void)scale_log2;
+  (void)tmap_q, (void)tmap_kv, (void)o, (void)rows_per_batch, (void)t_total, (void)scale_log2, (void)sa;
 #endif
 }
 
@@ -720,7 +800,7 @@ CUtensorMap make_map(const void* base, long long rows, long long batches, int bo
   return m;
 }
 
-using V5Kernel = void (*)(CUtensorMap, CUtensorMap, bf16*, int, int, float);
+using V5Kernel = void (*)(CUtensorMap, CUtensorMap, bf16*, int, int, float, SplitArgs);
 
 struct V5Variant {
   int kv_rows, stages, sched, cluster;
@@ -771,15 +851,19 @@ void validate_v5(const MlaArgs& a) {
 }  // namespace
 
 std::vector<TileConfig> mla_v5_tile_configs() {
+  // Every kernel with the split count chosen from the grid (num_splits 0), then the default kernel with fixed splits.
   std::vector<TileConfig> out;
-  for (const auto& v : variants()) {
+  auto add = [&out](const V5Variant& v, int splits) {
     TileConfig c;
     c.heads_per_block = kBM;
     c.kv_rows_per_tile = v.kv_rows;
     c.v5_schedule = v.sched + 1;
     c.v5_cluster = v.cluster;
+    c.num_splits = splits;
     out.push_back(c);
-  }
+  };
+  for (const auto& v : variants()) add(v, 0);
+  for (int sp : {1, 2, 4, 8}) add(variants().front(), sp);
   return out;
 }
 
@@ -793,11 +877,61 @@ cudaError_t mla_v5_attributes(const TileConfig& cfg, cudaFuncAttributes& out) {
   }
 }
 
+namespace {
+
+struct SplitPlan {
+  int splits = 1;
+  int chunk_tiles = 0;
+};
+
+// cfg.num_splits, or (0) as many splits as keep one wave of blocks under the multiprocessor count: none when the
+// grid already fills the GPU.  Never more splits than kv tiles; the chunks are whole tiles and none is empty.
+SplitPlan plan_splits(const MlaArgs& a, const V5Variant& v, int requested) {
+  require(requested >= 0 && requested <= kMaxSplits, "num_splits must be in 0..64 (0 = from the grid)");
+  const int n_tiles = (a.t + v.kv_rows - 1) / v.kv_rows;
+  int want = requested;
+  if (want == 0) {
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const int row_tiles = (a.s * a.h + kBM - 1) / kBM;
+    const long long blocks = static_cast<long long>(a.b) * ((row_tiles + v.cluster - 1) / v.cluster * v.cluster);
+    want = blocks >= sms ? 1 : static_cast<int>(sms / blocks);
+  }
+  want = std::max(1, std::min({want, n_tiles, kMaxSplits}));
+  SplitPlan p;
+  p.chunk_tiles = (n_tiles + want - 1) / want;
+  p.splits = (n_tiles + p.chunk_tiles - 1) / p.chunk_tiles;
+  return p;
+}
+
+}  // namespace
+
+std::size_t mla_v5_workspace_bytes(const MlaArgs& args, const TileConfig& cfg) {
+  const SplitPlan p = plan_splits(args, pick(cfg), cfg.num_splits);
+  if (p.splits == 1) return 0;
+  return static_cast<std::size_t>(args.b) * static_cast<std::size_t>(args.s) * args.h * p.splits * (kD + 2) *
+         sizeof(float);
+}
+
 void launch_mla_v5(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg) {
   validate_v5(args);
   require(cfg.heads_per_block == 0 || cfg.heads_per_block == kBM, "heads_per_block must be 64 (or 0)");
   const V5Variant& v = pick(cfg);
   const int rows_per_batch = args.s * args.h;
+  const SplitPlan sp = plan_splits(args, v, cfg.num_splits);
+  SplitArgs sa;
+  sa.num_splits = sp.splits;
+  sa.chunk_tiles = sp.chunk_tiles;
+  const long long rows = static_cast<long long>(args.b) * rows_per_batch;
+  if (sp.splits > 1) {
+    const std::size_t need = mla_v5_workspace_bytes(args, cfg);
+    require(args.workspace != nullptr && args.workspace_bytes >= need,
+            "split-KV workspace too small: need " + std::to_string(need) + " bytes (mla_v5_workspace_bytes)");
+    require((reinterpret_cast<std::uintptr_t>(args.workspace) & 15u) == 0, "workspace must be 16-byte aligned");
+    sa.ws_o = static_cast<float*>(args.workspace);
+    sa.ws_ml = sa.ws_o + rows * sp.splits * kD;
+  }
   const CUtensorMap tq = make_map(args.q, rows_per_batch, args.b, kBM);
   const CUtensorMap tkv = make_map(args.kv, args.t, args.b, v.kv_rows);
   CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(v.kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -808,9 +942,9 @@ void launch_mla_v5(const MlaArgs& args, cudaStream_t stream, const TileConfig& c
   const int row_tiles = (rows_per_batch + kBM - 1) / kBM;
   // With clusters the row tiles are padded to a multiple of the cluster: a padding block loads zero rows of q
   // (TMA fills out-of-bounds boxes with zeros), shares its kv loads with its peer and writes nothing.
-  const dim3 grid((row_tiles + v.cluster - 1) / v.cluster * v.cluster, args.b);
+  const dim3 grid((row_tiles + v.cluster - 1) / v.cluster * v.cluster, args.b, sp.splits);
   if (v.cluster == 1) {
-    v.kernel<<<grid, kThreads, v.smem, stream>>>(tq, tkv, args.o, rows_per_batch, args.t, scale_log2);
+    v.kernel<<<grid, kThreads, v.smem, stream>>>(tq, tkv, args.o, rows_per_batch, args.t, scale_log2, sa);
   } else {
     cudaLaunchConfig_t lc{};
     lc.gridDim = grid;
@@ -824,9 +958,13 @@ void launch_mla_v5(const MlaArgs& args, cudaStream_t stream, const TileConfig& c
     attr[0].val.clusterDim.z = 1;
     lc.attrs = attr;
     lc.numAttrs = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&lc, v.kernel, tq, tkv, args.o, rows_per_batch, args.t, scale_log2));
+    CUDA_CHECK(cudaLaunchKernelEx(&lc, v.kernel, tq, tkv, args.o, rows_per_batch, args.t, scale_log2, sa));
   }
   CUDA_CHECK_LAUNCH();
+  if (sp.splits > 1) {
+    mla_v5_combine_kernel<<<static_cast<unsigned>(rows), 128, 0, stream>>>(sa.ws_o, sa.ws_ml, args.o, sp.splits);
+    CUDA_CHECK_LAUNCH();
+  }
 }
 
 }  // namespace mla

@@ -5,8 +5,9 @@
 #   STEPS="checks typical v4_annotation v5_event v5_annotation bench" bash <dist>/mla_v5.sh
 #
 #   checks          mla_check --versions v5 (every tile config) at the quick size and the edge shapes: partial row
-#                   tiles (h=100), partial kv tiles (t=1000, 100, 65), t=1, long t (20000), and (d, p) = (256, 32),
-#                   which v5 must refuse with std::invalid_argument.  Stops the call if the quick size hangs.
+#                   tiles (h=100), partial kv tiles (t=1000, 100, 65), t=1, long t (20000), small grids that split
+#                   the kv (b=32 s=1 t=16384; b=1 s=1 t=300), and (d, p) = (256, 32), which v5 must refuse with
+#                   std::invalid_argument.  Stops the call if the quick size hangs.
 #   typical         mla_check --typical --versions v4,v5 (float64 reference, CUDA-event medians)
 #   v4_annotation   kprof mla v4 annotation at b=32 s=16 t=4096 (the advice before the step)
 #   v5_event        kprof mla v5 event (autotunes the tile space; the plan time after the step)
@@ -48,7 +49,8 @@ if has checks; then
     CHECKS+=(check_small)
     for spec in "edges_h100_t1000:--b 3 --s 3 --h 100 --t 1000" "edges_h100_t100:--b 3 --s 3 --h 100 --t 100" \
                 "t65:--b 2 --s 4 --t 65" "t1:--t 1" "long_t20000:--b 2 --s 1 --t 20000" \
-                "qrange9:--qrange 9" "d256_refused:--d 256 --p 32"; do
+                "qrange9:--qrange 9" "s1_t16384:--b 32 --s 1 --t 16384" "b1_t300:--b 1 --s 1 --t 300" \
+                "d256_refused:--d 256 --p 32"; do
       name=${spec%%:*}; args=${spec#*:}
       step $name 60 $D/mla_check --versions v5 $args; CHECKS+=($name)
     done
