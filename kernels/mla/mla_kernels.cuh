@@ -52,6 +52,8 @@ struct MlaArgs {
 //                     with the next tile's scores issued right behind this tile's P V (one wait for both), 4 = split
 //                     (the two consumer warpgroups own alternate tiles' scores and softmax; kv tiles of 64 rows).
 //   v5_cluster        v5: blocks per cluster sharing each kv tile through TMA multicast (1 or 2).
+//   v5_rescale        v5: 1 = the running max follows every tile (O rescaled whenever it grows), 2 = lazy: the max
+//                     moves only when it grows by more than 8 (log2 units), O is rescaled only then.
 // Valid (heads_per_block, kv_rows_per_tile) pairs: mla_tile_configs().  Default: {64, 32}; v3 default splits 4;
 // v4 defaults: 256 softmax threads, algorithm 1 for both GEMMs.
 struct TileConfig {
@@ -63,6 +65,7 @@ struct TileConfig {
   int output_algo = 0;
   int v5_schedule = 0;
   int v5_cluster = 0;
+  int v5_rescale = 0;
 };
 
 inline constexpr int kMaxSplits = 64;

@@ -44,6 +44,7 @@ int int_param(const Params& p, const char* name) {
   if (auto it = c.find("pv_algo"); it != c.end()) t.output_algo = it->second;
   if (auto it = c.find("sched"); it != c.end()) t.v5_schedule = it->second;
   if (auto it = c.find("cluster"); it != c.end()) t.v5_cluster = it->second;
+  if (auto it = c.find("rescale"); it != c.end()) t.v5_rescale = it->second;
   return t;
 }
 
@@ -102,7 +103,7 @@ std::vector<TileConfig> v5_tile_space() {
   std::vector<TileConfig> out;
   for (const auto& t : ::mla::mla_v5_tile_configs())
     out.push_back({{"kv_rows", t.kv_rows_per_tile}, {"sched", t.v5_schedule}, {"cluster", t.v5_cluster},
-                   {"splits", t.num_splits}});
+                   {"rescale", t.v5_rescale}, {"splits", t.num_splits}});
   return out;
 }
 

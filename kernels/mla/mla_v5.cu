@@ -207,7 +207,12 @@ struct SoftmaxState {
 // Columns at or past `valid` (kv rows past t) count as -inf; only a partial last tile pays for the mask.  The max
 // is taken on the raw scores (scale_log2 > 0 keeps the order) and the scale folded into the exponent's FFMA.
 // Returns the tile's row maxima (scaled, quad-reduced) in tile_max, before they are merged with st.m.
-template <int BN>
+// LAZY: the running max moves only when a tile's max exceeds it by more than kLazyRescale (log2 units), so that
+// after the first tiles alpha is exactly 1 and the rescale of O is skipped; P = exp2(s - m) then stays <= 2^8,
+// harmless in fp32 accumulators and bf16 P, and exact after the final division (numerator and l share m).
+constexpr float kLazyRescale = 8.0f;
+
+template <int BN, bool LAZY>
 __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], std::uint32_t (&pa)[BN / 16][4], SoftmaxState<BN>& st,
                                              float (&alpha)[2], int valid, float scale_log2) {
 #ifdef MLA_V5_DEVICE
@@ -227,8 +232,9 @@ __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], std::uint32_t (
   for (int h = 0; h < 2; ++h) {
     mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
     mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-    const float m_new = fmaxf(st.m[h], mx[h] * scale_log2);  // finite: every tile has a valid column
-    alpha[h] = fast_exp2(st.m[h] - m_new);                   // 0 on the first tile (m = -inf)
+    float m_new = fmaxf(st.m[h], mx[h] * scale_log2);  // finite: every tile has a valid column
+    if (LAZY && !(m_new - st.m[h] > kLazyRescale)) m_new = st.m[h];  // (m = -inf on the first tile: always moves)
+    alpha[h] = fast_exp2(st.m[h] - m_new);  // 0 on the first tile (m = -inf), exactly 1 when m did not move
     st.m[h] = m_new;
     neg_m[h] = -m_new;
   }
@@ -358,7 +364,7 @@ __global__ void __launch_bounds__(128) mla_v5_combine_kernel(const float* __rest
   *reinterpret_cast<uint2*>(o + row * kD + c) = packed;
 }
 
-template <int BN, int STAGES, int SCHED, int CL>
+template <int BN, int STAGES, int SCHED, int CL, int LAZY>
 __global__ void __launch_bounds__(kThreads, 1)
     mla_v5_kernel(const __grid_constant__ CUtensorMap tmap_q, const __grid_constant__ CUtensorMap tmap_kv,
                   bf16* __restrict__ o, int rows_per_batch, int t_total, float scale_log2, const SplitArgs sa) {
@@ -434,6 +440,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int j = 0; j < 128; ++j) oacc[j] = 0.0f;
     const std::uint32_t sq_a = smem_u32(sq), skv_a = smem_u32(skv), sp_a = smem_u32(sp);
+    // O *= alpha per row; with LAZY, skipped when alpha is 1 for every row of the warp (the usual case).
+    auto rescale = [&](float a0, float a1) {
+      if constexpr (LAZY != 0) {
+        if (!__any_sync(0xffffffffu, a0 != 1.0f || a1 != 1.0f)) return;
+      }
+      scale_rows(oacc, a0, a1);
+    };
     SoftmaxState<BN> st;
     st.m[0] = st.m[1] = -INFINITY;
     st.l[0] = st.l[1] = 0.0f;
@@ -514,7 +527,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         st.m[0] = r[r0];
         st.m[1] = r[r0 + 8];
         const float a0 = r[64 + r0], a1 = r[64 + r0 + 8];
-        scale_rows(oacc, a0, a1);
+        rescale(a0, a1);
         st.l[0] *= a0;
         st.l[1] *= a1;
       };
@@ -542,9 +555,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         issue_qk(0);
         wgmma_wait<0>();
         reg_fence(sacc);
-        softmax_tile<BN>(sacc, pa, st, alpha, t, scale_log2);
+        softmax_tile<BN, LAZY != 0>(sacc, pa, st, alpha, t, scale_log2);
         publish(0);
-        scale_rows(oacc, alpha[0], alpha[1]);
+        rescale(alpha[0], alpha[1]);
         issue_pv(0, pa);
         wgmma_wait<0>();
         reg_fence(oacc);
@@ -561,12 +574,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         issue_pv_smem(sp1, p_addr(sp1));  // [S_i] [P_{i-1} V]
         wgmma_wait<1>();                  // S_i done
         reg_fence(sacc);
-        softmax_tile<BN>(sacc, pa, st, alpha, t - i * BN, scale_log2);
+        softmax_tile<BN, LAZY != 0>(sacc, pa, st, alpha, t - i * BN, scale_log2);
         publish(i);
         wgmma_wait<0>();  // P_{i-1} V done
         reg_fence(oacc);
         release(sp1);
-        scale_rows(oacc, alpha[0], alpha[1]);
+        rescale(alpha[0], alpha[1]);
         issue_pv(s, pa);  // [P_i V]
         wgmma_wait<0>();
         reg_fence(oacc);
@@ -627,9 +640,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           issue_qk(s);
           wgmma_wait<0>();
           reg_fence(sacc);
-          softmax_tile<BN>(sacc, pa, st, alpha, t - i * BN, scale_log2);
+          softmax_tile<BN, LAZY != 0>(sacc, pa, st, alpha, t - i * BN, scale_log2);
           hand_off();
-          scale_rows(oacc, alpha[0], alpha[1]);
+          rescale(alpha[0], alpha[1]);
           issue_pv(s, pa);
           wgmma_wait<0>();
           reg_fence(oacc);
@@ -642,11 +655,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         issue_qk(0);
         wgmma_wait<0>();
         reg_fence(sacc);
-        softmax_tile<BN>(sacc, pa, st, alpha, t, scale_log2);
+        softmax_tile<BN, LAZY != 0>(sacc, pa, st, alpha, t, scale_log2);
         hand_off();
         for (int i = 0; i + 1 < n_tiles; ++i) {
           const int s = i % STAGES, s1 = (i + 1) % STAGES;
-          scale_rows(oacc, alpha[0], alpha[1]);
+          rescale(alpha[0], alpha[1]);
           issue_pv(s, pa);
           mbar_wait(&full[s1], ((i + 1) / STAGES) & 1);
           issue_qk(s1);
@@ -655,11 +668,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           reg_fence(pa);
           reg_fence(sacc);
           release(s);
-          softmax_tile<BN>(sacc, pa, st, alpha, t - (i + 1) * BN, scale_log2);
+          softmax_tile<BN, LAZY != 0>(sacc, pa, st, alpha, t - (i + 1) * BN, scale_log2);
           hand_off();
         }
         const int s = (n_tiles - 1) % STAGES;
-        scale_rows(oacc, alpha[0], alpha[1]);
+        rescale(alpha[0], alpha[1]);
         issue_pv(s, pa);
         wgmma_wait<0>();
         reg_fence(oacc);
@@ -671,7 +684,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         issue_qk(0);
         wgmma_wait<0>();
         reg_fence(sacc);
-        softmax_tile<BN>(sacc, pa, st, alpha, t, scale_log2);
+        softmax_tile<BN, LAZY != 0>(sacc, pa, st, alpha, t, scale_log2);
         hand_off();
         float alpha_cur[2] = {alpha[0], alpha[1]};
         std::uint32_t pa_cur[BN / 16][4];
@@ -683,13 +696,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         // straight path): S_{i+1} issued, P_i V_i issued, wait<1> (S_{i+1} done), softmax_{i+1}, wait<0>.
         for (int i = 0; i + 1 < n_tiles; ++i) {
           const int s = i % STAGES, s1 = (i + 1) % STAGES;
-          scale_rows(oacc, alpha_cur[0], alpha_cur[1]);  // P_{i-1} V_{i-1} completed at the end of the last iteration
+          rescale(alpha_cur[0], alpha_cur[1]);  // P_{i-1} V_{i-1} completed at the end of the last iteration
           mbar_wait(&full[s1], ((i + 1) / STAGES) & 1);
           issue_qk(s1);         // S_{i+1}
           issue_pv(s, pa_cur);  // O += P_i V_i
           wgmma_wait<1>();
           reg_fence(sacc);
-          softmax_tile<BN>(sacc, pa, st, alpha, t - (i + 1) * BN, scale_log2);
+          softmax_tile<BN, LAZY != 0>(sacc, pa, st, alpha, t - (i + 1) * BN, scale_log2);
           hand_off();
           wgmma_wait<0>();
           reg_fence(oacc);
@@ -704,7 +717,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         {  // the last tile's P V
           const int s = (n_tiles - 1) % STAGES;
-          scale_rows(oacc, alpha_cur[0], alpha_cur[1]);
+          rescale(alpha_cur[0], alpha_cur[1]);
           issue_pv(s, pa_cur);
           wgmma_wait<0>();
           reg_fence(oacc);
@@ -741,7 +754,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int s = i % STAGES;
         mbar_wait(&full[s], (i / STAGES) & 1);  // (complete long ago: WG1 used it for S_i) for the async-proxy data
         named_sync(kBarPFull, 256);
-        scale_rows(oacc, sscale[r0], sscale[r0 + 8]);
+        rescale(sscale[r0], sscale[r0 + 8]);
         issue_pv_smem(s, sp_a);
         wgmma_wait<0>();
         reg_fence(oacc);
@@ -803,21 +816,23 @@ CUtensorMap make_map(const void* base, long long rows, long long batches, int bo
 using V5Kernel = void (*)(CUtensorMap, CUtensorMap, bf16*, int, int, float, SplitArgs);
 
 struct V5Variant {
-  int kv_rows, stages, sched, cluster;
+  int kv_rows, stages, sched, cluster, lazy;
   V5Kernel kernel;
   int smem;
 };
 
-template <int BN, int STAGES, int SCHED, int CL>
+template <int BN, int STAGES, int SCHED, int CL, int LAZY>
 V5Variant variant() {
-  return {BN, STAGES, SCHED, CL, &mla_v5_kernel<BN, STAGES, SCHED, CL>, V5Smem<BN, STAGES>::ALLOC};
+  return {BN, STAGES, SCHED, CL, LAZY, &mla_v5_kernel<BN, STAGES, SCHED, CL, LAZY>, V5Smem<BN, STAGES>::ALLOC};
 }
 
-// The tile space; the default first (64-row kv tiles, serial schedule, no cluster: the fastest of the first device run).
+// The tile space; the default first (64-row kv tiles, serial schedule, no cluster: the fastest of the first two
+// device runs; lazy rescale: new in the third).
 const std::vector<V5Variant>& variants() {
   static const std::vector<V5Variant> v = {
-      variant<64, 2, 0, 1>(), variant<64, 2, 2, 1>(), variant<64, 2, 3, 1>(), variant<64, 2, 1, 1>(),
-      variant<64, 2, 3, 2>(), variant<64, 2, 0, 2>(), variant<32, 4, 0, 1>(), variant<32, 4, 2, 1>()};
+      variant<64, 2, 0, 1, 1>(), variant<64, 2, 2, 1, 1>(), variant<64, 2, 3, 1, 1>(),  // lazy rescale
+      variant<64, 2, 0, 1, 0>(), variant<64, 2, 2, 1, 0>(), variant<64, 2, 3, 1, 0>(), variant<64, 2, 1, 1, 0>(),
+      variant<64, 2, 3, 2, 0>(), variant<64, 2, 0, 2, 0>(), variant<32, 4, 0, 1, 0>(), variant<32, 4, 2, 1, 0>()};
   return v;
 }
 
@@ -826,11 +841,13 @@ const V5Variant& pick(const TileConfig& cfg) {
   const int kv = cfg.kv_rows_per_tile ? cfg.kv_rows_per_tile : def.kv_rows;
   const int sched = cfg.v5_schedule ? cfg.v5_schedule - 1 : def.sched;
   const int cl = cfg.v5_cluster ? cfg.v5_cluster : def.cluster;
+  const int lazy = cfg.v5_rescale ? cfg.v5_rescale - 1 : def.lazy;
   for (const auto& v : variants())
-    if (v.kv_rows == kv && v.sched == sched && v.cluster == cl) return v;
+    if (v.kv_rows == kv && v.sched == sched && v.cluster == cl && v.lazy == lazy) return v;
   throw std::invalid_argument("mla v5: no kernel for kv_rows_per_tile " + std::to_string(cfg.kv_rows_per_tile) +
                               ", v5_schedule " + std::to_string(cfg.v5_schedule) + ", v5_cluster " +
-                              std::to_string(cfg.v5_cluster) + " (mla_v5_tile_configs() lists the kernels)");
+                              std::to_string(cfg.v5_cluster) + ", v5_rescale " + std::to_string(cfg.v5_rescale) +
+                              " (mla_v5_tile_configs() lists the kernels)");
 }
 
 void validate_v5(const MlaArgs& a) {
@@ -859,6 +876,7 @@ std::vector<TileConfig> mla_v5_tile_configs() {
     c.kv_rows_per_tile = v.kv_rows;
     c.v5_schedule = v.sched + 1;
     c.v5_cluster = v.cluster;
+    c.v5_rescale = v.lazy + 1;
     c.num_splits = splits;
     out.push_back(c);
   };
