@@ -101,9 +101,12 @@ std::vector<TileConfig> tile_space(bool splits) {
 // v5: kv tile rows, schedule, cluster size, split-KV count (mla_v5_tile_configs(), the default first).
 std::vector<TileConfig> v5_tile_space() {
   std::vector<TileConfig> out;
-  for (const auto& t : ::mla::mla_v5_tile_configs())
-    out.push_back({{"kv_rows", t.kv_rows_per_tile}, {"sched", t.v5_schedule}, {"cluster", t.v5_cluster},
-                   {"rescale", t.v5_rescale}, {"splits", t.num_splits}});
+  for (const auto& t : ::mla::mla_v5_tile_configs()) {
+    TileConfig c{{"kv_rows", t.kv_rows_per_tile}, {"sched", t.v5_schedule}, {"cluster", t.v5_cluster},
+                 {"rescale", t.v5_rescale}};
+    if (t.num_splits > 0) c["splits"] = t.num_splits;  // absent: split-KV chosen from the grid (tile values are > 0)
+    out.push_back(c);
+  }
   return out;
 }
 
