@@ -8,8 +8,8 @@
 // output compared bit for bit after the timing runs (a change means a race).  v4 runs every value of each of its
 // tunables (softmax block size, each GEMM's cuBLASLt algorithm) with the others at their defaults; v4bf is v4 with
 // bf16 scores (an experiment: README.md); v5 runs every config of its tile space (and must refuse, with
-// std::invalid_argument, a (d, p) it is not compiled for).  Exit code: 0 all run versions pass, 1 some version failed, 2 bad
-// arguments or setup failure.
+// std::invalid_argument, a (d, p) it is not compiled for).  Exit code: 0 all run versions pass, 1 some version
+// failed, 2 bad arguments or setup failure.
 #include "bf16_host.hpp"
 #include "util/cuda_check.hpp"
 #include "mla_kernels.cuh"

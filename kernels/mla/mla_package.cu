@@ -142,7 +142,8 @@ class Instance final : public kernels::Instance {
     if (version_ == 4) v4_ = std::make_unique<::mla::MlaV4Plan>(args());  // S, P, cuBLASLt state: once per plan
     if (version_ == 5 && ::mla::mla_v5_supports(sh.d, sh.p)) {
       // Split-KV workspace for the largest split count of the tile space (none when no config splits).
-      for (const auto& t : ::mla::mla_v5_tile_configs()) ws_bytes_ = std::max(ws_bytes_, ::mla::mla_v5_workspace_bytes(args(), t));
+      for (const auto& t : ::mla::mla_v5_tile_configs())
+        ws_bytes_ = std::max(ws_bytes_, ::mla::mla_v5_workspace_bytes(args(), t));
       if (ws_bytes_ > 0) CUDA_CHECK(cudaMalloc(&ws_, ws_bytes_));
     }
   }

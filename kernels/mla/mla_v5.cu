@@ -61,8 +61,6 @@ constexpr int kOPitch = kD * 2 + 16;             // bf16 output staging row pitc
 static_assert(kBM * kOPitch <= kQBytes, "output staging must fit in the Q buffer");
 constexpr float kLog2e = 1.4426950408889634f;
 
-// Named barriers (0 is __syncthreads).
-constexpr int kBarPFull = 1, kBarPEmpty = 2, kBarWg1 = 3, kBarWg2 = 4, kBarReady0 = 5;  // 5, 6: split schedule
 
 template <int BN, int STAGES>
 struct V5Smem {
@@ -87,6 +85,9 @@ struct V5Smem {
 #endif
 
 #ifdef MLA_V5_DEVICE
+// Named barriers (0 is __syncthreads).
+constexpr int kBarPFull = 1, kBarPEmpty = 2, kBarWg1 = 3, kBarWg2 = 4, kBarReady0 = 5;  // 5, 6: split schedule
+
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
@@ -114,7 +115,8 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
 __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, int c0, int c1, int c2,
                                             std::uint64_t* bar) {
   asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];\n" ::
           "r"(smem_u32(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(bar))
       : "memory");
@@ -125,7 +127,8 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, i
 __device__ __forceinline__ void tma_load_3d_mc(void* dst, const CUtensorMap* map, int c0, int c1, int c2,
                                                std::uint64_t* bar, std::uint16_t mask) {
   asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::
           "r"(smem_u32(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(bar)), "h"(mask)
       : "memory");
@@ -425,7 +428,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbar_expect_tx(&full[s], L::KV_STAGE);  // the whole tile lands here: our chunks and the peer's
         unsigned char* dst = skv + s * L::KV_STAGE;
         if constexpr (CL == 1) {
-          for (int c = 0; c < kChunks; ++c) tma_load_3d(dst + c * L::KV_CHUNK, &tmap_kv, c * 64, kv0 + i * BN, batch, &full[s]);
+          for (int c = 0; c < kChunks; ++c)
+            tma_load_3d(dst + c * L::KV_CHUNK, &tmap_kv, c * 64, kv0 + i * BN, batch, &full[s]);
         } else {
           for (int c = static_cast<int>(cta_rank); c < kChunks; c += CL)
             tma_load_3d_mc(dst + c * L::KV_CHUNK, &tmap_kv, c * 64, kv0 + i * BN, batch, &full[s],
@@ -613,7 +617,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (partial) {
         if (cw == 0 && lane % 4 == 0) {
           if (r0 < rows_per_batch - row0)
-            *reinterpret_cast<float2*>(sa.ws_ml + ((grow0 + r0) * sa.num_splits + split) * 2) = make_float2(st.m[0], l0);
+            *reinterpret_cast<float2*>(sa.ws_ml + ((grow0 + r0) * sa.num_splits + split) * 2) =
+                make_float2(st.m[0], l0);
           if (r0 + 8 < rows_per_batch - row0)
             *reinterpret_cast<float2*>(sa.ws_ml + ((grow0 + r0 + 8) * sa.num_splits + split) * 2) =
                 make_float2(st.m[1], l1);
@@ -790,7 +795,8 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q{};
     err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
-    if (err == cudaSuccess && q == cudaDriverEntryPointSuccess) fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    if (err == cudaSuccess && q == cudaDriverEntryPointSuccess)
+      fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
   });
   if (fn == nullptr)
     throw std::runtime_error(std::string("mla v5: cuTensorMapEncodeTiled not available from the driver (") +
@@ -809,7 +815,8 @@ CUtensorMap make_map(const void* base, long long rows, long long batches, int bo
   const CUresult r = encode_fn()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims, strides, box,
                                  elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) throw std::runtime_error("mla v5: cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ")");
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("mla v5: cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ")");
   return m;
 }
 
@@ -823,6 +830,8 @@ struct V5Variant {
 
 template <int BN, int STAGES, int SCHED, int CL, int LAZY>
 V5Variant variant() {
+  static_assert(V5Smem<BN, STAGES>::OFF_Q == 0 && V5Smem<BN, STAGES>::ALLOC <= 227 * 1024, "shared memory layout");
+  static_assert(kLazyRescale > 0.0f && kLazyRescale <= 8.0f, "P = exp2(s - m) must stay far inside bf16/fp32 range");
   return {BN, STAGES, SCHED, CL, LAZY, &mla_v5_kernel<BN, STAGES, SCHED, CL, LAZY>, V5Smem<BN, STAGES>::ALLOC};
 }
 
