@@ -21,7 +21,10 @@
 //   3  split: WG1 and WG2 own alternate tiles: each computes S and the softmax of its tiles (the running max
 //      passes between them with each tile) and both add P V for every tile to their half of O, so one
 //      warpgroup's softmax overlaps the other's S GEMM.  P goes over the tile's rope chunk (read only by S).
-// (v5_schedule in TileConfig is SCHED + 1.)
+// (v5_schedule in TileConfig is SCHED + 1.)  On the H200 the serial schedule is the fastest (kernels/mla/README.md).
+// Options: CL = 2 pairs blocks in a cluster that multicasts each tile's TMA boxes to both; LAZY moves the running
+// max only when it grows by more than kLazyRescale (O is then rescaled rarely); split-KV (SplitArgs, grid z) cuts
+// the kv range into chunks whose partial results a combine kernel merges, for grids smaller than the GPU.
 //
 // Layouts (all 128-byte swizzled, as TMA writes them with CU_TENSOR_MAP_SWIZZLE_128B):
 //   Q   9 chunks of [64 rows][64 cols] (8 KB each), chunk c = columns 64c..64c+63.   (K-major A operand)
