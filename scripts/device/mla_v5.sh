@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Device call for MLA v5 (the fused sm_90a kernel), from a tarball of binaries made by scripts/device/pack_mla_v5.sh
-# (kprof, kprof-kernels, mla_check, libkprof_inject.so, libkprof_c.so and this script, in one folder).
+# Device call for MLA v5 (the fused sm_90a kernel), from a tarball made here by scripts/pack-mla-v5.sh: kprof,
+# kprof-kernels, mla_check, libkprof_inject.so, libkprof_c.so, this script and steps.sh in build/dist-mla.
 #
-#   STEPS="checks typical v4_annotation v5_event v5_annotation bench" bash <dist>/mla_v5.sh
+#   tar xzf build/dist-mla.tgz -C build && STEPS="checks typical v5_event v5_annotation bench" bash build/dist-mla/mla_v5.sh
 #
 #   checks          mla_check --versions v5 (every tile config) at the quick size and the edge shapes: partial row
 #                   tiles (h=100), partial kv tiles (t=1000, 100, 65), t=1, long t (20000), small grids that split
 #                   the kv (b=32 s=1 t=16384; b=1 s=1 t=300), and (d, p) = (256, 32), which v5 must refuse with
-#                   std::invalid_argument.  Stops the call if the quick size hangs.
+#                   std::invalid_argument.  Stops the call if the quick size fails or hangs.
 #   typical         mla_check --typical --versions v4,v5 (float64 reference, CUDA-event medians)
 #   v4_annotation   kprof mla v4 annotation at b=32 s=16 t=4096 (the advice before the step)
 #   v5_event        kprof mla v5 event (autotunes the tile space; the plan time after the step)
@@ -15,54 +15,51 @@
 #   bench           bench_mla --versions v4,v5 over bench/sweeps.toml
 #   sanitizer       compute-sanitizer racecheck, memcheck, synccheck on small v5 shapes
 #   sass            cuobjdump of the v5 kernels: HGMMA / WARPGROUP.DEPBAR / WARPGROUP.ARRIVE counts per kernel
-# Runs in the repository root (data/ and bench/ come from there).  Never changes clocks (kprof runs ncu with
-# --clock-control none by default).
+# Runs in the repository root (data/ and bench/ come from there; steps.sh's ROOT is two folders above the script).
+# Never changes clocks (kprof runs ncu with --clock-control none by default).
 # Results: $OUT/mla5.tgz (logs, profiles without large ncu reports) and $OUT/mla5-summary.txt.
 set -u
-D=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(pwd)
-OUT=${OUT:-/tmp/kprof-out}
-mkdir -p "$OUT"
-export KPROF_DATA_DIR=$ROOT/data PATH=$D:$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1 KPROF_BIN=$D/kprof
+. "$(dirname "$0")/steps.sh"; cd "$ROOT"
+D=$(cd "$(dirname "$0")" && pwd)  # the binaries are in the tarball's folder, not build/dist
+export PATH=$D:$PATH:/usr/local/cuda/bin KPROF_BIN=$D/kprof
 STEPS=${STEPS:-checks typical v4_annotation v5_event v5_annotation}
 R=/tmp/kprof-mla5; rm -rf $R; mkdir -p $R
 S=$OUT/mla5-summary.txt; : > $S   # straight under $OUT: it comes back even if the call is cut short
 O=$R/profiles; C=$R/cache; MLA="--b=32 --s=16 --t=4096"
-log() { echo "$*" | tee -a $S; }
-step() {
-  local name=$1 limit=$2; shift 2; local t0=$EPOCHREALTIME
-  timeout $limit "$@" > $R/$name.out 2> $R/$name.err; local rc=$?
-  log "$(printf '%-22s rc=%-3s %7.1f s' $name $rc $(awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN{print b-a}'))"
-  pack
-  return $rc
-}
 # The results so far into $OUT after every step, so that a call cut short still brings back what ran.
 pack() {
   find $R -name '*.ncu-rep' -size +8M -delete 2>/dev/null
   cp $S $R/ && tar czf $OUT/mla5.tgz.tmp -C $R . && mv $OUT/mla5.tgz.tmp $OUT/mla5.tgz
 }
+# steps.sh's step under a time limit of its own, then pack.
+timed() {
+  local limit=$1; shift
+  STEP_TIMEOUT=$limit step "$@"
+  pack
+}
 has() { [[ " $STEPS " == *" $1 "* ]]; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv,noheader | tee -a $S
+log "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv,noheader)"
 CHECKS=()
 if has checks; then
-  if step check_small 60 $D/mla_check --versions v5; then
+  timed 60 check_small $D/mla_check --versions v5
+  if grep -q "^summary: .*-> OK" $R/check_small.out; then
     CHECKS+=(check_small)
     for spec in "edges_h100_t1000:--b 3 --s 3 --h 100 --t 1000" "edges_h100_t100:--b 3 --s 3 --h 100 --t 100" \
                 "t65:--b 2 --s 4 --t 65" "t1:--t 1" "long_t20000:--b 2 --s 1 --t 20000" \
                 "qrange9:--qrange 9" "s1_t16384:--b 32 --s 1 --t 16384" "b1_t300:--b 1 --s 1 --t 300" \
                 "d256_refused:--d 256 --p 32"; do
       name=${spec%%:*}; args=${spec#*:}
-      step $name 60 $D/mla_check --versions v5 $args; CHECKS+=($name)
+      timed 60 $name $D/mla_check --versions v5 $args; CHECKS+=($name)
     done
   else
     CHECKS+=(check_small); log "check_small failed or hung: the remaining v5 steps are skipped"; STEPS=""
   fi
 fi
-has typical && { step typical 150 $D/mla_check --typical --versions v4,v5; CHECKS+=(typical); }
-has v5_event && step v5_event 120 kprof mla v5 $MLA --prof-type=event --cache-dir $C --out $O/mla_v5_event
-has v4_annotation && step v4_annotation 110 kprof mla v4 $MLA --prof-type=annotation \
+has typical && { timed 150 typical $D/mla_check --typical --versions v4,v5; CHECKS+=(typical); }
+has v5_event && timed 120 v5_event kprof mla v5 $MLA --prof-type=event --cache-dir $C --out $O/mla_v5_event
+has v4_annotation && timed 110 v4_annotation kprof mla v4 $MLA --prof-type=annotation \
   --cache-dir $C --out $O/mla_v4_annotation
-has v5_annotation && step v5_annotation 90 kprof mla v5 $MLA --prof-type=annotation \
+has v5_annotation && timed 90 v5_annotation kprof mla v5 $MLA --prof-type=annotation \
   --cache-dir $C --out $O/mla_v5_annotation
 if has sass; then  # per v5 kernel: HGMMA and warpgroup barrier/wait counts (serialisation shows as extra waits)
   cuobjdump -sass $D/mla_check > $R/mla_check.sass 2> $R/sass.err
@@ -73,12 +70,12 @@ if has sass; then  # per v5 kernel: HGMMA and warpgroup barrier/wait counts (ser
   gzip -f $R/mla_check.sass
 fi
 
-has bench && step bench 130 $D/kprof bench --packages mla --versions v4,v5 --cache-dir $C --out $R/bench
+has bench && timed 130 bench $D/kprof bench --packages mla --versions v4,v5 --cache-dir $C --out $R/bench
 if has sanitizer; then
-  step racecheck 45 compute-sanitizer --tool racecheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
-  step memcheck 45 compute-sanitizer --tool memcheck $D/mla_check --versions v5 --b 2 --s 3 --h 100 --t 100 --reps 1 \
+  timed 45 racecheck compute-sanitizer --tool racecheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
+  timed 45 memcheck compute-sanitizer --tool memcheck $D/mla_check --versions v5 --b 2 --s 3 --h 100 --t 100 --reps 1 \
     --warmup 0
-  step synccheck 45 compute-sanitizer --tool synccheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
+  timed 45 synccheck compute-sanitizer --tool synccheck $D/mla_check --versions v5 --b 1 --s 1 --t 300 --reps 1 --warmup 0
 fi
 {
   echo; echo "== mla_check (ver config rel_err nonfinite result median_ms TFLOP/s GB/s notes) =="
