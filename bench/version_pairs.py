@@ -25,6 +25,9 @@ PAIRS = [
     # v4 was profiled in a later device call; its artifacts (and v3's from the same call) are in examples/h200/mla-v4.
     ("mla", "v3", "v4", "cuBLASLt wgmma GEMMs + row softmax", ["Use tensor cores", "Feed the tensor cores"],
      "examples/h200/mla-v4"),
+    # v5 (one fused sm_90a kernel) against v4, both profiled in the same device call (examples/h200/mla-v5/run2).
+    ("mla", "v4", "v5", "one fused kernel: S, softmax and P V on chip (wgmma, TMA)", ["Fuse "],
+     "examples/h200/mla-v5/run2"),
     # Two under-filled independent stages: v1 runs them on one stream, v2 on two (nsys artifacts, plan timings).
     ("overlap", "v1", "v2", "the two stages on two streams", ["Overlap "], None, "nsys"),
 ]

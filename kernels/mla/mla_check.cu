@@ -7,8 +7,9 @@
 // sampled rows checked against the reference, the whole output checked for unwritten/non-finite elements, and the
 // output compared bit for bit after the timing runs (a change means a race).  v4 runs every value of each of its
 // tunables (softmax block size, each GEMM's cuBLASLt algorithm) with the others at their defaults; v4bf is v4 with
-// bf16 scores (an experiment: README.md).  Exit code: 0 all run versions pass, 1 some version failed, 2 bad
-// arguments or setup failure.
+// bf16 scores (an experiment: README.md); v5 runs every config of its tile space (and must refuse, with
+// std::invalid_argument, a (d, p) it is not compiled for).  Exit code: 0 all run versions pass, 1 some version
+// failed, 2 bad arguments or setup failure.
 #include "bf16_host.hpp"
 #include "util/cuda_check.hpp"
 #include "mla_kernels.cuh"
@@ -47,14 +48,14 @@ struct Options {
   }
 };
 
-const char* const kAllVersions[] = {"v1", "v2", "v3", "v4", "v4bf"};
+const char* const kAllVersions[] = {"v1", "v2", "v3", "v4", "v4bf", "v5"};
 
 void usage() {
   std::puts(
       "usage: mla_check [--b N] [--s N] [--t N] [--h N] [--d N] [--p N] [--typical] [--seed N] [--rows N]\n"
       "                 [--reps N] [--warmup N] [--qrange X] [--versions LIST]\n"
       "  defaults: b=4 s=2 t=1024 h=128 d=512 p=64 (quick); --typical sets b=32 s=16 t=4096\n"
-      "  --versions: comma-separated subset of v1,v2,v3,v4,v4bf (default: all; v4bf = v4 with bf16 scores)\n"
+      "  --versions: comma-separated subset of v1,v2,v3,v4,v4bf,v5 (default: all; v4bf = v4 with bf16 scores)\n"
       "  --rows: query rows checked against the float64 reference (default 64, first and last always included)\n"
       "  --qrange: q ~ U(-X, X), kv ~ U(-1, 1); softmax logits then have std X/3 (default 6 -> 2)\n"
       "  exit code: 0 every version run passed, 1 a version failed, 2 bad arguments or setup failure");
@@ -307,8 +308,13 @@ int main(int argc, char** argv) {
       v3_configs.push_back({16, 32, 16});
     }
     std::size_t ws_bytes = 0;
-    for (const mla::TileConfig& cfg : v3_configs) ws_bytes = std::max(ws_bytes, mla::mla_v3_workspace_bytes(args, cfg));
-    DeviceBuffer<unsigned char> d_ws(tc_ok ? ws_bytes : 0);
+    if (tc_ok)
+      for (const mla::TileConfig& cfg : v3_configs) ws_bytes = std::max(ws_bytes, mla::mla_v3_workspace_bytes(args, cfg));
+    // v5's split-KV workspace (0 for configs without splits) shares the buffer.
+    if (opt.wants("v5") && mla::mla_v5_supports(opt.d, opt.p))
+      for (const mla::TileConfig& cfg : mla::mla_v5_tile_configs())
+        ws_bytes = std::max(ws_bytes, mla::mla_v5_workspace_bytes(args, cfg));
+    DeviceBuffer<unsigned char> d_ws(ws_bytes);
     args.workspace = d_ws.ptr;
     args.workspace_bytes = d_ws.bytes();
     for (const mla::TileConfig& cfg : v3_configs) {
@@ -369,6 +375,30 @@ int main(int argc, char** argv) {
         versions.push_back(std::move(v));
       }
       v4_plans.push_back(std::move(plan));
+    }
+
+    // v5: every tile config of its tile space.  Shapes it is not compiled for must be refused with
+    // std::invalid_argument before anything runs: that is checked here, and the refusal is a SKIP line.
+    if (opt.wants("v5")) {
+      if (mla::mla_v5_supports(opt.d, opt.p)) {
+        for (const mla::TileConfig& tile : mla::mla_v5_tile_configs()) {
+          Version v{"v5", mla::to_string(tile), true, "", {}, {}};
+          v.stages.push_back({"", [&args, tile](cudaStream_t st) { mla::launch_mla_v5(args, st, tile); }});
+          versions.push_back(std::move(v));
+        }
+      } else {
+        Version v{"v5", "default", false, "", {}, {}};
+        try {
+          mla::launch_mla_v5(args, nullptr);
+          v.supported = true;  // accepted a shape it has no kernel for: a failure
+          v.stages.push_back({"", [](cudaStream_t) -> void {
+                                throw std::runtime_error("v5 accepted a (d, p) it is not compiled for");
+                              }});
+        } catch (const std::invalid_argument& e) {
+          v.skip_reason = std::string("refused (std::invalid_argument): ") + e.what();
+        }
+        versions.push_back(std::move(v));
+      }
     }
 
     // Reference.

@@ -592,6 +592,9 @@ std::string to_string(const TileConfig& cfg) {
   if (cfg.softmax_threads > 0) add("softmax", cfg.softmax_threads);
   if (cfg.scores_algo > 0) add("qk_algo", cfg.scores_algo);
   if (cfg.output_algo > 0) add("pv_algo", cfg.output_algo);
+  if (cfg.v5_schedule > 0) add("sched", cfg.v5_schedule);
+  if (cfg.v5_cluster > 0) add("cluster", cfg.v5_cluster);
+  if (cfg.v5_rescale > 0) add("rescale", cfg.v5_rescale);
   return s.empty() ? "default" : s;
 }
 

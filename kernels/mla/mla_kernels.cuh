@@ -42,10 +42,18 @@ struct MlaArgs {
 //                     may also span consecutive s.  Every row of a block shares the kv tiles it stages.
 //   kv_rows_per_tile  v2/v3: kv rows staged in shared memory per step (double-buffered with cp.async).
 //   num_splits        v3: chunks t is split into (1..kMaxSplits); each chunk is one block of stage 1.
+//                     v5: split-KV chunks (0 = chosen from the grid and the GPU, 1 = none, up to kMaxSplits).
 //   softmax_threads   v4: threads per block of the row softmax (128, 256, 512, 1024; one block per row).
 //   scores_algo       v4: which cuBLASLt algorithm runs S = Q KV^T: its 1-based rank in the heuristic's list
 //                     (1 = cuBLASLt's first choice; at most MlaV4Plan::algo_count()).
 //   output_algo       v4: the same for O = P V.
+//   v5_schedule       v5: 1 = serial (per tile: scores, softmax, P V), 2 = overlapped (the next tile's scores are
+//                     issued before this tile's P V, the softmax runs while P V is on the tensor cores), 3 = serial
+//                     with the next tile's scores issued right behind this tile's P V (one wait for both), 4 = split
+//                     (the two consumer warpgroups own alternate tiles' scores and softmax; kv tiles of 64 rows).
+//   v5_cluster        v5: blocks per cluster sharing each kv tile through TMA multicast (1 or 2).
+//   v5_rescale        v5: 1 = the running max follows every tile (O rescaled whenever it grows), 2 = lazy: the max
+//                     moves only when it grows by more than 8 (log2 units), O is rescaled only then.
 // Valid (heads_per_block, kv_rows_per_tile) pairs: mla_tile_configs().  Default: {64, 32}; v3 default splits 4;
 // v4 defaults: 256 softmax threads, algorithm 1 for both GEMMs.
 struct TileConfig {
@@ -55,6 +63,9 @@ struct TileConfig {
   int softmax_threads = 0;
   int scores_algo = 0;
   int output_algo = 0;
+  int v5_schedule = 0;
+  int v5_cluster = 0;
+  int v5_rescale = 0;
 };
 
 inline constexpr int kMaxSplits = 64;
@@ -141,5 +152,24 @@ class MlaV4Plan {
 
 // The softmax block sizes v4 accepts (its tile space); the default first.
 std::vector<int> mla_v4_softmax_threads();
+
+// ---------------------------------------------------------------------------------------------------------------
+// v5 (mla_v5.cu): one fused Hopper kernel (sm_90a: wgmma, TMA, mbarriers, setmaxnreg).  A block of 64 query rows
+// of one batch entry walks that entry's latent kv in tiles of kv_rows_per_tile rows (64: two shared-memory stages,
+// 32: four), fed by a TMA producer warpgroup; one consumer warpgroup computes S = Q K^T and the online softmax and
+// O[:, :256] += P V, the other O[:, 256:] += P V with P handed over in shared memory.  Compiled for d = 512, p = 64
+// only (mla_v5_supports); needs a compute capability 9.0 GPU.  Throws std::invalid_argument for shapes or tiles it
+// does not take.  Tile space: mla_v5_tile_configs() (kv_rows_per_tile, v5_schedule, v5_cluster; the default first).
+// ---------------------------------------------------------------------------------------------------------------
+// Split-KV (num_splits: 0 = as many splits as fill one wave when the grid of b * ceil(s*h/64) blocks is smaller
+// than the GPU, else the given count, at most the kv tiles) needs args.workspace of mla_v5_workspace_bytes(args, cfg)
+// bytes (0 without splits): per (row, split) the unnormalised fp32 output, running max and sum (v3's layout), merged
+// by a second kernel in the same launch function.
+std::vector<TileConfig> mla_v5_tile_configs();
+bool mla_v5_supports(int d, int p);
+std::size_t mla_v5_workspace_bytes(const MlaArgs& args, const TileConfig& cfg = {});
+void launch_mla_v5(const MlaArgs& args, cudaStream_t stream, const TileConfig& cfg = {});
+// The kernel launch_mla_v5 would run for cfg (cudaErrorNotSupported for a tile it does not have).
+cudaError_t mla_v5_attributes(const TileConfig& cfg, cudaFuncAttributes& out);
 
 }  // namespace mla

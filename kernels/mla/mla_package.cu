@@ -4,6 +4,8 @@
 //   v3  split-KV: partial attention per kv split, then a combine kernel (KernelPipeline, tunable tile and splits)
 //   v4  cuBLASLt GEMM S = Q KV^T (fp32 scores), row softmax -> P (bf16), cuBLASLt GEMM O = P V (KernelPipeline;
 //       tunable: each GEMM's cuBLASLt algorithm among the heuristic's first four, the softmax block size)
+//   v5  one fused Hopper kernel (sm_90a): TMA-fed kv tiles shared by 64 query rows, wgmma for S = Q K^T and O = P V,
+//       online softmax in registers, producer/consumer warpgroups (single kernel; tunable: kv tile rows, schedule)
 // FLOPs = b*s*h*2*t*(2d+p); minimum bytes = KV cache + Q + O.
 #include <algorithm>
 #include <cmath>
@@ -40,6 +42,9 @@ int int_param(const Params& p, const char* name) {
   if (auto it = c.find("threads"); it != c.end()) t.softmax_threads = it->second;
   if (auto it = c.find("qk_algo"); it != c.end()) t.scores_algo = it->second;
   if (auto it = c.find("pv_algo"); it != c.end()) t.output_algo = it->second;
+  if (auto it = c.find("sched"); it != c.end()) t.v5_schedule = it->second;
+  if (auto it = c.find("cluster"); it != c.end()) t.v5_cluster = it->second;
+  if (auto it = c.find("rescale"); it != c.end()) t.v5_rescale = it->second;
   return t;
 }
 
@@ -93,6 +98,18 @@ std::vector<TileConfig> tile_space(bool splits) {
   return out;
 }
 
+// v5: kv tile rows, schedule, cluster size, split-KV count (mla_v5_tile_configs(), the default first).
+std::vector<TileConfig> v5_tile_space() {
+  std::vector<TileConfig> out;
+  for (const auto& t : ::mla::mla_v5_tile_configs()) {
+    TileConfig c{{"kv_rows", t.kv_rows_per_tile}, {"sched", t.v5_schedule}, {"cluster", t.v5_cluster},
+                 {"rescale", t.v5_rescale}};
+    if (t.num_splits > 0) c["splits"] = t.num_splits;  // absent: split-KV chosen from the grid (tile values are > 0)
+    out.push_back(c);
+  }
+  return out;
+}
+
 class Instance final : public kernels::Instance {
  public:
   Instance(const Params& p, int version) : shape_(shape_of(p)), version_(version) {}
@@ -123,12 +140,19 @@ class Instance final : public kernels::Instance {
       CUDA_CHECK(cudaMalloc(&ws_, ws_bytes_));
     }
     if (version_ == 4) v4_ = std::make_unique<::mla::MlaV4Plan>(args());  // S, P, cuBLASLt state: once per plan
+    if (version_ == 5 && ::mla::mla_v5_supports(sh.d, sh.p)) {
+      // Split-KV workspace for the largest split count of the tile space (none when no config splits).
+      for (const auto& t : ::mla::mla_v5_tile_configs())
+        ws_bytes_ = std::max(ws_bytes_, ::mla::mla_v5_workspace_bytes(args(), t));
+      if (ws_bytes_ > 0) CUDA_CHECK(cudaMalloc(&ws_, ws_bytes_));
+    }
   }
   cudaError_t launch(int stage, const TileConfig& cfg, cudaStream_t s) override {
     ::mla::TileConfig tc = to_mla(cfg);
     try {
       if (version_ == 1) ::mla::launch_mla_v1(args(), s, tc);
       else if (version_ == 2) ::mla::launch_mla_v2(args(), s, tc);
+      else if (version_ == 5) ::mla::launch_mla_v5(args(), s, tc);
       else if (version_ == 4) {
         if (stage == 0) v4_->launch_scores(args(), s, tc);
         else if (stage == 1) v4_->launch_softmax(args(), s, tc);
@@ -161,6 +185,10 @@ class Instance final : public kernels::Instance {
       out = cudaFuncAttributes{};
       return cudaSuccess;
     }
+    if (version_ == 5) {
+      cudaError_t e = ::mla::mla_v5_attributes(to_mla(cfg), out);
+      return e == cudaErrorNotSupported ? kNotInstantiated : e;
+    }
     using K = ::mla::MlaKernel;
     K k = version_ == 1 ? K::v1 : version_ == 2 ? K::v2 : stage == 0 ? K::partial : K::combine;
     cudaError_t e = ::mla::mla_kernel_attributes(k, args(), stage == 1 && version_ == 3 ? split_cfg_ : to_mla(cfg), out);
@@ -178,7 +206,7 @@ class Instance final : public kernels::Instance {
       return;
     }
     if (version_ != 3 || stage == 1) CUDA_CHECK(cudaMemset(o_, 0xFF, no_ * 2));
-    if (version_ == 3 && stage == 0) CUDA_CHECK(cudaMemset(ws_, 0xFF, ws_bytes_));
+    if ((version_ == 3 || (version_ == 5 && ws_ != nullptr)) && stage == 0) CUDA_CHECK(cudaMemset(ws_, 0xFF, ws_bytes_));
   }
   // v3's partial stage has no output of its own to compare: its result is checked through the combine stage.
   CheckResult check(int stage) override {
@@ -339,10 +367,11 @@ plan::KernelPlan mla_plan(const Params& p, int version) {
     kp.stages = {scores, softmax, output};
     return kp;
   }
-  if (version < 3) {
+  if (version < 3 || version == 5) {
     kp.kind = plan::PlanKind::single;
     plan::StageSpec st{"mla_decode", flops, kv_bytes + q_bytes + o_bytes, "bf16", 0, {}};
     if (version == 2) st.tile_space = tile_space(false);
+    if (version == 5) st.tile_space = v5_tile_space();
     kp.stages.push_back(st);
     return kp;
   }
@@ -366,8 +395,9 @@ PackageEntry mla_package() {
   const char* desc[] = {"straightforward: one block per query row, fp32 math, online softmax",
                         "tiled tensor cores (WMMA bf16, fp32 accumulate), flash-style online softmax",
                         "split-KV pipeline: partial attention per kv split, then combine",
-                        "GEMM pipeline: cuBLASLt S = Q KV^T (fp32 scores), row softmax to bf16 P, cuBLASLt O = P V"};
-  for (int v = 1; v <= 4; ++v) {
+                        "GEMM pipeline: cuBLASLt S = Q KV^T (fp32 scores), row softmax to bf16 P, cuBLASLt O = P V",
+                        "fused Hopper kernel (sm_90a): TMA-fed kv tiles, wgmma scores and P V, online softmax in registers"};
+  for (int v = 1; v <= 5; ++v) {
     VersionEntry e;
     e.info = {"v" + std::to_string(v), desc[v - 1]};
     e.plan = [v](const Params& prm) { return mla_plan(prm, v); };
