@@ -145,3 +145,26 @@ def test_a_plan_artifact_gets_tiling(tmp_path):
     assert doc["stage"] == "a" and doc["config"] == {"bm": 128} and doc["tile_space"] == [{"bm": 64}, {"bm": 128}]
     assert not (art / "tiling" / "b.json").exists()  # no tile space, no config: nothing to say
     assert not [p for p in (art / "tiling").iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def test_executor_is_for_packages_not_python_plans():
+    # issue 28: a Python plan's stages are callables of this process; no executor can run them elsewhere.
+    plan = kprof.KernelPlan("k", [Stage("s", lambda: None)])
+    with pytest.raises(kprof.UsageError, match="executor= and autotune= are for kprof-kernels packages"):
+        kprof.event_profile_plan(plan, executor="gpus")
+    with pytest.raises(kprof.UsageError, match="autotune_plan takes describe_plan"):
+        kprof.autotune_plan(plan, executor="gpus")
+
+
+def test_autotune_plan_takes_the_executor_through_to_kprof(tmp_path):
+    import pathlib
+    bundled = pathlib.Path(kprof.__file__).parent / "_bin" / "kprof-kernels"
+    if not bundled.is_file():
+        pytest.skip("this build has no kprof-kernels (built only with the CUDA toolkit)")
+    plan = kprof.describe_plan("gemm", "v2", {"m": 256, "n": 256, "k": 256})
+    reply = kprof.autotune_plan(plan, executor="gpus", dry_run=True, cache_dir=str(tmp_path / "cache"))
+    assert reply["exit_code"] == 0 and reply["package"] == "gemm"
+    with pytest.raises(kprof.UsageError, match="'cloud' is not an executor"):
+        kprof.autotune_plan(plan, executor="cloud", dry_run=True)
+    with pytest.raises(kprof.UsageError, match="chunk must be at least 1"):
+        kprof.autotune_plan(plan, executor="slurm", chunk=0, dry_run=True)
