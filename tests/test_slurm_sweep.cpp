@@ -153,6 +153,9 @@ TEST_F(SlurmSweep, EveryTasksArtifactArrivesAndTheTableIsTheLocalOne) {
     EXPECT_EQ(p["slurm"]["array_job_id"].get<std::string>() + "\n", job);
     EXPECT_EQ(p["worker"].get<std::string>().rfind("slurm " + job.substr(0, job.size() - 1) + "_", 0), 0u) << p.dump();
     EXPECT_FALSE(p["host"].get<std::string>().empty());
+    // Slurm gave the array task one of the node's two (stand-in) GPUs.
+    const std::string gpu = p["gpu"]["cuda_visible_devices"];
+    EXPECT_TRUE(gpu == "0" || gpu == "1") << gpu;
   }
   ASSERT_EQ(sh(bench(local, "")).code, 0);
   EXPECT_EQ(comparable(table_of(local)), comparable(t));

@@ -76,7 +76,7 @@ std::vector<TaskResult> run_gpus(const std::vector<SweepTask>& tasks, const Exec
 
   std::map<std::string, TaskResult> seen;
   auto collect = [&] {
-    for (const auto& r : read_results(o.spool)) {
+    for (const auto& r : read_results(o.spool, [&](const std::string& id) { return seen.count(id) > 0; })) {
       if (seen.count(r.id)) continue;
       seen[r.id] = r;
       if (on_done) on_done(r);
@@ -90,6 +90,7 @@ std::vector<TaskResult> run_gpus(const std::vector<SweepTask>& tasks, const Exec
   };
 
   bool interrupted = false;
+  unsigned rounds = 0;
   while (true) {
     collect();
     if (seen.size() == tasks.size()) break;
@@ -130,7 +131,9 @@ std::vector<TaskResult> run_gpus(const std::vector<SweepTask>& tasks, const Exec
     for (const auto& w : workers)
       if (w.alive) alive.insert(w.name);
     // Queued tasks no live worker may take (every one left failed it, or none is left): their last result stands.
-    for (const auto& id : files_in(o.spool / "queue")) {
+    // Looked at once a second (every queue file is read), and at once when a worker has ended.
+    const bool look = ++rounds % 10 == 0 || alive.size() < workers.size();
+    for (const auto& id : look ? files_in(o.spool / "queue") : std::vector<std::string>{}) {
       if (seen.count(id)) continue;
       QueueEntry q = read_queue_entry(queue_file(o.spool, id));
       const bool someone = std::any_of(alive.begin(), alive.end(), [&](const std::string& n) {

@@ -124,7 +124,7 @@ std::vector<TaskResult> run_slurm(const std::vector<SweepTask>& tasks, const Exe
   InterruptScope interrupts;
   std::map<std::string, TaskResult> seen;
   auto collect = [&] {
-    for (const auto& r : read_results(spool)) {
+    for (const auto& r : read_results(spool, [&](const std::string& id) { return seen.count(id) > 0; })) {
       if (seen.count(r.id)) continue;
       seen[r.id] = r;
       if (on_done) on_done(r);

@@ -179,12 +179,13 @@ void write_result(const fs::path& spool, const TaskResult& r) {
   write_file_atomic(spool / "results" / (r.id + ".json"), json(r).dump(1) + "\n");
 }
 
-std::vector<TaskResult> read_results(const fs::path& spool) {
+std::vector<TaskResult> read_results(const fs::path& spool, const std::function<bool(const std::string&)>& skip) {
   std::vector<TaskResult> out;
   std::error_code ec;
   for (fs::directory_iterator it(spool / "results", ec), end; !ec && it != end; it.increment(ec)) {
     const auto name = it->path().filename().string();
     if (name.empty() || name[0] == '.' || it->path().extension() != ".json") continue;
+    if (skip && skip(it->path().stem().string())) continue;
     try {
       if (auto r = plan::parse_task_result(read_file(it->path()))) out.push_back(*r);
     } catch (const Error&) {

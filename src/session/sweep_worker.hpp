@@ -6,6 +6,7 @@
 // TaskResult, written once the artifact is in place); workers/<name>.json (pid, host, GPU of each worker).
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +32,9 @@ plan::TaskResult run_task(const plan::SweepTask& task, const WorkerIdentity& who
 
 // Writes <spool>/results/<id>.json atomically.
 void write_result(const std::filesystem::path& spool, const plan::TaskResult& r);
-// Every result file of <spool>/results that reads, by id.
-std::vector<plan::TaskResult> read_results(const std::filesystem::path& spool);
+// Every result file of <spool>/results that reads, by id; those whose id `skip` says are known are not read again.
+std::vector<plan::TaskResult> read_results(const std::filesystem::path& spool,
+                                           const std::function<bool(const std::string&)>& skip = nullptr);
 
 // The queue entry of a task: its attempt and the workers it failed on (they do not take it again).
 // `last`: the result of the attempt that failed, which stands when no other worker is left to try it.

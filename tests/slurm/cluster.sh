@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# A single-node Slurm cluster in a scratch folder, for the slurm executor's test (tests/slurm/test_slurm_sweep.sh):
+# A single-node Slurm cluster in a scratch folder, for the slurm executor's test (tests/test_slurm_sweep.cpp):
 #   cluster.sh start DIR   munged + slurmctld + slurmd, every file (key, sockets, state, logs, slurm.conf) under
 #                          DIR, on free TCP ports; prints `export SLURM_CONF=DIR/slurm.conf` lines to eval
 #   cluster.sh stop DIR    stops the daemons it started (by the pids in DIR), nothing else
-# The node offers a fake `gpu` gres (gres.conf: two empty files under DIR/dev stand in for device files), so `sbatch --gres=gpu:1` schedules as on
-# a GPU cluster. Exit 77 (the skip code) when the Slurm or munge binaries are absent: scripts/setup.sh installs them.
+# The node offers a fake `gpu` gres: two GPUs whose device files are /dev/null and /dev/zero (character devices
+# Slurm accepts; nothing opens them, and with task/none nothing is constrained), so `sbatch --gres=gpu:1` schedules
+# and sets CUDA_VISIBLE_DEVICES as on a GPU cluster. Exit 77 (the skip code) when the Slurm or munge binaries are
+# absent: scripts/setup.sh installs them. Runs as root (CI) or as the user who owns DIR (SlurmUser is that user).
 set -euo pipefail
 cmd=${1:?usage: cluster.sh start|stop DIR}
 dir=${2:?usage: cluster.sh start|stop DIR}
@@ -85,9 +87,9 @@ SlurmdTimeout=30
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=1000 Gres=gpu:2 State=UNKNOWN
 PartitionName=test Nodes=$node Default=YES MaxTime=30 State=UP
 CONF
-mkdir -p "$dir/dev" && : > "$dir/dev/fakegpu0" && : > "$dir/dev/fakegpu1"  # stand-ins: never opened
 cat > "$dir/gres.conf" <<CONF
-NodeName=$node Name=gpu File=$dir/dev/fakegpu[0-1]
+NodeName=$node Name=gpu File=/dev/null
+NodeName=$node Name=gpu File=/dev/zero
 CONF
 export SLURM_CONF="$dir/slurm.conf"
 slurmctld -i -f "$SLURM_CONF" 2>>"$dir/log/slurmctld.log"
