@@ -226,3 +226,41 @@ TEST(SweepCli, ExecutorMistakesAreUsageErrors) {
   EXPECT_EQ(nosbatch.code, 5) << nosbatch.err;
   EXPECT_NE(nosbatch.err.find("sbatch is not on PATH"), std::string::npos) << nosbatch.err;
 }
+
+TEST(SweepCli, PackageAutotuneSpreadsOneTaskPerConfigThenChecksAndTunesHere) {
+  // kprof gemm v2 --autotune --executor=gpus: one kprof-kernels run per tile config (--configs C:C+1) on the
+  // workers, into the cache as an absolute path; then the usual check-and-tune here; no profiled run.
+  kprof::testing::FakeKernels f(scratch() / "fake_tune");
+  f.set_packages({kGemm});
+  plan::KernelPlan p = gemm_plan();
+  p.version = "v2";
+  p.stages[0].tile_space = {{{"bm", 64}}, {{"bm", 128}}, {{"bm", 256}}};
+  f.set_plan(p, true);
+  f.set_run("gemm", "v2", 0);
+  const fs::path root = scratch() / "tune_root", locks = scratch() / "locks";
+  fs::remove_all(root);
+  fs::create_directories(locks);
+  auto r = sh("cd " + scratch().string() + " && KPROF_ASSUME_GPU=1 KPROF_SWEEP_GPUS=0,1 KPROF_LOCK_DIR=" + locks.string() +
+              " KPROF_KERNELS=" + f.path() + " " + KPROF_BINARY + " gemm v2 --m=1024 --n=1024 --k=1024 --autotune " +
+              "--executor=gpus --cache-dir tune_cache --out-root " + root.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("nothing profiled (--autotune)"), std::string::npos) << r.err;
+  const auto runs = f.calls_starting("run gemm v2");
+  ASSERT_EQ(runs.size(), 4u);
+  std::set<std::string> ranges;
+  const std::string cache = (scratch() / "tune_cache").string();
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NE(runs[i].find("--runs 0 --tune --no-check --configs "), std::string::npos) << runs[i];
+    EXPECT_NE(runs[i].find("--cache-dir " + cache + " "), std::string::npos) << runs[i];
+    ranges.insert(runs[i].substr(runs[i].find("--configs ") + 10, 3));
+  }
+  EXPECT_EQ(ranges, (std::set<std::string>{"0:1", "1:2", "2:3"}));
+  EXPECT_EQ(runs[3].find("--configs"), std::string::npos) << runs[3];
+  EXPECT_NE(runs[3].find("--runs 0 --tune"), std::string::npos) << runs[3];
+  for (const auto& c : runs) EXPECT_EQ(c.find("--no-tune"), std::string::npos) << c;
+  // The tasks' folders: one per config, each with its params.json.
+  std::size_t tasks = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root / "tune"))
+    tasks += e.path().filename() == "params.json" && json::parse(read_file(e.path()))["mode"] == "tune";
+  EXPECT_EQ(tasks, 3u);
+}

@@ -156,15 +156,35 @@ def test_executor_is_for_packages_not_python_plans():
         kprof.autotune_plan(plan, executor="gpus")
 
 
+_LIST = {"schema": "kprof.packages/1", "packages": [{
+    "name": "gemm", "description": "C = A B", "dtype": "bf16",
+    "params": [{"name": "m", "default_value": 4096, "description": ""}, {"name": "n", "default_value": 4096, "description": ""},
+               {"name": "k", "default_value": 4096, "description": ""}],
+    "versions": [{"name": "v2", "description": "tiled"}]}]}
+_PLAN = {"package": "gemm", "version": "v2", "kind": "single", "dtype": "bf16", "params": {"k": 256, "m": 256, "n": 256},
+         "stages": [{"name": "gemm", "flops": 33554432.0, "min_bytes": 524288.0, "precision": "bf16", "stream": 0,
+                     "tile_space": [{"bm": 32}, {"bm": 64}, {"bm": 128}]}]}
+
+
+def _fake_kernels(tmp_path):
+    """A stand-in kprof-kernels answering list and describe (a dry run needs nothing else)."""
+    (tmp_path / "list.json").write_text(json.dumps(_LIST))
+    (tmp_path / "plan.json").write_text(json.dumps(_PLAN))
+    fake = tmp_path / "kprof-kernels"
+    fake.write_text(f"""#!/bin/sh
+case "$1" in list) cat {tmp_path}/list.json ;; describe) cat {tmp_path}/plan.json ;; *) exit 9 ;; esac
+""")
+    fake.chmod(0o755)
+    return str(fake)
+
+
 def test_autotune_plan_takes_the_executor_through_to_kprof(tmp_path):
-    import pathlib
-    bundled = pathlib.Path(kprof.__file__).parent / "_bin" / "kprof-kernels"
-    if not bundled.is_file():
-        pytest.skip("this build has no kprof-kernels (built only with the CUDA toolkit)")
-    plan = kprof.describe_plan("gemm", "v2", {"m": 256, "n": 256, "k": 256})
-    reply = kprof.autotune_plan(plan, executor="gpus", dry_run=True, cache_dir=str(tmp_path / "cache"))
-    assert reply["exit_code"] == 0 and reply["package"] == "gemm"
+    # issue 28: kprof.autotune_plan(..., executor=) is `kprof <package> --autotune --executor=...` (a dry run here).
+    fake = _fake_kernels(tmp_path)
+    plan = kprof.PackagePlan(_PLAN)
+    reply = kprof.autotune_plan(plan, executor="gpus", dry_run=True, kernels=fake, cache_dir=str(tmp_path / "cache"))
+    assert reply["exit_code"] == 0 and reply["package"] == "gemm" and reply["version"] == "v2"
     with pytest.raises(kprof.UsageError, match="'cloud' is not an executor"):
-        kprof.autotune_plan(plan, executor="cloud", dry_run=True)
+        kprof.autotune_plan(plan, executor="cloud", dry_run=True, kernels=fake)
     with pytest.raises(kprof.UsageError, match="chunk must be at least 1"):
-        kprof.autotune_plan(plan, executor="slurm", chunk=0, dry_run=True)
+        kprof.autotune_plan(plan, executor="slurm", chunk=0, dry_run=True, kernels=fake)

@@ -64,8 +64,8 @@ print("gpus params.json:", json.dumps({k: params.get(k) for k in ("executor", "w
 print("RESULT:", "local and gpus tables match" if ok else "local and gpus tables DIFFER")
 PY
 # Autotuning spread over the GPUs (one task per tile config), then a local --autotune that must find all cached.
-step autotune-gpus  $D/kprof gemm v2 --m=1536 --n=1536 --k=1536 --autotune --executor=gpus --cache-dir $R/cache2 --no-wait
-step autotune-local $D/kprof gemm v2 --m=1536 --n=1536 --k=1536 --autotune --cache-dir $R/cache2 --no-wait -q
+step autotune-gpus  $D/kprof gemm v2 --m=1536 --n=1536 --k=1536 --autotune --executor=gpus --cache-dir $R/cache2 --out-root $R/profiles --no-wait
+step autotune-local $D/kprof gemm v2 --m=1536 --n=1536 --k=1536 --autotune --cache-dir $R/cache2 --out-root $R/profiles --no-wait -q
 tries=$(find $R/cache2 -path '*.entries/*.json' | wc -l)
 log "autotune cache: $tries entry file(s); local pass after gpus: $(grep -c ': cached' $R/autotune-local.err) cached, $(grep -cE 'config [0-9]+/[0-9]+ .*: (ok|launch|exceeds|wrong)' $R/autotune-local.err) measured again"
 nvidia-smi --query-gpu=$query --format=csv > $R/gpu-after.csv 2>&1

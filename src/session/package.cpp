@@ -112,8 +112,11 @@ PackageResult profile_package(const PackageSpec& spec) {
                   r.exit_code == kKernelsUsageExit ? kExitUsage : kExitProgramFailed);
   }
   if (spec.autotune_only) {  // --autotune: the cache is filled; the staging directory goes, nothing is profiled
-    log(LogLevel::notice, fmt::format("{} {}: checked and tuned{}; nothing profiled (--autotune)", pkg.name, ver.name,
-                                      spec.cache_dir.empty() ? std::string() : " into " + spec.cache_dir));
+    if (run.dry_run)
+      log(LogLevel::notice, "check and tune: " + command_line(result.check_and_tune) + " (--autotune: nothing profiled)");
+    else
+      log(LogLevel::notice, fmt::format("{} {}: checked and tuned{}; nothing profiled (--autotune)", pkg.name, ver.name,
+                                        spec.cache_dir.empty() ? std::string() : " into " + spec.cache_dir));
     result.exit_code = kExitOk;
     result.artifact_dir.clear();
     return result;
