@@ -168,7 +168,7 @@ TEST_F(SlurmSweep, CtrlCCancelsTheJobAndLeavesNoHalfWrittenResult) {
   fs::remove(pid);
   fs::remove(rc);
   // Each run takes 60 s and writes partial.txt first: the ones running when the job is cancelled are half-done.
-  sh("(sh -c 'echo $$ > " + pid.string() + "; exec " + bench(out, "--executor=slurm", "FAKE_RUN_SLEEP=60") + "' >/dev/null 2>" +
+  sh("(sh -c 'echo $$ > " + pid.string() + "; exec env " + bench(out, "--executor=slurm", "FAKE_RUN_SLEEP=60") + "' >/dev/null 2>" +
      err.string() + "; echo $? > " + rc.string() + ") &");
   bool running = false;
   for (int i = 0; i < 600 && !running; ++i) {

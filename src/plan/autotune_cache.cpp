@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 #include "util/errors.hpp"
@@ -164,6 +165,7 @@ void AutotuneCache::read_back(std::vector<std::string>* warnings) {
   }
   // Entry files in the order they were measured (then by name): ties for best go to the earlier, as in one file.
   std::vector<std::pair<TuneEntry, fs::path>> files;
+  std::map<std::string, int> foreign;
   const fs::path dir = entries_dir();
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const auto name = it->path().filename().string();
@@ -171,7 +173,9 @@ void AutotuneCache::read_back(std::vector<std::string>* warnings) {
     std::string why;
     auto e = read_entry_file(it->path(), file_.key, why);
     if (!e) {
-      warn("autotune cache entry " + it->path().string() + " " + why + "; it is ignored");
+      // Tries for another key (the kernel changed: its source hash) are many: one line says how many.
+      if (why.rfind("was measured for another", 0) == 0) ++foreign[why];
+      else warn("autotune cache entry " + it->path().string() + " " + why + "; it is ignored");
       continue;
     }
     if (!cleared_at_.empty() && e->measured_at < cleared_at_) {  // --retune: a try from before is forgotten
@@ -181,6 +185,9 @@ void AutotuneCache::read_back(std::vector<std::string>* warnings) {
     }
     files.emplace_back(std::move(*e), it->path());
   }
+  for (const auto& [why, n] : foreign)
+    warn(fmt::format("autotune cache {}: {} entry file(s) {}; ignored (tuning again replaces them)", dir.string(), n,
+                     why));
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first.measured_at, a.second) < std::tie(b.first.measured_at, b.second);
   });

@@ -129,7 +129,9 @@ TaskResult run_task(const SweepTask& t, const WorkerIdentity& who) {
   }
   r.wall_s = p.wall_seconds;
   r.finished = utc_timestamp();
-  if (p.interrupted || interrupt_signal()) {
+  // Interrupted: this worker was (Ctrl-C, scancel), or the command was killed by SIGINT/SIGTERM, which Slurm sends
+  // every process of a cancelled job, maybe before this one: either way not a result of the task.
+  if (p.interrupted || interrupt_signal() || (p.signaled && (p.signal == SIGINT || p.signal == SIGTERM))) {
     remove_quietly(staging);
     r.status = "cancelled";
     r.message = "interrupted";
@@ -324,9 +326,10 @@ int run_worker(const WorkerOptions& o) {
     who.attempt = entry.attempt;
     say(o, fmt::format("{}: task {} ({} {}), attempt {}", who.name, t->id, t->package, t->version, entry.attempt));
     TaskResult r = run_task(*t, who);
-    if (r.status == "cancelled") {  // back to the queue as it was: the coordinator decides what happens to it
+    if (r.status == "cancelled") {  // back to the queue as it was; this worker stops only when it was interrupted
       ::rename(held.c_str(), queue_file(o.spool, id).c_str());
-      break;
+      if (interrupt_signal()) break;
+      continue;
     }
     if (device_failure(*t, r) && entry.attempt < 2) {
       // Maybe the GPU, maybe the task: once more on another GPU; this worker stops if its GPU no longer answers.

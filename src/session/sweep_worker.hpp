@@ -26,8 +26,8 @@ struct WorkerIdentity {
 // Runs one task here: the command with its output folder in a hidden staging folder beside out_dir
 // (".<name>.partial-XXXXXX"), its stdout and stderr in <out>/<log>, then params.json (the params, host, GPU,
 // clock state, executor, worker, attempt) and a rename into out_dir (replacing what an earlier attempt left).
-// Interrupted (SIGINT/SIGTERM, scancel): the command is stopped, the staging folder removed, status "cancelled",
-// nothing at out_dir. Throws Error(kExitCannotWrite) when the folders cannot be made.
+// Interrupted (SIGINT/SIGTERM to this process, scancel), or the command killed by SIGINT/SIGTERM: the command is
+// stopped, the staging folder removed, status "cancelled", nothing at out_dir. Throws Error(kExitCannotWrite) when the folders cannot be made.
 plan::TaskResult run_task(const plan::SweepTask& task, const WorkerIdentity& who);
 
 // Writes <spool>/results/<id>.json atomically.
