@@ -264,3 +264,26 @@ TEST(SweepCli, PackageAutotuneSpreadsOneTaskPerConfigThenChecksAndTunesHere) {
     tasks += e.path().filename() == "params.json" && json::parse(read_file(e.path()))["mode"] == "tune";
   EXPECT_EQ(tasks, 3u);
 }
+
+TEST(SweepCli, ARunThatMayHaveHitAGpuFaultIsTriedOnceMoreOnAnotherGpu) {
+  // v2 exits 1 (kprof-kernels: a CUDA error): maybe its GPU, maybe v2. It runs again on the other worker, fails
+  // there too, and is recorded as failed after its second attempt; the other runs are unaffected.
+  auto f = make_fake("fake_fault");
+  f.set_run("gemm", "v2", 1);
+  const fs::path out = scratch() / "fault";
+  fs::remove_all(out);
+  auto r = sh("KPROF_SWEEP_GPUS=0,1 " + bench_cmd(f, out, "--executor=gpus --point m=1024,n=1024,k=1024 --packages gemm"));
+  EXPECT_EQ(r.code, 7) << r.err;
+  const BenchTable t = table_of(out);
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0].status, "ok");
+  EXPECT_EQ(t.rows[1].status, "failed");
+  EXPECT_NE(t.rows[1].message.find("exited with code 1"), std::string::npos) << t.rows[1].message;
+  EXPECT_EQ(t.rows[2].status, "ok");
+  auto res = plan::parse_task_result(read_file(out / "sweep" / "results" / "0001.json"));
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->attempt, 2);
+  EXPECT_EQ(f.calls_starting("run gemm v2").size(), 2u);
+  auto p = json::parse(read_file(fs::path(t.rows[1].artifacts) / "params.json"));
+  EXPECT_EQ(p["attempt"], 2);
+}
