@@ -9,13 +9,13 @@
 set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
 R=/tmp/kprof-sweep; rm -rf $R; mkdir -p $R; S=$R/summary.txt; : > $S
-export KPROF_BIN=$D/kprof KPROF_KERNELS=$D/kprof-kernels STEP_TIMEOUT=150
+export KPROF_BIN=$D/kprof KPROF_KERNELS=$D/kprof-kernels STEP_TIMEOUT=100
 query=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_reasons.active
 nvidia-smi --query-gpu=$query --format=csv > $R/gpu-before.csv 2>&1
 log "gpus: $(nvidia-smi -L 2>&1 | tr '\n' ';')"
 cat > $R/sweep.toml <<'TOML'
 schema = "kprof.bench.sweeps/1"
-runs = 15
+runs = 10
 [packages.gemm]
 points = [ { m = 1024, n = 1024, k = 1024 }, { m = 2048, n = 2048, k = 2048 } ]
 [packages.overlap]
