@@ -191,7 +191,8 @@ void AutotuneCache::read_back(std::vector<std::string>* warnings) {
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first.measured_at, a.second) < std::tie(b.first.measured_at, b.second);
   });
-  for (auto& [e, path] : files) {
+  for (auto& file : files) {  // not a structured binding: clang 14 cannot capture one in the lambda
+    TuneEntry& e = file.first;
     auto same = std::find_if(entries.begin(), entries.end(), [&](const TuneEntry& x) { return x.config == e.config; });
     if (same != entries.end()) *same = std::move(e);
     else entries.push_back(std::move(e));

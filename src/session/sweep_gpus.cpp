@@ -75,8 +75,11 @@ std::vector<TaskResult> run_gpus(const std::vector<SweepTask>& tasks, const Exec
                         workers.size(), fmt::format("{}", fmt::join(gpus, ", ")), (o.spool / "logs").string()));
 
   std::map<std::string, TaskResult> seen;
+  std::set<std::string> ids;  // a result file for anything else in the folder is not this sweep's
+  for (const auto& t : tasks) ids.insert(t.id);
   auto collect = [&] {
-    for (const auto& r : read_results(o.spool, [&](const std::string& id) { return seen.count(id) > 0; })) {
+    auto known = [&](const std::string& id) { return seen.count(id) > 0 || !ids.count(id); };
+    for (const auto& r : read_results(o.spool, known)) {
       if (seen.count(r.id)) continue;
       seen[r.id] = r;
       if (on_done) on_done(r);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -123,8 +124,11 @@ std::vector<TaskResult> run_slurm(const std::vector<SweepTask>& tasks, const Exe
 
   InterruptScope interrupts;
   std::map<std::string, TaskResult> seen;
+  std::set<std::string> ids;  // a result file for anything else in the folder is not this sweep's
+  for (const auto& t : tasks) ids.insert(t.id);
   auto collect = [&] {
-    for (const auto& r : read_results(spool, [&](const std::string& id) { return seen.count(id) > 0; })) {
+    auto known = [&](const std::string& id) { return seen.count(id) > 0 || !ids.count(id); };
+    for (const auto& r : read_results(spool, known)) {
       if (seen.count(r.id)) continue;
       seen[r.id] = r;
       if (on_done) on_done(r);
