@@ -6,7 +6,7 @@
 # The node offers a fake `gpu` gres: two GPUs whose device files are /dev/null and /dev/zero (character devices
 # Slurm accepts; nothing opens them, and with task/none nothing is constrained), so `sbatch --gres=gpu:1` schedules
 # and sets CUDA_VISIBLE_DEVICES as on a GPU cluster. Exit 77 (the skip code) when the Slurm or munge binaries are
-# absent: scripts/setup.sh installs them. Runs as root (CI) or as the user who owns DIR (SlurmUser is that user).
+# absent (scripts/setup.sh installs them) or when not root (CI runs as root).
 set -euo pipefail
 cmd=${1:?usage: cluster.sh start|stop DIR}
 dir=${2:?usage: cluster.sh start|stop DIR}
@@ -32,6 +32,10 @@ for b in munged slurmctld slurmd sbatch squeue sacct scancel; do
     exit 77
   fi
 done
+if [ "$(id -u)" -ne 0 ]; then
+  echo "cluster.sh: SKIP: a one-node Slurm needs root here (slurmd starts each job as its user; CI runs as root)" >&2
+  exit 77
+fi
 PATH=$PATH:/usr/sbin
 mkdir -p "$dir"/{run,state,log,munge} "$dir/spool/$(hostname -s)"
 chmod 0700 "$dir/munge"
