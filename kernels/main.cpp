@@ -2,7 +2,7 @@
 //   kprof-kernels list                                    JSON: packages, versions, params
 //   kprof-kernels describe <pkg> [<ver>] [--m=..]         JSON: the plan (stages, FLOPs, min bytes, tile space)
 //   kprof-kernels run <pkg> [<ver>] [--m=..] [--runs N] [--tune|--retune|--no-tune] [--no-check]
-//                     [--cache-dir D] [--out DIR] [--seed S] [--tune-samples N]
+//                     [--cache-dir D] [--out DIR] [--seed S] [--tune-samples N] [--configs A:B]
 // list and describe need no GPU. Exit codes: 0 ok, 1 CUDA/internal failure, 2 usage, 3 wrong result.
 #include <cstdlib>
 #include <iostream>
@@ -23,7 +23,8 @@ constexpr const char* kUsage =
     "usage: kprof-kernels list\n"
     "       kprof-kernels describe <package> [<version>] [--param=value ...]\n"
     "       kprof-kernels run <package> [<version>] [--param=value ...] [--runs N] [--tune|--retune|--no-tune]\n"
-    "                         [--no-check] [--cache-dir DIR] [--out DIR] [--seed S] [--tune-samples N]\n";
+    "                         [--no-check] [--cache-dir DIR] [--out DIR] [--seed S] [--tune-samples N]\n"
+    "                         [--configs A:B]   (tune only configs A..B-1 of each tile space)\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -42,7 +43,7 @@ long to_long(const std::string& opt, const std::string& v) {
 RunSettings parse(const std::vector<std::string>& args) {  // args after the subcommand
   RunSettings s;
   std::vector<std::string> positional;
-  static const std::set<std::string> valued{"--runs", "--cache-dir", "--out", "--seed", "--tune-samples"};
+  static const std::set<std::string> valued{"--runs", "--cache-dir", "--out", "--seed", "--tune-samples", "--configs"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     if (a.rfind("--", 0) != 0) {
@@ -62,6 +63,13 @@ RunSettings parse(const std::vector<std::string>& args) {  // args after the sub
       else if (key == "--out") s.out_dir = value;
       else if (key == "--seed") s.seed = static_cast<std::uint64_t>(to_long(key, value));
       else if (key == "--tune-samples") s.tune_samples = std::max(1, static_cast<int>(to_long(key, value)));
+      else if (key == "--configs") {
+        auto colon = value.find(':');
+        if (colon == std::string::npos) throw UsageError("--configs needs A:B (config indices, B excluded)");
+        long a = to_long(key, value.substr(0, colon)), b = to_long(key, value.substr(colon + 1));
+        if (b <= a) throw UsageError("--configs " + value + ": B must be greater than A");
+        s.configs = std::make_pair(static_cast<int>(a), static_cast<int>(b));
+      }
     } else if (key == "--tune" && !has_value) s.tune = true;
     else if (key == "--retune" && !has_value) s.tune = s.retune = true;
     else if (key == "--no-tune" && !has_value) s.tune = false;

@@ -131,11 +131,15 @@ TEST(BenchCli, BenchAllRunsEveryVersionOfEveryPackageAndWritesTheTable) {
   EXPECT_FALSE(describe_after_run);
   ASSERT_EQ(runs.size(), 5u);
   const std::string gdir = (out / "runs" / "gemm" / "k1024_m1024_n1024_bf16").string();
-  EXPECT_EQ(runs[0], "run gemm v1 --k=1024 --m=1024 --n=1024 --runs 10 --out " + gdir + "/v1");
+  // Each run writes into a hidden staging folder beside its place, renamed into place when it ends
+  // (session/sweep_worker.hpp): a run directory is never half-written.
+  EXPECT_EQ(runs[0].rfind("run gemm v1 --k=1024 --m=1024 --n=1024 --runs 10 --out " + gdir + "/.v1.partial-", 0), 0u)
+      << runs[0];
   EXPECT_EQ(runs[1].rfind("run gemm v2 ", 0), 0u);
   EXPECT_EQ(runs[2].rfind("run gemm v3 ", 0), 0u);
-  EXPECT_EQ(runs[3], "run overlap v1 --iters=8 --n=1024 --runs 10 --out " +
-                         (out / "runs" / "overlap" / "iters8_n1024_fp32" / "v1").string());
+  EXPECT_EQ(runs[3].rfind("run overlap v1 --iters=8 --n=1024 --runs 10 --out " +
+                             (out / "runs" / "overlap" / "iters8_n1024_fp32" / ".v1.partial-").string(), 0), 0u)
+      << runs[3];
   EXPECT_EQ(runs[4].rfind("run overlap v2 ", 0), 0u);
 
   // The table: stdout is bench.md; bench.json has the figures.

@@ -178,14 +178,18 @@ class Runner {
     plan::AutotuneCache cache(s_.cache_dir, cache_key(st));
     cache.load();
     for (const auto& w : cache.warnings()) std::cerr << "kprof-kernels: warning: " << w << "\n";
-    if (s_.retune) cache.clear();
+    if (s_.retune && !s_.configs) cache.clear();
     std::string source = "cache";
+    auto in_range = [&](std::size_t c) {
+      return !s_.configs || (static_cast<int>(c) >= s_.configs->first && static_cast<int>(c) < s_.configs->second);
+    };
     if (s_.tune) {
       for (std::size_t c = 0; c < st.tile_space.size(); ++c) {
+        if (!in_range(c)) continue;
         const auto& cfg = st.tile_space[c];
         std::string where = "stage " + st.name + " config " + std::to_string(c + 1) + "/" +
                             std::to_string(st.tile_space.size()) + " " + plan::config_label(cfg);
-        if (const TuneEntry* e = cache.find(cfg)) {
+        if (const TuneEntry* e = s_.retune && s_.configs ? nullptr : cache.find(cfg)) {
           progress(where + ": cached (" + json(e->status).get<std::string>() +
                    (e->median_ms ? ", " + fmt_ms(*e->median_ms) : std::string()) + ")");
           continue;
@@ -203,7 +207,7 @@ class Runner {
     }
     auto best = cache.best();
     if (!best) {
-      if (s_.tune) {
+      if (s_.tune && !s_.configs) {
         bool any_wrong = std::any_of(cache.entries().begin(), cache.entries().end(),
                                      [](const TuneEntry& e) { return e.status == TryStatus::wrong_result; });
         if (any_wrong)

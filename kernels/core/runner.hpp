@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <utility>
 #include <string>
 
 #include "core/package.hpp"
@@ -16,6 +18,10 @@ struct RunSettings {
   int runs = 20;                 // timed runs of the whole plan; 0 = check and tune only
   bool tune = true;              // measure configs not in the cache (false: cached best or the default config)
   bool retune = false;           // ignore the cache and measure every config again
+  // --configs A:B: tune only the configs with index in [A, B) of each tuned stage's tile space (a sweep spreads
+  // one tuning over many GPUs this way, session/tune_sweep.hpp); with retune, only those are measured again and the
+  // cache's other tries stay. A stage with no usable config in the range runs its default one.
+  std::optional<std::pair<int, int>> configs;
   bool check = true;             // false only when this exact binary already checked these configs (kprof does)
   int tune_samples = 10;         // timed launches per config
   std::uint64_t seed = 20261130;

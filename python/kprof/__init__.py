@@ -12,7 +12,7 @@ from .benchmark import bench
 from .errors import (BadInputError, BusyError, CannotWriteError, InterruptedRunError, KprofError, NoGpuError,
                      NoPermissionError, NoToolError, ProgramFailedError, RegressionError, UsageError)
 from .plans import (ConcurrentKernels, KernelPipeline, KernelPlan, PackagePlan, Stage, annotation_profile_plan,
-                    describe_plan, event_profile_plan, ncu_profile_plan, nsys_profile_plan, plan_of_version,
+                    autotune_plan, describe_plan, event_profile_plan, ncu_profile_plan, nsys_profile_plan, plan_of_version,
                     register_version)
 from .profiling import Profiler, modes, profile
 from .result import Comparison, Result
@@ -41,7 +41,7 @@ def gpu_status() -> dict:
 
 __all__ = ["analyze", "compare", "profile", "Profiler", "bench", "KernelPlan", "KernelPipeline", "ConcurrentKernels",
            "Stage", "PackagePlan", "describe_plan", "register_version", "plan_of_version", "annotation_profile_plan",
-           "event_profile_plan",
+           "autotune_plan", "event_profile_plan",
            "ncu_profile_plan", "nsys_profile_plan", "Result", "Comparison", "KprofError", "UsageError",
            "BadInputError", "NoGpuError", "NoToolError", "NoPermissionError", "ProgramFailedError", "BusyError",
            "CannotWriteError", "RegressionError", "InterruptedRunError", "MODES", "modes", "library_version",

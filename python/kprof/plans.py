@@ -293,6 +293,9 @@ def _profile_plan(mode: str, plan: KernelPlan | PackagePlan, out_dir: str | os.P
     if not isinstance(plan, KernelPlan):
         raise UsageError("expected a KernelPlan, KernelPipeline, ConcurrentKernels or describe_plan()'s result",
                          2, "usage")
+    if options.get("executor", "local") != "local" or options.get("autotune"):
+        raise UsageError("executor= and autotune= are for kprof-kernels packages (describe_plan()): a Python plan's "
+                         "stages run in this process (KernelPlan.autotune tunes them here)", 2, "usage")
     plan = plan_of_version(plan, version)
     label = plan.version
     cache_dir = options.pop("cache_dir", None) or DEFAULT_CACHE
@@ -309,6 +312,22 @@ def _profile_plan(mode: str, plan: KernelPlan | PackagePlan, out_dir: str | os.P
     if result is not None:
         _write_tiling(plan, getattr(result, "dir", "") or "", cache_dir)
     return result
+
+
+def autotune_plan(plan: PackagePlan, version: str = "", executor: str = "local", **options: Any) -> dict[str, Any]:
+    """``kprof <package> --autotune --executor=...``: check and autotune a kprof-kernels package (describe_plan()'s
+    result), every tile config tried on the executor's GPUs ("local", "gpus": a worker per visible GPU, "slurm": an
+    sbatch --array job; docs/scale.md) into the shared autotune cache; nothing is profiled. Options as for the
+    ``*_profile_plan`` functions (cache_dir, retune, chunk, sbatch_args, no_wait, kernels). Returns the C API's reply
+    (exit_code, package, version, params)."""
+    if not isinstance(plan, PackagePlan):
+        raise UsageError("autotune_plan takes describe_plan()'s result; a Python KernelPlan has .autotune()", 2, "usage")
+    reply = _capi.call("profile_plan", {"mode": "event", "plan": plan.plan, "version": version or "",
+                                        "settings": dict(options, executor=executor, autotune=True)})
+    if reply.get("exit_code"):
+        from .errors import error_for_exit_code
+        raise error_for_exit_code(f"autotuning failed (exit {reply['exit_code']})", int(reply["exit_code"]))
+    return reply
 
 
 def annotation_profile_plan(plan, out_dir="out/profiles", version="", bench_runs=20, **options) -> Result:

@@ -145,3 +145,46 @@ def test_a_plan_artifact_gets_tiling(tmp_path):
     assert doc["stage"] == "a" and doc["config"] == {"bm": 128} and doc["tile_space"] == [{"bm": 64}, {"bm": 128}]
     assert not (art / "tiling" / "b.json").exists()  # no tile space, no config: nothing to say
     assert not [p for p in (art / "tiling").iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def test_executor_is_for_packages_not_python_plans():
+    # issue 28: a Python plan's stages are callables of this process; no executor can run them elsewhere.
+    plan = kprof.KernelPlan("k", [Stage("s", lambda: None)])
+    with pytest.raises(kprof.UsageError, match="executor= and autotune= are for kprof-kernels packages"):
+        kprof.event_profile_plan(plan, executor="gpus")
+    with pytest.raises(kprof.UsageError, match="autotune_plan takes describe_plan"):
+        kprof.autotune_plan(plan, executor="gpus")
+
+
+_LIST = {"schema": "kprof.packages/1", "packages": [{
+    "name": "gemm", "description": "C = A B", "dtype": "bf16",
+    "params": [{"name": "m", "default_value": 4096, "description": ""}, {"name": "n", "default_value": 4096, "description": ""},
+               {"name": "k", "default_value": 4096, "description": ""}],
+    "versions": [{"name": "v2", "description": "tiled"}]}]}
+_PLAN = {"package": "gemm", "version": "v2", "kind": "single", "dtype": "bf16", "params": {"k": 256, "m": 256, "n": 256},
+         "stages": [{"name": "gemm", "flops": 33554432.0, "min_bytes": 524288.0, "precision": "bf16", "stream": 0,
+                     "tile_space": [{"bm": 32}, {"bm": 64}, {"bm": 128}]}]}
+
+
+def _fake_kernels(tmp_path):
+    """A stand-in kprof-kernels answering list and describe (a dry run needs nothing else)."""
+    (tmp_path / "list.json").write_text(json.dumps(_LIST))
+    (tmp_path / "plan.json").write_text(json.dumps(_PLAN))
+    fake = tmp_path / "kprof-kernels"
+    fake.write_text(f"""#!/bin/sh
+case "$1" in list) cat {tmp_path}/list.json ;; describe) cat {tmp_path}/plan.json ;; *) exit 9 ;; esac
+""")
+    fake.chmod(0o755)
+    return str(fake)
+
+
+def test_autotune_plan_takes_the_executor_through_to_kprof(tmp_path):
+    # issue 28: kprof.autotune_plan(..., executor=) is `kprof <package> --autotune --executor=...` (a dry run here).
+    fake = _fake_kernels(tmp_path)
+    plan = kprof.PackagePlan(_PLAN)
+    reply = kprof.autotune_plan(plan, executor="gpus", dry_run=True, kernels=fake, cache_dir=str(tmp_path / "cache"))
+    assert reply["exit_code"] == 0 and reply["package"] == "gemm" and reply["version"] == "v2"
+    with pytest.raises(kprof.UsageError, match="'cloud' is not an executor"):
+        kprof.autotune_plan(plan, executor="cloud", dry_run=True, kernels=fake)
+    with pytest.raises(kprof.UsageError, match="chunk must be at least 1"):
+        kprof.autotune_plan(plan, executor="slurm", chunk=0, dry_run=True, kernels=fake)

@@ -130,6 +130,8 @@ BenchTable build_bench_table(const std::vector<BenchRun>& runs, const DeviceSpec
     row.status = r.status;
     row.message = r.message;
     row.artifacts = r.artifacts;
+    row.device = r.device;
+    row.host = r.host;
     if (r.status == "ok" && r.samples_ms.empty()) {
       row.status = "failed";
       row.message = "no timed runs in timings.json";
@@ -165,6 +167,19 @@ BenchTable build_bench_table(const std::vector<BenchRun>& runs, const DeviceSpec
     const std::string key = r.package + "/" + r.params.dir_name();
     if (auto it = last_timed.find(key); it != last_timed.end()) {
       const BenchRow& prev = table.rows[it->second];
+      if (!prev.device.empty() && !row.device.empty() && prev.device != row.device) {
+        // Timings from two GPU models say nothing about the two versions: no speedup, no rank test.
+        row.vs = prev.version;
+        row.verdict = "not compared";
+        row.test = fmt::format("refused: {} ran on {}, {} on {}", prev.version, prev.device, row.version, row.device);
+        const std::string note = fmt::format("{} at {}: versions ran on different GPU models ({} and {}); they are not "
+                                             "compared (run the sweep on one model)", r.package, r.point, prev.device,
+                                             row.device);
+        if (std::find(table.notes.begin(), table.notes.end(), note) == table.notes.end()) table.notes.push_back(note);
+        last_timed[key] = table.rows.size();
+        table.rows.push_back(row);
+        continue;
+      }
       auto c = compare_values("plan time (ms)", prev.time_ms->median, row.time_ms->median, true, prev.samples_ms,
                               row.samples_ms, t);
       row.vs = prev.version;

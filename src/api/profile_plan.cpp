@@ -4,6 +4,7 @@
 #include "session/artifact.hpp"
 #include "session/kernels_binary.hpp"
 #include "session/run_and_publish.hpp"
+#include "session/sweep_executor.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::api {
@@ -24,6 +25,11 @@ session::PackageSpec package_spec(Mode mode, const plan::KernelPlan& plan, const
   spec.kernels = s.kernels;
   spec.cache_dir = s.cache_dir;
   spec.retune = s.retune;
+  spec.autotune_only = s.autotune_only;
+  spec.executor = std::string(session::executor_name(session::parse_executor(s.executor, "settings.executor")));
+  if (s.chunk < 1) throw Error("settings.chunk must be at least 1", kExitUsage);
+  spec.chunk = s.chunk;
+  spec.sbatch_args = s.sbatch_args;
   session::RunSpec& run = spec.run;
   run.mode = mode;
   run.output = {out_dir.string(), s.exact_dir, s.baseline, s.devlog, s.docs_dir, s.replace};

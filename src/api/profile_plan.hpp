@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/params.hpp"
 #include "model/profile.hpp"
@@ -42,6 +43,10 @@ struct ProfilePlanSettings {
   std::string thresholds_file;     // thresholds.toml overrides
   bool no_wait = false;            // fail instead of waiting for the per-GPU lock
   bool dry_run = false;            // say what would run, run nothing (resolution and errors still happen)
+  bool autotune_only = false;      // check and autotune (fill the cache), profile nothing (kprof <package> --autotune)
+  std::string executor = "local";  // where the autotuning runs: local, gpus (a worker per GPU), slurm (docs/scale.md)
+  int chunk = 1;                   // slurm: tuning tasks per array task
+  std::vector<std::string> sbatch_args;  // slurm: more sbatch options
   session::Log log;                // progress and notices (empty: none)
 };
 

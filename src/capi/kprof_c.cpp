@@ -142,6 +142,16 @@ char* kprof_profile_plan(const char* request_json) {
     s.counters = get_or<std::string>(st, "counters", "");
     s.no_wait = get_or<bool>(st, "no_wait", false);
     s.dry_run = get_or<bool>(st, "dry_run", false);
+    s.autotune_only = get_or<bool>(st, "autotune", false);
+    s.executor = get_or<std::string>(st, "executor", "local");
+    s.chunk = get_or<int>(st, "chunk", 1);
+    if (st.contains("sbatch_args")) {
+      if (!st["sbatch_args"].is_array()) throw kprof::Error("\"sbatch_args\" must be a list of strings", kprof::kExitUsage);
+      for (const auto& a : st["sbatch_args"]) {
+        if (!a.is_string()) throw kprof::Error("\"sbatch_args\" must be a list of strings", kprof::kExitUsage);
+        s.sbatch_args.push_back(a.get<std::string>());
+      }
+    }
     auto res = kprof::api::profile_plan(get_or<std::string>(r, "mode", std::string(kprof::mode_name(kprof::session::RunSpec{}.mode))), plan,
                                         get_or<std::string>(r, "out_dir", "out/profiles"),
                                         get_or<std::string>(r, "version", ""), get_or<int>(r, "bench_runs", 20), s);

@@ -58,6 +58,18 @@ void add_output_options(CLI::App* sub, session::OutputSpec& o) {
   add_table_option(sub, "docs", o.docs_dir);
 }
 
+// --executor, --chunk, --sbatch-arg: where a sweep's tasks run (session/sweep_executor.hpp, docs/scale.md).
+void add_executor_options(CLI::App* sub, std::string& executor, int& chunk, std::vector<std::string>& sbatch_args) {
+  sub->add_option("--executor", executor, "Where the runs go: local (this process, one after another), gpus (a "
+                                          "worker per visible GPU), slurm (an sbatch --array job)")
+      ->check(CLI::IsMember({"local", "gpus", "slurm"}))
+      ->capture_default_str();
+  sub->add_option("--chunk", chunk, "slurm: runs per array task")->capture_default_str();
+  sub->add_option("--sbatch-arg", sbatch_args, "slurm: one more sbatch option, e.g. --sbatch-arg=--partition=gpu "
+                                               "(repeatable)")
+      ->allow_extra_args(false);
+}
+
 // Problem parameters are free-form `--name=value` flags (`--b=32 --s=16 --dtype=bf16`).
 // `program_after`: the command takes a program after `--` (kprof run): a word that is not an option most likely is
 // that program, given without the `--`.
@@ -283,8 +295,24 @@ Command bench_command(CLI::App& app) {
   sub->add_flag("--dry-run", bo->dry_run, "Print the kprof-kernels commands, run nothing");
   sub->add_flag("--no-wait", bo->no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
   sub->add_flag("-v,--verbose", bo->verbose, "Show kprof-kernels' own progress (tuning, timing)");
+  add_executor_options(sub, bo->executor, bo->chunk, bo->sbatch_args);
   add_common(sub, bo->common);
   return {sub, [bo] { return cmd_bench(*bo); }};
+}
+
+Command sweep_worker_command(CLI::App& app) {
+  auto wo = std::make_shared<SweepWorkerOptions>();
+  auto* sub = app.add_subcommand("sweep-worker", "Run the tasks of a sweep's spool folder (started by the gpus and "
+                                                 "slurm executors; docs/scale.md)");
+  sub->add_option("--spool", wo->spool, "The sweep's spool folder (<out>/sweep)")->required();
+  sub->add_option("--name", wo->name, "Worker name in results and params.json (default: slurm <job>_<index>)");
+  sub->add_option("--executor", wo->executor, "Executor recorded in params.json")->capture_default_str();
+  sub->add_option("--array-index", wo->array_index, "Run this Slurm array task's chunk of tasks.json instead of "
+                                                    "pulling from the queue");
+  sub->add_option("--chunk", wo->chunk, "Tasks per array task")->capture_default_str();
+  sub->add_flag("--no-wait", wo->no_wait, "Fail (exit 8) instead of waiting when another kprof run holds the GPU");
+  sub->add_flag("-q,--quiet", wo->quiet, "Print only errors");
+  return {sub, [wo] { return cmd_sweep_worker(*wo); }};
 }
 
 // `kprof <package> [<version>] --m=..`: a first word that is not a subcommand names a kernel package. Its options
@@ -330,7 +358,8 @@ int run(int argc, char** argv) {
 
   const std::vector<Command> commands{analyze_command(app), compare_command(app),  devlog_command(app),
                                       devices_command(app), run_command(app, program), clock_command(app),
-                                      peaks_command(app),   list_command(app),     bench_command(app)};
+                                      peaks_command(app),   list_command(app),     bench_command(app),
+                                      sweep_worker_command(app)};
   // Every command's help ends with the exit codes, as the top-level help does.
   for (const auto& c : commands) {
     const std::string own = c.app->get_footer();

@@ -30,8 +30,11 @@ struct BenchRun {
   std::string message;          // why it is wrong or failed
   std::vector<double> samples_ms;  // GPU time of the whole plan, one per timed run (CUDA events)
   std::string artifacts;        // kprof-kernels --out directory (timings.json, tiling/, compiled/, log)
+  std::string device;           // the GPU the run reports ("NVIDIA H200 sm9.0"), "" when unknown
+  std::string host;             // where it ran (the executor's record, params.json)
 };
-KPROF_JSON(BenchRun, package, version, point, params, plan_kind, stages, status, message, samples_ms, artifacts)
+KPROF_JSON(BenchRun, package, version, point, params, plan_kind, stages, status, message, samples_ms, artifacts, device,
+           host)
 
 struct BenchRow {
   std::string package, version, point;
@@ -48,14 +51,17 @@ struct BenchRow {
   std::string bound_by;                    // "compute", "memory" or "mixed" (stages on different sides)
   std::string vs;                          // previous timed version at this point ("" for the first)
   std::optional<double> speedup;           // previous median / this median
-  std::string verdict;                     // faster | slower | same (within noise); "" when nothing to compare
+  std::string verdict;                     // faster | slower | same (within noise); "" when nothing to compare;
+                                           // "not compared" when the two ran on different GPU models
   std::optional<double> p_value;           // two-sided Mann-Whitney U over the per-run samples
   std::string test;                        // "Mann-Whitney U" or "relative change (too few runs)"
   std::vector<double> samples_ms;
   std::string artifacts;
+  std::string device;                      // the GPU the run reports
+  std::string host;
 };
 KPROF_JSON(BenchRow, package, version, point, params, plan_kind, status, message, runs, time_ms, tflops, gbps,
-           bound_ms, pct_of_roof, bound_by, vs, speedup, verdict, p_value, test, samples_ms, artifacts)
+           bound_ms, pct_of_roof, bound_by, vs, speedup, verdict, p_value, test, samples_ms, artifacts, device, host)
 
 struct BenchTable {
   std::string schema = "kprof.bench/1";

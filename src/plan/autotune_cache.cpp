@@ -1,12 +1,16 @@
 #include "plan/autotune_cache.hpp"
 
-#include <cmath>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <map>
+#include <tuple>
 
 #include "util/errors.hpp"
-#include "util/folder_lock.hpp"
 #include "util/fs.hpp"
+#include "util/hash.hpp"
 
 namespace kprof::plan {
 
@@ -105,28 +109,104 @@ std::optional<CacheFile> read_cache(const fs::path& path, const CacheKey& want, 
 }
 }  // namespace
 
-void AutotuneCache::load() {
-  std::error_code ec;
-  if (!fs::exists(path_, ec)) return;
-  std::string why;
-  std::vector<std::string> dropped;
-  auto got = read_cache(path_, file_.key, why, dropped);
-  if (!got) {
-    warnings_.push_back("autotune cache " + path_.string() + " " + why + "; it is rebuilt");
-    CacheKey want = std::move(file_.key);
-    file_ = CacheFile{};
-    file_.key = std::move(want);
-    return;
-  }
-  for (const auto& d : dropped)
-    warnings_.push_back("autotune cache " + path_.string() + " " + d + "; that entry is dropped, the others kept");
-  file_ = std::move(*got);
+fs::path AutotuneCache::entries_dir() const {
+  return path_.parent_path() / (path_.stem().string() + ".entries");
 }
+
+fs::path AutotuneCache::entry_file(const fs::path& dir, const TileConfig& c) {
+  return dir / fmt::format("{:016x}.json", fnv1a(json(c).dump()));
+}
+
+namespace {
+constexpr char kEntrySchema[] = "kprof.autotune.entry/1";
+
+// One entry file: the entry when it is for `want` and usable, else nullopt with `why`.
+std::optional<TuneEntry> read_entry_file(const fs::path& file, const CacheKey& want, std::string& why) {
+  try {
+    json doc = json::parse(read_file(file));
+    if (!doc.is_object() || doc.value("schema", std::string()) != kEntrySchema) {
+      why = std::string("is not a ") + kEntrySchema + " file";
+      return std::nullopt;
+    }
+    auto key = doc.at("key").get<CacheKey>();
+    if (auto diff = key_difference(want, key); !diff.empty()) {
+      why = "was measured for another " + diff;
+      return std::nullopt;
+    }
+    TuneEntry e = doc.at("entry").get<TuneEntry>();
+    if (auto problem = entry_problem(e); !problem.empty()) {
+      why = "holds an entry " + problem;
+      return std::nullopt;
+    }
+    return e;
+  } catch (const std::exception& e) {
+    why = std::string("is unreadable (") + e.what() + ")";
+    return std::nullopt;
+  }
+}
+}  // namespace
+
+void AutotuneCache::read_back(std::vector<std::string>* warnings) {
+  auto warn = [&](const std::string& w) {
+    if (warnings) warnings->push_back(w);
+  };
+  std::vector<TuneEntry> entries;
+  std::error_code ec;
+  if (cleared_at_.empty() && fs::exists(path_, ec)) {
+    std::string why;
+    std::vector<std::string> dropped;
+    if (auto got = read_cache(path_, file_.key, why, dropped)) {
+      entries = std::move(got->entries);
+      for (const auto& d : dropped)
+        warn("autotune cache " + path_.string() + " " + d + "; that entry is dropped, the others kept");
+    } else {
+      warn("autotune cache " + path_.string() + " " + why + "; it is rebuilt");
+    }
+  }
+  // Entry files in the order they were measured (then by name): ties for best go to the earlier, as in one file.
+  std::vector<std::pair<TuneEntry, fs::path>> files;
+  std::map<std::string, int> foreign;
+  const fs::path dir = entries_dir();
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (name.empty() || name[0] == '.' || it->path().extension() != ".json") continue;  // a writer's temporary file
+    std::string why;
+    auto e = read_entry_file(it->path(), file_.key, why);
+    if (!e) {
+      // Tries for another key (the kernel changed: its source hash) are many: one line says how many.
+      if (why.rfind("was measured for another", 0) == 0) ++foreign[why];
+      else warn("autotune cache entry " + it->path().string() + " " + why + "; it is ignored");
+      continue;
+    }
+    if (!cleared_at_.empty() && e->measured_at < cleared_at_) {  // --retune: a try from before is forgotten
+      std::error_code rm;
+      fs::remove(it->path(), rm);
+      continue;
+    }
+    files.emplace_back(std::move(*e), it->path());
+  }
+  for (const auto& [why, n] : foreign)
+    warn(fmt::format("autotune cache {}: {} entry file(s) {}; ignored (tuning again replaces them)", dir.string(), n,
+                     why));
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first.measured_at, a.second) < std::tie(b.first.measured_at, b.second);
+  });
+  for (auto& file : files) {  // not a structured binding: clang 14 cannot capture one in the lambda
+    TuneEntry& e = file.first;
+    auto same = std::find_if(entries.begin(), entries.end(), [&](const TuneEntry& x) { return x.config == e.config; });
+    if (same != entries.end()) *same = std::move(e);
+    else entries.push_back(std::move(e));
+  }
+  file_.entries = std::move(entries);
+  file_.best = best_config(file_.entries);
+}
+
+void AutotuneCache::load() { read_back(&warnings_); }
 
 void AutotuneCache::clear() {
   file_.entries.clear();
   file_.best.reset();
-  cleared_ = true;
+  cleared_at_ = utc_timestamp();
 }
 
 const TuneEntry* AutotuneCache::find(const TileConfig& c) const {
@@ -139,25 +219,17 @@ void AutotuneCache::record(TuneEntry e) {
   if (auto problem = entry_problem(e); !problem.empty())
     throw Error("autotune cache: refusing to record config " + config_label(e.config) + " " + problem, kExitUsage);
   if (e.measured_at.empty()) e.measured_at = utc_timestamp();
-  // Read, add, write back under the folder's lock: other tuners (threads, processes) record into the same file, and
-  // what they saved since this cache was loaded is kept (unless it was cleared: --retune starts over).
-  FolderLock lock(path_.parent_path());
-  std::error_code ec;
-  if (!cleared_ && fs::exists(path_, ec)) {
-    std::string why;
-    std::vector<std::string> dropped;
-    if (auto disk = read_cache(path_, file_.key, why, dropped)) file_.entries = std::move(disk->entries);
+  // The try's own file first: whole (temporary file + rename), and nobody else writes that name but a recorder of
+  // the same config, whose try replaces this one whole.
+  json doc{{"schema", kEntrySchema}, {"key", file_.key}, {"entry", e}};
+  write_file_atomic(entry_file(entries_dir(), e.config), doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+  // Then everything the recorders saved (this try included), and the snapshot from it.
+  read_back(nullptr);
+  if (!find(e.config)) {  // its file was unreadable after all (a full disk): keep it here at least
+    file_.entries.push_back(std::move(e));
+    file_.best = best_config(file_.entries);
   }
-  bool replaced = false;
-  for (auto& old : file_.entries)
-    if (old.config == e.config) {
-      old = e;
-      replaced = true;
-    }
-  if (!replaced) file_.entries.push_back(std::move(e));
-  file_.best = best_config(file_.entries);
   save();
-  cleared_ = false;
 }
 
 void AutotuneCache::save() const {

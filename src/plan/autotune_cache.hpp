@@ -2,6 +2,14 @@
 //   <root>/<kernel>/<version>/<stage>/<device>/<params>.json      (root: .cache/kernel-autotune)
 // with a header naming what it was measured for (validated on load, including a hash of the kernel source and
 // compile options) and one entry per config tried, written after every try so an interrupted tuning resumes.
+//
+// Many tuners write one cache at once (the workers of a sweep, on one node or on the nodes of a cluster sharing the
+// cache over NFS), so every try is first its own file, written atomically (temporary file + rename, which NFS keeps
+// atomic too) and never rewritten by anyone else:
+//   <root>/.../<params>.entries/<hash of the config>.json         (schema kprof.autotune.entry/1: key + entry)
+// The <params>.json beside it is then rewritten from everything on disk: a snapshot for readers, which may lack a
+// try another writer made at the same moment; load() reads both, the entry files winning, so nothing is lost and
+// no lock is needed (flock is not reliable on NFS).
 // A corrupt or mismatching file is never fatal: the cache starts empty, says why in warnings(), and the next
 // save replaces the file. Modelled on Kernel Tuner's cache (reference-facts.md).
 #pragma once
@@ -68,21 +76,29 @@ class AutotuneCache {
   void clear();
 
   const TuneEntry* find(const TileConfig& c) const;
-  // Adds or replaces the entry for e.config, recomputes best and saves atomically. Under the folder's lock, what
-  // other recorders saved meanwhile is read back first and kept (not after clear()). Throws Error (exit 2) for an
-  // entry with an unknown status or a median that is not positive (or none, status ok): it would win the tuning.
+  // Adds or replaces the entry for e.config: writes its entry file, reads back what every recorder saved (after
+  // clear(): only tries made since), recomputes best and rewrites the snapshot. Throws Error (exit 2) for an entry
+  // with an unknown status or a median that is not positive (or none, status ok): it would win the tuning.
   void record(TuneEntry e);
   std::optional<TileConfig> best() const { return file_.best; }
   const std::vector<TuneEntry>& entries() const { return file_.entries; }
   const CacheFile& file() const { return file_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // Writes the snapshot file (<params>.json) from the entries held here.
   void save() const;
+  // <params>.entries/: one file per config tried.
+  std::filesystem::path entries_dir() const;
+  static std::filesystem::path entry_file(const std::filesystem::path& entries_dir, const TileConfig& c);
 
  private:
+  // The snapshot's entries, then every entry file's (replacing the snapshot's for the same config); after clear(),
+  // only entry files measured since (`cleared_at_`), and those older are removed.
+  void read_back(std::vector<std::string>* warnings);
+
   std::filesystem::path path_;
   CacheFile file_;
   std::vector<std::string> warnings_;
-  bool cleared_ = false;  // clear() since the last record: the file's entries are not read back
+  std::string cleared_at_;  // clear()'s time (ISO 8601): older tries are forgotten; "" when not cleared
 };
 
 // Lowest median among ok entries (ties: the earlier entry); nullopt when none succeeded.

@@ -15,6 +15,7 @@ std::string verdict_cell(const BenchRow& r) {
   if (r.status == "wrong") return "**wrong result**: " + r.message;
   if (r.status != "ok") return "**failed**: " + r.message;
   if (r.verdict.empty()) return kDash;
+  if (r.verdict == "not compared") return "not compared (other GPU model)";
   if (r.p_value) return fmt::format("{} (p={:.2g})", r.verdict, *r.p_value);
   return r.verdict + " (relative change, few runs)";
 }

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "collect/gpu_presence.hpp"
 #include "plan/plan_json.hpp"
 #include "session/artifact.hpp"
 #include "session/kernels_binary.hpp"
+#include "session/tune_sweep.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 #include "util/interrupt.hpp"
@@ -79,6 +82,20 @@ PackageResult profile_package(const PackageSpec& spec) {
   };
   log(run.dry_run ? LogLevel::notice : LogLevel::progress,
       plan_summary(pkg.name, ver.name, result.plan, result.params));
+  // --executor gpus|slurm: every config tried on the executor's GPUs first, into the shared cache.
+  const TuneSweep spread = spec.executor == "local" ? TuneSweep{} : tune_sweep(spec, bin, result.plan);
+  if (!spread.tasks.empty()) {
+    if (!result.check_and_tune.empty() && spec.retune) std::replace(result.check_and_tune.begin(),
+                                                                    result.check_and_tune.end(),
+                                                                    std::string("--retune"), std::string("--tune"));
+    if (run.dry_run) {
+      log(LogLevel::notice, fmt::format("tuning: {} task(s) on the {} executor, e.g. {}", spread.tasks.size(),
+                                        spec.executor, command_line(plan::task_argv(spread.tasks[0], spread.out + "/tasks/0000"))));
+    } else if (int failed = run_tune_sweep(spec, spread); failed > 0) {
+      log(LogLevel::notice, fmt::format("{} of {} tuning task(s) failed; the check-and-tune step tries their configs "
+                                        "here", failed, spread.tasks.size()));
+    }
+  }
   if (!run.dry_run) {
     ProcessSpec check;
     check.argv = result.check_and_tune;
@@ -93,6 +110,16 @@ PackageResult profile_package(const PackageSpec& spec) {
       throw Error(fmt::format("{} {}: kprof-kernels check/tune {}{}; nothing was profiled", pkg.name, ver.name,
                               r.describe(), r.exit_code == kKernelsWrongResultExit ? " (wrong result)" : ""),
                   r.exit_code == kKernelsUsageExit ? kExitUsage : kExitProgramFailed);
+  }
+  if (spec.autotune_only) {  // --autotune: the cache is filled; the staging directory goes, nothing is profiled
+    if (run.dry_run)
+      log(LogLevel::notice, "check and tune: " + command_line(result.check_and_tune) + " (--autotune: nothing profiled)");
+    else
+      log(LogLevel::notice, fmt::format("{} {}: checked and tuned{}; nothing profiled (--autotune)", pkg.name, ver.name,
+                                        spec.cache_dir.empty() ? std::string() : " into " + spec.cache_dir));
+    result.exit_code = kExitOk;
+    result.artifact_dir.clear();
+    return result;
   }
   result.profiled = profile(run, stage);
   result.exit_code = result.profiled->exit_code;

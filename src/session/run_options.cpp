@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 
+#include "session/sweep_executor.hpp"
 #include "util/errors.hpp"
 
 namespace kprof::session {
@@ -30,7 +31,7 @@ std::string text(double v) { return fmt::format("{:g}", v); }
 #define KPROF_SET [](PackageSpec & s, const std::string& v)
 #define KPROF_DEFAULT [](const PackageSpec& s) -> std::string
 
-const std::array<RunOption, 31> kOptions{{
+const std::array<RunOption, 35> kOptions{{
     {"prof-type", "prof_type", "mode", "annotation | event | ncu | nsys (kprof run --dry-run shows what each collects)",
      false, true, true, KPROF_SET { s.run.mode = parse_mode(v, "--prof-type"); },
      KPROF_DEFAULT { return std::string(mode_name(s.run.mode)); }},
@@ -47,6 +48,34 @@ const std::array<RunOption, 31> kOptions{{
      KPROF_SET { s.retune = true; }, nullptr},
     {"cache-dir", "", "cache_dir", "Autotune cache root (default .cache/kernel-autotune)", false, false, true,
      KPROF_SET { s.cache_dir = v; }, nullptr},
+    {"autotune", "", "autotune", "Only check and autotune (fill the autotune cache); profile nothing", true, false,
+     true, KPROF_SET { s.autotune_only = true; }, nullptr},
+    {"executor", "", "executor",
+     "Where the autotuning runs: local (this process), gpus (a worker per visible GPU), slurm (an sbatch --array "
+     "job; docs/scale.md); the profiled run is always local",
+     false, false, true,
+     KPROF_SET {
+       (void)parse_executor(v, "--executor");
+       s.executor = v;
+     },
+     KPROF_DEFAULT { return s.executor; }},
+    {"chunk", "", "chunk", "slurm: tuning tasks per array task", false, false, true,
+     KPROF_SET {
+       s.chunk = number<int>(v, "chunk");
+       if (s.chunk < 1) throw Error("--chunk must be at least 1", kExitUsage);
+     },
+     KPROF_DEFAULT { return std::to_string(s.chunk); }},
+    {"sbatch-args", "", "sbatch_args", "slurm: more sbatch options, space-separated ('--partition=gpu --time=30')",
+     false, false, true,
+     KPROF_SET {
+       s.sbatch_args.clear();
+       std::string word;
+       for (char c : v + " ") {
+         if (c != ' ') word += c;
+         else if (!word.empty()) s.sbatch_args.push_back(word), word.clear();
+       }
+     },
+     nullptr},
     {"baseline", "", "baseline", "Artifact directory (or profile.json) to compare with", false, true, true,
      KPROF_SET { s.run.output.baseline = v; }, nullptr},
     {"out-root", "", "out_root", "Root of the artifact tree", false, true, true,

@@ -91,6 +91,10 @@ struct PackageSpec {
   bool retune = false;
   std::string cache_dir;  // autotune cache root ("" = kprof-kernels' default)
   std::string kernels;    // kprof-kernels binary ("" = $KPROF_KERNELS, next to kprof, PATH)
+  bool autotune_only = false;   // --autotune: check and tune (fill the cache), profile nothing
+  std::string executor = "local";  // where the tuning runs: local | gpus | slurm (session/tune_sweep.hpp)
+  int chunk = 1;                   // slurm: tuning tasks per array task
+  std::vector<std::string> sbatch_args;  // slurm: more sbatch options
 };
 
 // The artifacts' kernel name: spec.kernel, else the program's name, else the Python script's.

@@ -1,5 +1,6 @@
-// An exclusive lock on a folder, for a read-modify-write of a file in it (the devlog, the autotune cache) that
-// other processes and threads make too: write_file_atomic alone keeps each write whole, but two writers that each
+// An exclusive lock on a folder, for a read-modify-write of a file in it (the devlog) that other processes and
+// threads of this host make too (flock is not reliable on NFS: the autotune cache, which sweeps share across hosts,
+// writes one file per try instead, plan/autotune_cache.hpp): write_file_atomic alone keeps each write whole, but two writers that each
 // read, add their entry and write back lose one of the two entries.
 #pragma once
 #include <filesystem>

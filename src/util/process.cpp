@@ -3,9 +3,11 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,37 +67,106 @@ std::optional<std::string> find_executable(const std::string& name) {
   return std::nullopt;
 }
 
-ProcessResult run_process(const ProcessSpec& spec) {
+namespace {
+// What execve needs for `spec`, prepared before fork (no allocation between fork and exec).
+struct Exec {
+  std::string exe;
+  std::vector<std::string> env_strings, args;
+  std::vector<char*> envp, argv;
+  int out_fd = -1, err_fd = -1;
+  bool die_with_parent = false;
+  pid_t parent = 0;
+  ~Exec() {
+    if (out_fd >= 0) ::close(out_fd);
+    if (err_fd >= 0 && err_fd != out_fd) ::close(err_fd);
+  }
+};
+
+void prepare_exec(const ProcessSpec& spec, Exec& x) {
   if (spec.argv.empty()) throw Error("empty command", kExitUsage);
   auto exe = find_executable(spec.argv[0]);
   if (!exe) throw Error("cannot run '" + spec.argv[0] + "': not found on PATH or not executable", kExitNoTool);
-
-  std::vector<std::string> env_strings;
+  x.exe = *exe;
   for (char** e = environ; *e; ++e) {
     std::string kv(*e);
     auto key = kv.substr(0, kv.find('='));
-    if (!spec.env_set.count(key)) env_strings.push_back(kv);
+    if (!spec.env_set.count(key)) x.env_strings.push_back(kv);
   }
-  for (const auto& [k, v] : spec.env_set) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = spec.argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  for (const auto& [k, v] : spec.env_set) x.env_strings.push_back(k + "=" + v);
+  for (auto& s : x.env_strings) x.envp.push_back(s.data());
+  x.envp.push_back(nullptr);
+  x.die_with_parent = spec.die_with_parent;
+  x.parent = ::getpid();
+  x.args = spec.argv;
+  for (auto& a : x.args) x.argv.push_back(a.data());
+  x.argv.push_back(nullptr);
+  if (!spec.stdout_file.empty()) x.out_fd = open_out(spec.stdout_file);
+  if (spec.stderr_file == "=stdout") x.err_fd = x.out_fd;
+  else if (!spec.stderr_file.empty()) x.err_fd = open_out(spec.stderr_file);
+}
 
-  int out_fd = -1, err_fd = -1;
-  if (!spec.stdout_file.empty()) out_fd = open_out(spec.stdout_file);
-  if (spec.stderr_file == "=stdout") {
-    err_fd = out_fd;
-  } else if (!spec.stderr_file.empty()) {
-    try {
-      err_fd = open_out(spec.stderr_file);
-    } catch (...) {
-      if (out_fd >= 0) ::close(out_fd);
-      throw;
+// In the child after fork: its own group, default signal handling, the output files, exec.
+[[noreturn]] void exec_child(const Exec& x) {
+  ::setpgid(0, 0);
+  if (x.die_with_parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != x.parent) _exit(127);  // the parent died before prctl: nobody waits for this task
+  }
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  if (x.out_fd >= 0) ::dup2(x.out_fd, 1);
+  if (x.err_fd >= 0) ::dup2(x.err_fd, 2);
+  ::execve(x.exe.c_str(), x.argv.data(), x.envp.data());
+  std::fprintf(stderr, "kprof: exec %s failed: %s\n", x.exe.c_str(), std::strerror(errno));
+  _exit(127);
+}
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+void fill_status(ProcessResult& r, int status) {
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) { r.signaled = true; r.signal = WTERMSIG(status); }
+}
+}  // namespace
+
+ChildProcess::ChildProcess(const ProcessSpec& spec) {
+  Exec x;
+  prepare_exec(spec, x);
+  started_ = now_s();
+  pid_ = ::fork();
+  if (pid_ < 0) throw Error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid_ == 0) exec_child(x);
+  ::setpgid(pid_, pid_);
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !done_) {
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
   }
+}
+
+std::optional<ProcessResult> ChildProcess::try_wait() {
+  if (done_ || pid_ <= 0) return done_;
+  int status = 0;
+  pid_t w = ::waitpid(pid_, &status, WNOHANG);
+  if (w != pid_) return std::nullopt;
+  ProcessResult r;
+  fill_status(r, status);
+  r.wall_seconds = now_s() - started_;
+  done_ = r;
+  return done_;
+}
+
+void ChildProcess::signal_group(int sig) {
+  if (pid_ > 0 && !done_) ::kill(-pid_, sig);
+}
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  Exec x;
+  prepare_exec(spec, x);
 
   // The child runs in its own process group. SIGINT/SIGTERM to kprof are recorded (util/interrupt.hpp) and passed
   // on to that whole group (ncu and the program it started alike); a group still alive 10 s later is killed.
@@ -104,16 +175,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   auto t0 = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid < 0) throw Error(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    if (out_fd >= 0) ::dup2(out_fd, 1);
-    if (err_fd >= 0) ::dup2(err_fd, 2);
-    ::execve(exe->c_str(), argv.data(), envp.data());
-    std::fprintf(stderr, "kprof: exec %s failed: %s\n", exe->c_str(), std::strerror(errno));
-    _exit(127);
-  }
+  if (pid == 0) exec_child(x);
   ::setpgid(pid, pid);  // also here: no window in which a signal would miss the group
   ProcessResult r;
   int status = 0;
@@ -137,11 +199,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   if (forwarded) ::kill(-pid, SIGKILL);  // what the program left running in its group (ESRCH when nothing)
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (out_fd >= 0) ::close(out_fd);
-  if (err_fd >= 0 && err_fd != out_fd) ::close(err_fd);
   r.interrupted = forwarded;
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) { r.signaled = true; r.signal = WTERMSIG(status); }
+  fill_status(r, status);
   if (r.signaled && (r.signal == SIGINT || r.signal == SIGTERM) && interrupt_signal()) r.interrupted = true;
   return r;
 }

@@ -5,7 +5,8 @@
 //                                  package); exit 2 with a message when there is none
 //   run <pkg> <ver> ... --out D  → exit code set_run() gave (default 0; $FAKE_RUN_RC overrides); on exit 0 copies
 //                                  the canned timings.json into D; exit 3 prints a WRONG RESULT line as the real
-//                                  binary does
+//                                  binary does; $FAKE_RUN_SLEEP (seconds): first a file partial.txt in D, then
+//                                  that long a sleep (a run to interrupt, or to kill its worker during)
 #pragma once
 #include <filesystem>
 #include <sstream>
@@ -41,6 +42,7 @@ case "$cmd" in
     [ -f "$D/runs/$pkg/$ver.rc" ] && rc=$(cat "$D/runs/$pkg/$ver.rc")
     [ -n "$FAKE_RUN_RC" ] && rc=$FAKE_RUN_RC
     echo "[kprof-kernels] $pkg $ver: fake run" >&2
+    if [ -n "$FAKE_RUN_SLEEP" ] && [ -n "$out" ]; then mkdir -p "$out" && echo partial > "$out/partial.txt"; sleep "$FAKE_RUN_SLEEP"; fi
     if [ "$rc" = 0 ] && [ -n "$out" ] && [ -f "$D/runs/$pkg/$ver.timings.json" ]; then
       mkdir -p "$out" && cp "$D/runs/$pkg/$ver.timings.json" "$out/timings.json"
     fi

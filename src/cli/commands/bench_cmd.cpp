@@ -1,12 +1,14 @@
 // kprof bench (bench/bench_all, bench/bench_<package>): every version of every package over a parameter sweep.
 //   1. `kprof-kernels list` / `describe` (no GPU): packages, versions and every point's plan (declared work), so a
 //      bad sweep or option fails before any GPU time is spent.
-//   2. per package → point → version (oldest first): `kprof-kernels run <pkg> <ver> --params --runs N --out DIR`
-//      (reference check, autotuning with the cache, then N timed runs of the plan); exit 3 = wrong result, not
-//      timed; any other failure is recorded and the sweep goes on.
-//   3. after every run the table (analyze/bench_table: TFLOP/s, GB/s, % of roof, speedup and the rank-test
-//      verdict against the previous version) is rewritten to bench.md and bench.json, so an interrupted sweep
-//      keeps what it measured.
+//   2. per package → point → version (oldest first) one sweep task (plan/sweep_task.hpp): `kprof-kernels run <pkg>
+//      <ver> --params --runs N --out DIR` (reference check, autotuning with the cache, then N timed runs of the
+//      plan), run by the chosen executor (--executor local|gpus|slurm, session/sweep_executor.hpp) into DIR with a
+//      params.json saying where it ran; exit 3 = wrong result, not timed; any other failure is recorded and the
+//      sweep goes on.
+//   3. after every run, in whatever order the executor finishes them, the table (analyze/bench_table: TFLOP/s,
+//      GB/s, % of roof, speedup and the rank-test verdict against the previous version; rows in sweep order) is
+//      rewritten to bench.md and bench.json, so an interrupted sweep keeps what it measured.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -18,13 +20,14 @@
 #include "analyze/data_files.hpp"
 #include "cli/commands/commands.hpp"
 #include "collect/gpu_presence.hpp"
-#include "collect/clock/gpu_lock.hpp"
 #include "plan/bench_sweep.hpp"
 #include "plan/plan_json.hpp"
+#include "plan/sweep_task.hpp"
 #include "render/bench_markdown.hpp"
 #include "render/number_format.hpp"
 #include "session/analysis_context.hpp"
 #include "session/kernels_binary.hpp"
+#include "session/sweep_executor.hpp"
 #include "util/errors.hpp"
 #include "util/fs.hpp"
 #include "util/process.hpp"
@@ -108,7 +111,25 @@ Timings read_timings(const fs::path& file) {
   return t;
 }
 
-BenchRun run_job(const Job& job, bool verbose, bool& interrupted, std::optional<DeviceInfo>& device) {
+// The sweep task of one job: kprof-kernels run into the task's output folder (sweep_task.hpp's {out}).
+plan::SweepTask task_of(const Job& job, std::size_t index, bool verbose) {
+  plan::SweepTask t;
+  t.id = plan::task_id(index);
+  t.package = job.pkg->name;
+  t.version = job.version;
+  t.params = job.params;
+  t.mode = plan::TaskMode::bench;
+  t.runs = job.runs;
+  t.argv = job.argv;
+  t.out_dir = fs::absolute(job.dir).string();
+  t.log = "kprof-kernels.log";
+  t.device_failure_codes = {1};  // kprof-kernels: a CUDA error
+  t.stderr_to_log = !verbose;
+  return t;
+}
+
+// The table's row input for a finished task: its timings.json, or why there is none.
+BenchRun run_of(const Job& job, const plan::TaskResult& res) {
   BenchRun r;
   r.package = job.pkg->name;
   r.version = job.version;
@@ -117,30 +138,22 @@ BenchRun run_job(const Job& job, bool verbose, bool& interrupted, std::optional<
   r.plan_kind = plan::plan_kind_name(job.plan.kind);
   r.stages = stages_of(job.plan);
   r.artifacts = job.dir.string();
-  ensure_dir(job.dir);
-  // A stale timings.json from an earlier sweep into the same directory must not pass for this run's.
-  std::error_code ec;
-  fs::remove(job.dir / "timings.json", ec);
-  ProcessSpec spec;
-  spec.argv = job.argv;
-  spec.stdout_file = (job.dir / "kprof-kernels.log").string();
-  spec.stderr_file = verbose ? "" : "=stdout";
-  auto p = run_process(spec);
-  interrupted = p.interrupted;
-  if (p.interrupted) {
+  r.host = res.host;
+  const fs::path log = job.dir / "kprof-kernels.log";
+  if (res.status == "cancelled" || res.status == "lost") {
     r.status = "failed";
-    r.message = "interrupted";
-  } else if (!p.signaled && p.exit_code == session::kKernelsWrongResultExit) {
+    r.message = res.status == "cancelled" ? "interrupted" : res.message;
+  } else if (res.signal == 0 && res.exit_code == session::kKernelsWrongResultExit) {
     r.status = "wrong";
-    r.message = log_reason(job.dir / "kprof-kernels.log", "failed its reference check");
-  } else if (p.signaled || p.exit_code != 0) {
+    r.message = log_reason(log, "failed its reference check");
+  } else if (res.status != "ok") {
     r.status = "failed";
-    r.message = log_reason(job.dir / "kprof-kernels.log", "kprof-kernels " + p.describe());
+    r.message = log_reason(log, "kprof-kernels " + res.message.substr(res.message.rfind("the command ", 0) == 0 ? 12 : 0));
   } else {
     try {
       auto t = read_timings(job.dir / "timings.json");
       r.samples_ms = t.samples_ms;
-      if (t.device && !device) device = t.device;
+      if (t.device) r.device = t.device->name + (t.device->compute_capability.empty() ? "" : " sm" + t.device->compute_capability);
     } catch (const Error& e) {
       r.status = "failed";
       r.message = e.what();
@@ -238,7 +251,7 @@ int cmd_bench(const BenchOptions& o) {
         job.dir = out / "runs" / pkg->name / resolved.dir_name() / v.name;
         job.argv = {bin, "run", pkg->name, v.name};
         for (auto& a : session::param_args(resolved)) job.argv.push_back(a);
-        job.argv.insert(job.argv.end(), {"--runs", std::to_string(runs), "--out", job.dir.string()});
+        job.argv.insert(job.argv.end(), {"--runs", std::to_string(runs), "--out", plan::kTaskOutToken});
         if (!o.cache_dir.empty()) job.argv.insert(job.argv.end(), {"--cache-dir", o.cache_dir});
         if (o.retune) job.argv.push_back("--retune");
         jobs.push_back(std::move(job));
@@ -253,22 +266,34 @@ int cmd_bench(const BenchOptions& o) {
                              selected.size(), points.size(), jobs.size(), bin, out.string());
   }
   if (o.dry_run) {
-    for (const auto& j : jobs) std::cout << join(j.argv, " ") << "\n";
+    for (const auto& j : jobs) {
+      plan::SweepTask t;
+      t.argv = j.argv;
+      std::cout << join(plan::task_argv(t, j.dir.string()), " ") << "\n";
+    }
     return kExitOk;
   }
 
-  require_gpu("kprof bench");
-  // One kprof timing or profiling run per GPU at a time (the lock kprof run and kprof <package> take).
-  auto lock = GpuLock::acquire(visible_gpu(), !o.no_wait,
-                               [&](const std::string& m) { std::cerr << "kprof: " << m << "\n"; });
+  const auto kind = session::parse_executor(o.executor);
+  // The local executor runs here: this machine needs the GPU. The others run where their workers are.
+  if (kind != session::ExecutorKind::slurm) require_gpu("kprof bench");
+  std::vector<plan::SweepTask> tasks;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    tasks.push_back(task_of(jobs[i], i, o.verbose));
+    jobs[i].argv = tasks.back().argv;
+  }
+  std::vector<std::optional<BenchRun>> finished(jobs.size());
   std::vector<BenchRun> done;
   std::optional<DeviceInfo> device;
   BenchTable table;
-  bool interrupted = false;
   auto rebuild = [&] {
     const DeviceSpec* spec = forced;
     std::string why;
     if (!spec && device) spec = ctx.devices.match(*device, &why);
+    // Rows in sweep order, whichever order the executor finished them in: the same table as a local run.
+    done.clear();
+    for (const auto& f : finished)
+      if (f) done.push_back(*f);
     table = analyze::build_bench_table(done, spec, ctx.thresholds);
     table.timestamp = utc_timestamp();
     for (const auto& n : notes) table.notes.push_back(n);
@@ -276,30 +301,55 @@ int cmd_bench(const BenchOptions& o) {
     write_file_atomic(out / "bench.md", render::render_bench_markdown(table));
     write_file_atomic(out / "bench.json", render::render_bench_json(table));
   };
-  for (std::size_t i = 0; i < jobs.size() && !interrupted; ++i) {
-    const Job& j = jobs[i];
-    if (!o.common.print.quiet)
-      std::cerr << fmt::format("[bench {}/{}] {} {} {} ({} runs)...\n", i + 1, jobs.size(), j.pkg->name, j.version,
-                               j.point, j.runs);
-    done.push_back(run_job(j, o.verbose, interrupted, device));
-    rebuild();
-    if (o.common.print.quiet) continue;
-    const BenchRow& row = table.rows.back();
-    if (row.status != "ok") {
-      std::cerr << fmt::format("[bench {}/{}] {} {} {}: {}: {} (log: {})\n", i + 1, jobs.size(), j.pkg->name,
-                               j.version, j.point, row.status == "wrong" ? "WRONG RESULT" : "FAILED", row.message,
-                               (j.dir / "kprof-kernels.log").string());
-      continue;
+  std::size_t count = 0;
+  auto on_done = [&](const plan::TaskResult& res) {
+    const std::size_t i = static_cast<std::size_t>(std::stoul(res.id));
+    const Job& j = jobs.at(i);
+    BenchRun run = run_of(j, res);
+    if (!device && run.status == "ok") {
+      try {
+        device = read_timings(j.dir / "timings.json").device;
+      } catch (const Error&) {
+      }
     }
-    std::string vs = row.vs.empty() ? ""
-                                    : fmt::format(", {:.2f}x vs {} ({}{})", row.speedup.value_or(0), row.vs,
-                                                  row.verdict, row.p_value ? fmt::format(", p={:.2g}", *row.p_value) : "");
-    std::cerr << fmt::format("[bench {}/{}] {} {} {}: {} ms median, {} TFLOP/s, {} GB/s, {}% of roof{}\n", i + 1,
-                             jobs.size(), j.pkg->name, j.version, j.point, render::fmt_ms(row.time_ms->median),
-                             render::fmt_number(row.tflops), render::fmt_number(row.gbps),
-                             render::fmt_pct(row.pct_of_roof), vs);
+    finished[i] = run;
+    rebuild();
+    ++count;
+    if (o.common.print.quiet) return;
+    const std::string where = kind == session::ExecutorKind::local ? "" : fmt::format(" [{} on {}]", res.worker, res.host);
+    const BenchRow* row = nullptr;
+    for (const auto& r : table.rows)
+      if (r.artifacts == j.dir.string()) row = &r;
+    if (!row) return;
+    if (row->status != "ok") {
+      std::cerr << fmt::format("[bench {}/{}] {} {} {}: {}: {} (log: {}){}\n", count, jobs.size(), j.pkg->name,
+                               j.version, j.point, row->status == "wrong" ? "WRONG RESULT" : "FAILED", row->message,
+                               (j.dir / "kprof-kernels.log").string(), where);
+      return;
+    }
+    std::string vs = row->vs.empty() || !row->speedup ? ""
+                                    : fmt::format(", {:.2f}x vs {} ({}{})", row->speedup.value_or(0), row->vs,
+                                                  row->verdict, row->p_value ? fmt::format(", p={:.2g}", *row->p_value) : "");
+    std::cerr << fmt::format("[bench {}/{}] {} {} {}: {} ms median, {} TFLOP/s, {} GB/s, {}% of roof{}{}\n", count,
+                             jobs.size(), j.pkg->name, j.version, j.point, render::fmt_ms(row->time_ms->median),
+                             render::fmt_number(row->tflops), render::fmt_number(row->gbps),
+                             render::fmt_pct(row->pct_of_roof), vs, where);
+  };
+  session::ExecutorOptions eo;
+  eo.kind = kind;
+  eo.spool = session::spool_dir(fs::absolute(out));
+  eo.no_wait = o.no_wait;
+  eo.chunk = o.chunk;
+  eo.sbatch_args = o.sbatch_args;
+  eo.log = stderr_log(o.common.print.quiet);
+  const auto results = session::run_sweep(tasks, eo, on_done);
+  bool interrupted = false;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].status == "cancelled") interrupted = true;
+    if (!finished[i]) finished[i] = run_of(jobs[i], results[i]);  // cancelled or lost: a failed row saying so
   }
-  if (done.empty()) rebuild();
+  rebuild();
+
 
   if (o.common.print.json) std::cout << render::render_bench_json(table);
   else std::cout << render::render_bench_markdown(table);

@@ -90,9 +90,24 @@ struct BenchOptions {
   bool dry_run = false;               // print the kprof-kernels commands, run nothing
   bool no_wait = false;               // fail (exit 8) instead of waiting when another kprof run holds the GPU
   bool verbose = false;               // pass kprof-kernels' progress (stderr) through
+  std::string executor = "local";     // local | gpus | slurm (session/sweep_executor.hpp)
+  int chunk = 1;                      // slurm: sweep tasks per array task
+  std::vector<std::string> sbatch_args;  // slurm: more sbatch options
 };
 // Exit: 0 every version timed; 7 some version wrong or failed (the table is still written); 130 interrupted.
 int cmd_bench(const BenchOptions&);
+
+// kprof sweep-worker: runs the tasks of a sweep's spool folder for the gpus and slurm executors (they start it).
+struct SweepWorkerOptions {
+  std::string spool;
+  std::string name;
+  std::string executor = "gpus";
+  int array_index = -1;  // slurm: this array task's chunk; -1: pull from the queue
+  int chunk = 1;
+  bool no_wait = false;
+  bool quiet = false;
+};
+int cmd_sweep_worker(const SweepWorkerOptions&);
 
 struct ListOptions {
   CommonOptions common;
