@@ -33,31 +33,18 @@ Result bench(const std::string& script, const std::string& args, const std::stri
             script + " " + args);
 }
 
-std::vector<double> spread(double lo, double hi, int n) {
-  std::vector<double> v;
-  for (int i = 0; i < n; ++i) v.push_back(lo + (hi - lo) * i / (n - 1));
-  return v;
-}
+using kprof::testing::spread;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-const plan::PackageInfo kGemm{"gemm", "C = A B", {{"v1", "naive"}, {"v2", "tiled"}, {"v3", "wmma"}},
-                              {{"m", 4096, ""}, {"n", 4096, ""}, {"k", 4096, ""}}, "bf16"};
+using kprof::testing::kGemm;
 const plan::PackageInfo kOverlap{"overlap", "two streams", {{"v1", "serial"}, {"v2", "concurrent"}},
                                  {{"n", 1024, ""}, {"iters", 8, ""}}, "fp32"};
 
-plan::KernelPlan gemm_plan() {
-  plan::KernelPlan p;
-  p.package = "gemm";
-  p.version = "v1";
-  p.params = {{"m", 1024}, {"n", 1024}, {"k", 1024}};
-  p.dtype = "bf16";
-  p.stages = {{"gemm", 2.0 * 1024 * 1024 * 1024, 2.0 * 2 * 1024 * 1024 + 4.0 * 1024 * 1024, "bf16", 0, {}}};
-  return p;
-}
+using kprof::testing::gemm_plan;
 
 plan::KernelPlan overlap_plan() {
   plan::KernelPlan p;

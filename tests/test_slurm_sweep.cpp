@@ -35,24 +35,11 @@ namespace {
 fs::path scratch() { return test::scratch_dir("slurm_sweep"); }
 test::ShellResult sh(const std::string& cmd) { return test::run_shell(cmd, scratch()); }
 
-std::vector<double> spread(double lo, double hi, int n) {
-  std::vector<double> v;
-  for (int i = 0; i < n; ++i) v.push_back(lo + (hi - lo) * i / (n - 1));
-  return v;
-}
+using kprof::testing::spread;
 
-const plan::PackageInfo kGemm{"gemm", "C = A B", {{"v1", "naive"}, {"v2", "tiled"}, {"v3", "wmma"}},
-                              {{"m", 4096, ""}, {"n", 4096, ""}, {"k", 4096, ""}}, "bf16"};
+using kprof::testing::kGemm;
 
-plan::KernelPlan gemm_plan() {
-  plan::KernelPlan p;
-  p.package = "gemm";
-  p.version = "v1";
-  p.params = {{"m", 1024}, {"n", 1024}, {"k", 1024}};
-  p.dtype = "bf16";
-  p.stages = {{"gemm", 2.0 * 1024 * 1024 * 1024, 2.0 * 2 * 1024 * 1024 + 4.0 * 1024 * 1024, "bf16", 0, {}}};
-  return p;
-}
+using kprof::testing::gemm_plan;
 
 class SlurmSweep : public ::testing::Test {
  protected:

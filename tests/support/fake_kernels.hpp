@@ -106,4 +106,25 @@ esac
   std::filesystem::path dir_;
 };
 
+// What the bench and sweep tests share: timings spread evenly over [lo, hi], and a gemm package of three versions
+// with one plan of one stage.
+inline std::vector<double> spread(double lo, double hi, int n) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(lo + (hi - lo) * i / (n - 1));
+  return v;
+}
+
+inline const plan::PackageInfo kGemm{"gemm", "C = A B", {{"v1", "naive"}, {"v2", "tiled"}, {"v3", "wmma"}},
+                                     {{"m", 4096, ""}, {"n", 4096, ""}, {"k", 4096, ""}}, "bf16"};
+
+inline plan::KernelPlan gemm_plan() {
+  plan::KernelPlan p;
+  p.package = "gemm";
+  p.version = "v1";
+  p.params = {{"m", 1024}, {"n", 1024}, {"k", 1024}};
+  p.dtype = "bf16";
+  p.stages = {{"gemm", 2.0 * 1024 * 1024 * 1024, 2.0 * 2 * 1024 * 1024 + 4.0 * 1024 * 1024, "bf16", 0, {}}};
+  return p;
+}
+
 }  // namespace kprof::testing
