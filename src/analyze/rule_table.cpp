@@ -49,7 +49,7 @@ std::vector<Rule> make_rules() {
        {specific(C::atomic_contention, R::atomics, kLatency,
                  {C::latency, C::memory_latency, C::l1_bandwidth, C::memory_bound})},
        {"diagnosis.atomic_request_share", "diagnosis.atomic_l2_sector_share", "diagnosis.atomic_spread_dram_bytes",
-        "diagnosis.shared_atomic_wavefronts_per_inst", "diagnosis.onchip_bound_pct",
+        "diagnosis.shared_atomic_wavefronts_per_inst", "diagnosis.shared_atomic_share_min", "diagnosis.onchip_bound_pct",
         "classify.busy_pct"}},
       // A tensor pipe left underfed is fed through shared memory and registers from global memory: conflicts on the
       // staged tiles, spilled registers and wasteful loads are why it idles, and the first thing to fix (cuDNN's
@@ -68,7 +68,7 @@ std::vector<Rule> make_rules() {
         "diagnosis.uncoalesced_l2_hit_min_pct", "diagnosis.scattered_sectors_per_request",
         "diagnosis.scattered_l2_hit_max_pct", "diagnosis.dram_bound_pct", "diagnosis.sector_bytes_min", "diagnosis.onchip_bound_pct",
         "diagnosis.atomic_spread_dram_bytes", "diagnosis.store_sector_rewrites_min",
-        "diagnosis.rewrite_min_dram_write_mb", "diagnosis.dram_at_roof_pct",
+        "diagnosis.rewrite_min_dram_write_mb", "diagnosis.store_rewrite_waste_min", "diagnosis.dram_at_roof_pct",
         "classify.busy_pct", "classify.streaming_bytes_ratio"}},
       // Removing a local array removes the instructions that address it: a pipe those instructions keep busy (the
       // integer pipe of a kernel with 8.8 GB of local traffic) does not bound the fix.

@@ -38,7 +38,7 @@ bool detect_shared_atomic_contention(RuleContext& r) {
   const double per = wf / inst;
   const double share = wf / (wf + val(m.shared_wavefronts));
   const double l1 = val(m.l1_throughput_pct) / 100.0;
-  if (per < r.p("shared_atomic_wavefronts_per_inst") || share < 0.5 || l1 * 100.0 < r.p("onchip_bound_pct"))
+  if (per < r.p("shared_atomic_wavefronts_per_inst") || share < r.p("shared_atomic_share_min") || l1 * 100.0 < r.p("onchip_bound_pct"))
     return false;
   double at_stake = std::min(1.0, l1);
   if (auto wait = m.shared_wait_share()) at_stake = std::min(at_stake, *wait);
@@ -115,7 +115,7 @@ void detect_rewritten_store_sectors(RuleContext& r, double spr) {
   if (all <= 0) return;
   // The share of all global sectors that merging the pieces in L1 would save; L2 is what they keep busy.
   const double waste = (1.0 - 1.0 / times) * (*m.global_store_sectors / all);
-  if (waste < 0.1) return;
+  if (waste < r.p("store_rewrite_waste_min")) return;
   Finding& f = r.add(CauseId::uncoalesced_global, "partially coalesced global stores",
         fmt::format("L1 sends L2 {:.1f}× the store sectors DRAM finally writes ({:.3g} GB against {:.3g} GB, {:.1f} "
                     "sectors per store request), with L2 {:.0f}% busy and DRAM {:.0f}% of its roof: each sector is "

@@ -37,6 +37,7 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
   cuDeviceGetAttribute(&sm_count_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
   if (major > 0) compute_capability_ = std::to_string(major) + "." + std::to_string(minor);
 
+  step("device_facts");
   CUpti_Profiler_GetCounterAvailability_Params avail{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
   avail.ctx = ctx;
   std::vector<std::uint8_t> avail_image;
@@ -44,7 +45,6 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
     // No permission for counters shows here first.
     return e;
   }
-  step("device_facts");
   avail_image.resize(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = avail_image.data();
   if (auto e = CUPTI_FAILURE(cuptiProfilerGetCounterAvailability, &avail); !e.empty()) return e;
