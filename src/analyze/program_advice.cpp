@@ -154,6 +154,22 @@ std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns) 
           concurrent(*prev, g) == false) {
         const double shorter = std::min(prev->gpu_time_or_profiled_ns(), g.gpu_time_or_profiled_ns());
         const double both = prev->gpu_time_or_profiled_ns() + g.gpu_time_or_profiled_ns();
+        // Filling each grid serves the same idle SMs and needs no independence between the stages: where the two
+        // kernels' own grid-fill items save at least as much of the run as the overlap would, the overlap is not
+        // the step to take (two 60-block pointer chases of 414 us on the H200: 55% each by filling, 50% of the
+        // pair by overlapping).
+        auto fill_gain = [](const KernelGroup& k) {
+          double best = 0;
+          if (k.analysis)
+            for (const auto& o : k.analysis->opportunities)
+              if (o.remedy == name(RemedyId::grid_fill)) best = std::max(best, o.run_gain_pct);
+          return best;
+        };
+        if (fill_gain(*prev) + fill_gain(g) >= shorter / total_ns * 100.0) {
+          prev = &g;
+          prev_stage = &s;
+          continue;
+        }
         Opportunity op = make(RemedyId::overlap_stages, "pipeline");
         op.kernels = {stage_kernel_label(*prev_stage, *prev), stage_kernel_label(s, g)};
         op.est_gain_pct = both > 0 ? 100.0 * shorter / both : 0;

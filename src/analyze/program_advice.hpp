@@ -6,7 +6,8 @@
 //   host_sync       the GPU idles between many launches while the host waits for results (syncs, device-to-host
 //                   copies): needs a trace.
 //   launch_overhead the same gaps without host waits: a CUDA graph or a persistent kernel.
-//   overlap_stages  consecutive under-filled stages that ran one after the other: streams, if independent.
+//   overlap_stages  consecutive under-filled stages that ran one after the other: streams, if independent; not
+//                   where filling both grids (their grid_fill items) saves at least as much of the run.
 #pragma once
 #include "analyze/thresholds.hpp"
 #include "model/profile.hpp"

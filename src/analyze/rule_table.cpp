@@ -44,12 +44,15 @@ std::vector<Rule> make_rules() {
          .explains_every_bound = true, .leads_without_gain = true}},
        {"diagnosis.launch_bound_max_us", "diagnosis.launch_bound_min_launches", "diagnosis.launch_bound_idle_share",
         "diagnosis.tiny_kernel_us"}},
+      // No kind of its own: contended atomics wait (latency-bound), atomics that saturate L2 keep it busy
+      // (memory-bound); the heading takes the kind of the bound the finding explains.
       {"atomic_contention",
        detect_atomic_contention,
-       {specific(C::atomic_contention, R::atomics, kLatency,
-                 {C::latency, C::memory_latency, C::l1_bandwidth, C::memory_bound})},
+       {specific(C::atomic_contention, R::atomics, std::nullopt,
+                 {C::latency, C::memory_latency, C::l1_bandwidth, C::l2_bandwidth, C::memory_bound})},
        {"diagnosis.atomic_request_share", "diagnosis.atomic_l2_sector_share", "diagnosis.atomic_spread_dram_bytes",
         "diagnosis.shared_atomic_wavefronts_per_inst", "diagnosis.shared_atomic_share_min", "diagnosis.onchip_bound_pct",
+        "diagnosis.atomic_l2_traffic_share_min", "diagnosis.atomic_l2_spread_sectors", "diagnosis.dram_bound_pct",
         "classify.busy_pct"}},
       // A tensor pipe left underfed is fed through shared memory and registers from global memory: conflicts on the
       // staged tiles, spilled registers and wasteful loads are why it idles, and the first thing to fix (cuDNN's

@@ -52,8 +52,45 @@ bool detect_shared_atomic_contention(RuleContext& r) {
   return true;
 }
 
+// Atomics that are the L2's work: L2 at its bandwidth bound with DRAM below its roof, and the sectors the loads and
+// stores account for leave most of L2's traffic to the atomic and reduction requests. They wait neither on DRAM nor
+// on one another but on L2's atomic units. Updates whose lanes each touch their own sector (PyTorch's scatter_add
+// into 1M float bins on the H200: 54 L2 sectors per RED request, 82% of L2's sectors, L2 95% busy, DRAM 23%) leave
+// a warp nothing to merge: bucketing or sorting the updates by destination (or privatising hot bins in shared
+// memory) is the fix. Few sectors per request are updates on a few lines: warp aggregation is.
+bool detect_l2_atomic_throughput(RuleContext& r) {
+  const auto& m = r.m;
+  const double atom = val(m.global_atomic_requests);
+  if (atom <= 0 || !m.l2_bytes || *m.l2_bytes <= 0) return false;
+  const double share = atom / (atom + val(m.global_load_requests) + val(m.global_store_requests));
+  const double l2 = val(m.l2_throughput_pct);
+  if (share < r.p("atomic_request_share") || l2 < r.p("onchip_bound_pct") || r.dram_pct() >= r.p("dram_bound_pct"))
+    return false;
+  const double l2_sectors = *m.l2_bytes / 32.0;
+  const double atomic_sectors =
+      std::max(0.0, l2_sectors - val(m.global_load_sectors) - val(m.global_store_sectors));
+  const double traffic = atomic_sectors / l2_sectors;
+  if (traffic < r.p("atomic_l2_traffic_share_min")) return false;
+  const double per = atomic_sectors / atom;
+  const bool spread = per >= r.p("atomic_l2_spread_sectors");
+  // What the fix can save: the atomics' share of L2's traffic, less the sectors a warp's updates would still
+  // touch once neighbouring (4, a coalesced 4-byte update) or merged (1).
+  const double left = spread ? std::min(1.0, 4.0 / per) : std::min(1.0, 1.0 / per);
+  Finding& f = r.add(CauseId::atomic_contention, "atomics saturate L2",
+        fmt::format("atomic and reduction requests ({:.3g}, {} of the global requests) make {} of L2's sector traffic "
+                    "({:.0f} sectors per request) with L2 {:.1f}% busy and DRAM {:.1f}% of its roof: L2's atomic "
+                    "units are the bottleneck",
+                    atom, pct(share), pct(traffic), per, l2, r.dram_pct()),
+        traffic * (1.0 - left) * std::min(1.0, l2 / 100.0),
+        fmt::format("atomic_l2_sectors={}, sectors_per_atomic_request={:.0f}, l2_throughput={:.1f}%", pct(traffic), per,
+                    l2));
+  if (spread) f.remedy = RemedyId::locality;
+  return true;
+}
+
 void detect_atomic_contention(RuleContext& r) {
   if (detect_shared_atomic_contention(r)) return;
+  if (detect_l2_atomic_throughput(r)) return;
   const auto& m = r.m;
   double atom = val(m.global_atomic_requests);
   if (atom <= 0) return;
