@@ -209,7 +209,15 @@ void detect_access_pattern(RuleContext& r) {
   // Strided access re-uses the sectors it fetched (the same thread or its neighbours read the rest of them
   // later: L1 or L2 hits); random gathers do not.
   bool reused = l1_hit >= r.p("uncoalesced_l1_hit_min_pct") || l2_hit >= r.p("uncoalesced_l2_hit_min_pct");
-  if (spr >= r.p("uncoalesced_sectors_per_request") && (reused || (!m.l1_hit_pct && !m.l2_hit_pct))) {
+  // Bound by L2 below the DRAM roof, re-fetched sectors are L2's work from a sector more than a coalesced 16-byte
+  // access needs: a row gather whose 32-sector loads average 19.8 with the coalesced index loads beside them
+  // (PyTorch's gather along dim 1 on the H200: L2 97% busy, DRAM 49%, L2 hit 65%). 16 is a stride-2 8-byte access
+  // or a coalesced 16-byte one: the rewritten-store rule below tells those apart.
+  const bool l2_busy = val(m.l2_throughput_pct) >= r.p("onchip_bound_pct") && dram_now < r.p("dram_bound_pct");
+  const bool many = spr >= r.p("uncoalesced_sectors_per_request") ||
+                    (l2_busy && spr >= r.p("uncoalesced_l2_bound_sectors_per_request") &&
+                     l2_hit >= r.p("uncoalesced_l2_hit_min_pct"));
+  if (many && (reused || (!m.l1_hit_pct && !m.l2_hit_pct))) {
     Finding& f = r.add(CauseId::uncoalesced_global, std::string("uncoalesced global ") + what + "s",
           fmt::format("{:.1f} sectors per global {} request (a coalesced warp access needs at most 16), L1 hit "
                       "{:.0f}%, L2 hit {:.0f}%: neighbouring threads touch addresses far apart",
