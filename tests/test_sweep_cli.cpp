@@ -274,3 +274,16 @@ TEST(SweepCli, ARunThatMayHaveHitAGpuFaultIsTriedOnceMoreOnAnotherGpu) {
   auto p = json::parse(read_file(fs::path(t.rows[1].artifacts) / "params.json"));
   EXPECT_EQ(p["attempt"], 2);
 }
+
+// A task list names where each task's artifact and log go: the worker replaces out_dir and writes the log inside
+// it, so out_dir must be absolute and the log a plain file name other than the params.json the worker writes.
+TEST(SweepFile, OutputPlacesThatWouldLeaveTheArtifactAreRefused) {
+  auto list = [](const std::string& out_dir, const std::string& log) {
+    return R"({"schema": "kprof.sweep/1", "tasks": [{"id": "0000", "argv": ["true"], "out_dir": ")" + out_dir +
+           R"(", "log": ")" + log + R"("}]})";
+  };
+  EXPECT_NO_THROW(plan::parse_sweep_file(list("/tmp/out/0000", "log.txt"), "tasks.json"));
+  EXPECT_THROW(plan::parse_sweep_file(list("out/0000", "log.txt"), "tasks.json"), Error);
+  for (const char* log : {"../../etc/x", "/tmp/elsewhere", "params.json", ".hidden"})
+    EXPECT_THROW(plan::parse_sweep_file(list("/tmp/out/0000", log), "tasks.json"), Error) << log;
+}

@@ -1,5 +1,6 @@
 #include "plan/sweep_task.hpp"
 
+#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
@@ -35,6 +36,12 @@ SweepFile parse_sweep_file(const std::string& text, const std::string& origin) {
       throw ParseError(origin, 0, fmt::format("task {} has no usable id ('{}')", i, t.id));
     if (t.argv.empty()) throw ParseError(origin, 0, "task " + t.id + " has no command");
     if (t.out_dir.empty()) throw ParseError(origin, 0, "task " + t.id + " has no out_dir");
+    // The worker replaces out_dir and writes the task's log inside it: an absolute folder, and a plain file name
+    // that is not the params.json it writes there itself.
+    if (!std::filesystem::path(t.out_dir).is_absolute())
+      throw ParseError(origin, 0, "task " + t.id + ": out_dir '" + t.out_dir + "' is not an absolute path");
+    if (!t.log.empty() && (t.log.find('/') != std::string::npos || t.log[0] == '.' || t.log == "params.json"))
+      throw ParseError(origin, 0, "task " + t.id + ": log '" + t.log + "' is not a plain file name");
     if (!ids.insert(t.id).second) throw ParseError(origin, 0, "two tasks have the id " + t.id);
   }
   return f;

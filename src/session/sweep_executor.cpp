@@ -56,7 +56,8 @@ std::vector<std::string> sweep_gpus() {
   std::vector<std::string> out;
   std::istringstream in(c.out);
   for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line.find_first_not_of("0123456789 ") == std::string::npos) out.push_back(split(line).at(0));
+    if (line.find_first_not_of("0123456789 ") == std::string::npos)
+      if (auto ids = split(line); !ids.empty()) out.push_back(ids.front());
   return out;
 }
 
@@ -126,7 +127,7 @@ std::vector<TaskResult> in_task_order(const std::vector<SweepTask>& tasks, const
     r.id = t.id;
     r.status = status;
     r.message = message;
-    for (auto at = r.message.find("{id}"); at != std::string::npos; at = r.message.find("{id}"))
+    for (auto at = r.message.find("{id}"); at != std::string::npos; at = r.message.find("{id}", at + t.id.size()))
       r.message.replace(at, 4, t.id);
     out.push_back(r);
   }

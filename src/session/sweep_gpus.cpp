@@ -102,16 +102,18 @@ std::vector<TaskResult> run_gpus(const std::vector<SweepTask>& tasks, const Exec
       break;
     }
     // Workers that ended: a failure is reported and its claimed tasks go back to the queue.
+    bool ended_now = false;
     for (auto& w : workers) {
       if (!w.alive) continue;
       auto ended = w.process->try_wait();
       if (!ended) continue;
       w.alive = false;
+      ended_now = true;
       const fs::path held = o.spool / "claimed" / w.name;
       std::vector<std::string> back;
       for (const auto& id : files_in(held)) {
         std::error_code ec;
-        if (fs::exists(o.spool / "results" / (id + ".json"))) {
+        if (fs::exists(o.spool / "results" / (id + ".json"), ec)) {
           fs::remove(held / id, ec);
           continue;
         }
@@ -135,7 +137,7 @@ std::vector<TaskResult> run_gpus(const std::vector<SweepTask>& tasks, const Exec
       if (w.alive) alive.insert(w.name);
     // Queued tasks no live worker may take (every one left failed it, or none is left): their last result stands.
     // Looked at once a second (every queue file is read), and at once when a worker has ended.
-    const bool look = ++rounds % 10 == 0 || alive.size() < workers.size();
+    const bool look = ++rounds % 10 == 0 || ended_now;
     for (const auto& id : look ? files_in(o.spool / "queue") : std::vector<std::string>{}) {
       if (seen.count(id)) continue;
       QueueEntry q = read_queue_entry(queue_file(o.spool, id));

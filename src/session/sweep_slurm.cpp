@@ -43,7 +43,8 @@ double poll_seconds() {
   return 5;
 }
 
-// "1234_7 RUNNING" lines of squeue for the job; nullopt when squeue fails (the job is long gone: finished).
+// "1234_7 RUNNING" lines of squeue for the job; nullopt when squeue fails (the job is long gone, or slurmctld did
+// not answer: the caller asks again before taking it as finished).
 std::optional<std::vector<std::string>> queued(const std::string& job) {
   auto c = run_command({"squeue", "-h", "-r", "-j", job, "-o", "%i %T"});
   if (c.exit_code != 0) return std::nullopt;
@@ -137,6 +138,7 @@ std::vector<TaskResult> run_slurm(const std::vector<SweepTask>& tasks, const Exe
   const double poll = poll_seconds();
   bool interrupted = false;
   std::string last_states;
+  int failures = 0;
   while (true) {
     collect();
     if (interrupt_signal()) {
@@ -144,6 +146,13 @@ std::vector<TaskResult> run_slurm(const std::vector<SweepTask>& tasks, const Exe
       break;
     }
     auto q = queued(job);
+    // One failed squeue (slurmctld busy or restarting) is not the job's end: three in a row are.
+    failures = q ? 0 : failures + 1;
+    if (!q && failures < 3) {
+      for (double waited = 0; waited < poll && !interrupt_signal(); waited += 0.1)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
     if (!q || q->empty()) break;
     std::map<std::string, int> counts;
     for (const auto& line : *q) ++counts[line.substr(line.find(' ') + 1)];

@@ -295,7 +295,8 @@ int run_worker(const WorkerOptions& o) {
                               sweep.tasks.size(), chunk), kExitUsage);
     for (std::size_t i = first; i < std::min(sweep.tasks.size(), first + chunk); ++i) {
       const SweepTask& t = sweep.tasks[i];
-      if (fs::exists(o.spool / "results" / (t.id + ".json"))) continue;
+      std::error_code ec;
+      if (fs::exists(o.spool / "results" / (t.id + ".json"), ec)) continue;
       take_lock(t);
       say(o, fmt::format("{}: task {} ({} {})", who.name, t.id, t.package, t.version));
       TaskResult r = run_task(t, who);
@@ -311,7 +312,11 @@ int run_worker(const WorkerOptions& o) {
   while (!interrupt_signal()) {
     auto got = claim(o.spool, safe_worker);
     if (!got) {
-      if (!fs::exists(o.spool / "queue") || (fs::is_empty(o.spool / "queue") && !any_claimed(o.spool))) break;
+      // The coordinator may empty the spool meanwhile (or NFS may hiccup): a queue that cannot be read is gone.
+      std::error_code ec;
+      if (!fs::exists(o.spool / "queue", ec) || ec) break;
+      const bool empty = fs::is_empty(o.spool / "queue", ec);
+      if (ec || (empty && !any_claimed(o.spool))) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
     }
