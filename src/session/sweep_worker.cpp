@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <thread>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,13 +78,15 @@ fs::path make_staging(const fs::path& final_dir) {
   ensure_dir(parent);
   std::string name = final_dir.filename().string();
   if (name.size() > 64) name.resize(64);
-  std::string tmpl = (parent / ("." + name + ".partial-XXXXXX")).string();
-  if (!::mkdtemp(tmpl.data())) throw CannotWrite(parent, std::string("cannot make a staging folder: ") + std::strerror(errno));
-  // mkdtemp makes it 0700; the run folder gets the mode any folder kprof makes gets (0777 less the umask).
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::chmod(tmpl.c_str(), 0777 & ~mask);
-  return tmpl;
+  // mkdir with a random suffix (not mkdtemp, whose 0700 would need the umask read back by changing it for the
+  // whole process): the folder gets the mode any folder kprof makes gets, 0777 less the umask.
+  std::random_device rd;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const fs::path p = parent / fmt::format(".{}.partial-{:08x}", name, rd());
+    if (::mkdir(p.c_str(), 0777) == 0) return p;
+    if (errno != EEXIST) break;
+  }
+  throw CannotWrite(parent, std::string("cannot make a staging folder: ") + std::strerror(errno));
 }
 
 void remove_quietly(const fs::path& p) {
