@@ -33,6 +33,29 @@ void print_totals(const std::vector<kprof::corpus::Score>& scores, const std::st
 // `diagnosis_score --summary`: the totals of the designed corpus and of every held-out set, with this kprof.
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "";
+  // `diagnosis_score --metrics <labels file suffix: "", 2, 3, ...> <stage>`: the canonical metrics of the stage's main
+  // kernel in each capture source (without provenance), to read a miss against the numbers.
+  if (which == "--metrics" && argc > 3) {
+    const std::string set = argv[2], stage = argv[3];
+    const auto labels = set.empty() || set == "1" ? kprof::corpus::holdout_file()
+                        : set == "corpus"         ? kprof::corpus::expected_file()
+                                                  : kprof::corpus::holdout_file(std::atoi(set.c_str()));
+    for (const auto& e : kprof::corpus::load_expected(labels)) {
+      if (e.stage != stage) continue;
+      for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
+                       kprof::corpus::Source::ncu_full}) {
+        const auto run = kprof::corpus::assemble(kprof::corpus::capture_dir(e.program, src), src, e.program);
+        for (const auto& st : run.stages)
+          if (st.name == stage)
+            if (const auto* g = kprof::corpus::main_group(st)) {
+              nlohmann::json j = g->metrics;
+              j.erase("provenance");
+              std::cout << "## " << kprof::corpus::source_name(src) << " (" << g->label << ")\n" << j.dump(1) << "\n";
+            }
+      }
+    }
+    return 0;
+  }
   if (which == "--summary") {
     print_totals(kprof::corpus::score_all(kprof::corpus::expected_file()), "designed corpus, ");
     print_totals(kprof::corpus::score_all(kprof::corpus::holdout_file()), "held-out set 1, ");

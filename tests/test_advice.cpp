@@ -654,3 +654,124 @@ TEST(Advice, ReadyWarpsOutweighingTheWaitingLeaveTheStallRuleOut) {
   EXPECT_EQ(a.bottleneck.cause, "fp32_pipe");
   EXPECT_EQ(first_fix(a), "pipe_throughput");
 }
+
+// Barrier waits in a kernel that streams DRAM, with long scoreboard the next reason (CUB's scan and select on the
+// H200: barrier 56-66%, long scoreboard 18-30%, DRAM 46-57% of its measured roof): the warps at the barrier wait
+// for the tile's loads, every warp has the same work, and more loads in flight is the fix. With DRAM idle the
+// same barrier share stays "uneven work in the block".
+TEST(Advice, BarrierWaitsOnAStreamsLoadsAreLatency) {
+  auto m = barrier_bound();
+  m.dram_throughput_pct = 50;
+  m.memory_throughput_pct = 52;
+  m.l2_throughput_pct = 55;
+  m.stalls["barrier"] = 16.0;
+  m.stalls["long_scoreboard"] = 7.0;
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "latency");
+  EXPECT_EQ(first_fix(a), "memory_parallelism");
+  EXPECT_EQ(by_remedy(a.opportunities, "block_balance"), nullptr);
+  m.stalls["long_scoreboard"] = 1.0;  // the block waits on something other than its loads
+  EXPECT_EQ(analyse(m).bottleneck.cause, "barrier_stall");
+  m.stalls["long_scoreboard"] = 7.0;
+  m.dram_throughput_pct = 5;  // nothing streams: the barrier is the block's uneven work
+  m.memory_throughput_pct = 8;
+  m.l2_throughput_pct = 6;
+  EXPECT_EQ(analyse(m).bottleneck.cause, "barrier_stall");
+}
+
+// PyTorch's 256-bin int64 histogram on the H200 (ncu --set full): 3.9 shared wavefronts per ATOMS, atomics 53%
+// of the shared wavefronts, 54% of the load wavefronts conflicted. The conflicts are the colliding updates' (a
+// compare-and-swap loop loads the bin it updates): the cause is the atomics, and Nsight Compute's conflict
+// estimate counts for the atomics' remedy, not for padding.
+TEST(Advice, ContendingSharedAtomicsOwnTheirLoadsBankConflicts) {
+  CanonicalMetrics m;
+  m.duration_ns = 101e3;
+  m.sm_throughput_pct = 53.5;
+  m.memory_throughput_pct = 70.3;
+  m.dram_throughput_pct = 28;
+  m.l1_throughput_pct = 70.3;
+  m.l2_throughput_pct = 36.6;
+  m.issue_active_pct = 53.5;
+  m.alu_pipe_pct = 30;
+  m.grid_size = 4224;
+  m.waves_per_sm = 4.0;
+  m.achieved_occupancy_pct = 80;
+  m.theoretical_occupancy_pct = 100;
+  m.shared_wavefronts = 7.69e6;
+  m.shared_bank_conflicts = 4.14e6;
+  m.shared_atomic_wavefronts = 8.82e6;
+  m.shared_atomic_instructions = 2.24e6;
+  m.stalls = {{"long_scoreboard", 6.5}, {"short_scoreboard", 4.9}, {"wait", 3.4}, {"branch_resolving", 1.4},
+              {"barrier", 1.4}, {"selected", 1.0}, {"not_selected", 0.8}};
+  RuleResult conflicts;
+  conflicts.name = "SharedMemoryConflicts";
+  conflicts.type = "OPT";
+  conflicts.speedup_pct = 38.1;
+  conflicts.speedup_type = "global";
+  auto a = analyse_on_h200(m, {conflicts});
+  EXPECT_EQ(a.bottleneck.cause, "atomic_contention");
+  EXPECT_EQ(first_fix(a), "atomics");
+  EXPECT_EQ(by_remedy(a.opportunities, "smem_conflicts"), nullptr);
+  // Without the shared atomics the same conflicts are the loads' own.
+  m.shared_atomic_wavefronts.reset();
+  m.shared_atomic_instructions.reset();
+  auto b = analyse_on_h200(m, {conflicts});
+  EXPECT_EQ(b.bottleneck.cause, "smem_bank_conflicts");
+  EXPECT_EQ(first_fix(b), "smem_conflicts");
+}
+
+// Sectors per request alone cannot call 16 or fewer a gather (coalesced 16-byte loads take 16), and Nsight
+// Compute's bytes-per-sector count overrules any sector count (PyTorch's global average pool on the H200: 12.8
+// sectors per load request, 30.75 of each sector's 32 bytes used, DRAM moving the input once).
+TEST(Advice, SectorsWhoseBytesAreUsedAreNotAGather) {
+  CanonicalMetrics m;
+  m.duration_ns = 176e3;
+  m.sm_throughput_pct = 65.2;
+  m.issue_active_pct = 64.9;
+  m.memory_throughput_pct = 49.1;
+  m.dram_throughput_pct = 49.1;
+  m.l1_throughput_pct = 30;
+  m.l2_throughput_pct = 45;
+  m.alu_pipe_pct = 46.7;
+  m.fma_pipe_pct = 14;
+  m.l1_hit_pct = 6.8;
+  m.l2_hit_pct = 4.9;
+  m.grid_size = 524288;
+  m.waves_per_sm = 248;
+  m.achieved_occupancy_pct = 94;
+  m.theoretical_occupancy_pct = 100;
+  m.global_load_requests = 1.05e6;
+  m.global_load_sectors = 1.05e6 * 12.8;
+  m.global_store_requests = 5.2e5;
+  m.global_store_sectors = 5.2e5;
+  EXPECT_NE(analyse(m).bottleneck.cause, "scattered_access");
+  m.global_load_sectors = 1.05e6 * 24;  // beyond any coalesced access ...
+  EXPECT_EQ(analyse(m).bottleneck.cause, "scattered_access");
+  m.global_load_bytes_per_sector = 30.75;  // ... unless the loads use the bytes they fetch
+  m.global_store_bytes_per_sector = 32.0;
+  EXPECT_NE(analyse(m).bottleneck.cause, "scattered_access");
+  m.global_load_bytes_per_sector = 4.0;
+  EXPECT_EQ(analyse(m).bottleneck.cause, "scattered_access");
+}
+
+// Only the memory side's speed of light is busy and DRAM sets it (L1, L2 below): DRAM names the bound even under
+// the DRAM-bound level, not "data re-read on chip" (PyTorch's column mean through CUPTI: DRAM 61.0% of peak,
+// L2 59.5% with 1% hits).
+TEST(Advice, DramSettingTheMemorySpeedOfLightNamesTheBound) {
+  CanonicalMetrics m;
+  m.duration_ns = 92e3;
+  m.sm_throughput_pct = 8.8;
+  m.issue_active_pct = 12.2;
+  m.memory_throughput_pct = 61.0;
+  m.dram_throughput_pct = 61.0;
+  m.l2_throughput_pct = 59.5;
+  m.l1_throughput_pct = 14.3;
+  m.l2_hit_pct = 1.4;
+  m.grid_size = 2112;
+  m.waves_per_sm = 8;
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "dram_bandwidth");
+  EXPECT_EQ(by_remedy(a.opportunities, "onchip_reuse"), nullptr);
+  m.l2_throughput_pct = 64;  // L2 busier than DRAM: not DRAM's
+  EXPECT_NE(analyse(m).bottleneck.cause, "dram_bandwidth");
+}

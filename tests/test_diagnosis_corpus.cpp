@@ -281,12 +281,13 @@ void in_every_source(const std::string& program, Check check) {
 TEST(DiagnosisHoldout, FourthSetRuleChangesHoldInEverySource) {
   in_every_source("diag_holdout4", [](const ProfileRun& run) {
     const auto& nonzero = analysis_of(run, "nonzero_bool");
-    // Since issue 23 the dominant stall names the cause: 57-60% of its warps' waiting time is at block barriers
-    // (the labeller, whose id list had no barrier cause, said "latency, more requests in flight", low confidence).
-    // What set 4 changed still holds: the conflicts do not lead.
-    EXPECT_EQ(nonzero.bottleneck.cause, "barrier_stall");
+    // 57-66% of its warps' waiting time is at block barriers, but the kernel streams DRAM (46% of the measured
+    // roof) and long scoreboard is the next reason (15-18%): the warps at the barrier wait for the tile's loads,
+    // and every warp has the same work. Latency, more loads in flight (the labeller's reading), not "balance the
+    // block". What set 4 changed still holds: the conflicts do not lead.
+    EXPECT_EQ(nonzero.bottleneck.cause, "latency");
     ASSERT_FALSE(nonzero.opportunities.empty());
-    EXPECT_EQ(nonzero.opportunities.front().remedy, "block_balance");
+    EXPECT_EQ(nonzero.opportunities.front().remedy, "memory_parallelism");
     for (const auto& o : nonzero.opportunities) {
       if (o.remedy == "smem_conflicts") { EXPECT_LE(o.est_gain_pct, 13.0) << o.source; }
     }

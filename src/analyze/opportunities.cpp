@@ -140,6 +140,13 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
     if (remedy == RemedyId::coalesce && has_cause(causes, CauseId::local_memory) &&
         !has_cause(causes, CauseId::uncoalesced_global))
       remedy = RemedyId::local_memory;
+    // Conflicts kprof traced to contending shared atomics (detect_bank_conflicts defers to them): fewer colliding
+    // updates remove them, padding does not.
+    const bool conflicts = remedy == RemedyId::smem_conflicts;
+    if (conflicts && has_cause(causes, CauseId::atomic_contention) &&
+        !has_cause(causes, CauseId::smem_bank_conflicts) && m.shared_atomic_wavefronts &&
+        *m.shared_atomic_wavefronts > 0)
+      remedy = RemedyId::atomics;
     const Remedy* r = remedy ? find_remedy(*remedy) : nullptr;
     const bool local = rule.speedup_type == "local";
     Candidate k;
@@ -162,7 +169,7 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
     // Conflict replays cost time only while warps wait on shared memory: the conflict rules' estimate (the share
     // of excess wavefronts) cannot exceed the share of stalls spent so (CUB's select sweep on the H200: 40%
     // estimated, 12% of stalls on shared memory, latency-bound on global loads).
-    if (auto wait = m.shared_wait_share(); remedy == RemedyId::smem_conflicts && wait && k.raw_gain > *wait) {
+    if (auto wait = m.shared_wait_share(); conflicts && wait && k.raw_gain > *wait) {
       k.raw_gain = *wait;
       k.op.rationale += fmt::format(" (bounded by the {:.0f}% of warp stalls waiting on shared memory)", *wait * 100.0);
     }

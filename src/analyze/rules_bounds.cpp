@@ -118,6 +118,17 @@ void detect_plain_bounds(RuleContext& r) {
   // without them (the SOL section alone) only the memory side's distance to its peak is known.
   const double mem = val(m.memory_throughput_pct);
   const bool floor_known = m.dram_bytes || m.total_flops();
+  // The memory side's speed of light is DRAM's own (the busiest memory unit, L1 and L2 below it): DRAM names the
+  // bound, below the level at which it is called DRAM-bound (PyTorch's column mean on the H200 through CUPTI: DRAM
+  // 61.0% of peak, 66.7% of the measured roof, L2 59.5%, L2 hits 1%; "data re-read on chip" would be wrong).
+  if (m.memory_throughput_pct && mem >= r.busy() && mem > val(m.sm_throughput_pct) && m.dram_throughput_pct &&
+      *m.dram_throughput_pct >= std::max({mem - 1.0, l1, l2})) {
+    r.add(CauseId::dram_bandwidth, "DRAM bandwidth bound",
+          fmt::format("DRAM at {:.1f}% of {}, the busiest memory unit", dram,
+                      m.dram_measured_pct ? "the measured DRAM roof" : "peak"),
+          1.0 - dram / 100.0, fmt::format("{}={:.1f}%", m.dram_measured_pct ? "dram_measured" : "dram_throughput", dram));
+    return;
+  }
   if (m.memory_throughput_pct && mem >= r.busy() && mem > val(m.sm_throughput_pct))
     r.add(CauseId::memory_bound, "memory bound",
           fmt::format("memory throughput {:.1f}% against SM {:.1f}%, no single memory unit named", mem,

@@ -115,6 +115,13 @@ void detect_bank_conflicts(RuleContext& r) {
   const auto& m = r.m;
   auto share = m.bank_conflict_share();
   if (!share || *share < r.p("bank_conflict_share")) return;
+  // Shared atomics that contend (detect_shared_atomic_contention) own the conflicts of the loads beside them: a
+  // compare-and-swap loop loads the bin it is about to update, so the loads collide on the same hot banks
+  // (PyTorch's 256-bin int64 histogram on the H200: 3.9 wavefronts per ATOMS, 54% of the load wavefronts
+  // conflicts). Padding does not spread updates that hit the same bin; fewer colliding updates do.
+  if (m.shared_atomic_wavefronts && r.found(CauseId::atomic_contention) &&
+      *m.shared_atomic_wavefronts >= r.p("shared_atomic_share_min") * (*m.shared_atomic_wavefronts + val(m.shared_wavefronts)))
+    return;
   double l1 = val(m.l1_throughput_pct) / 100.0;
   // Replayed wavefronts cost time only where warps wait on shared memory: in the MIO queue (mio_throttle) or for
   // a shared load's result (short_scoreboard, which also covers special-function results: an upper bound). With
@@ -227,9 +234,15 @@ void detect_access_pattern(RuleContext& r) {
     if (!is_load) f.does_not_explain.push_back(CauseId::tensor_underfed);
     return;
   }
-  bool scattered = spr >= r.p("uncoalesced_sectors_per_request") ||
-                   (spr >= r.p("scattered_sectors_per_request") && m.l2_hit_pct &&
-                    l2_hit < r.p("scattered_l2_hit_max_pct") && val(m.dram_measured_pct) < r.p("dram_bound_pct"));
+  // Nsight Compute's count of the bytes each sector carries settles it: sectors whose bytes are used (at/above
+  // sector_bytes_min of 32) were not pulled for one word each (PyTorch's global average pool on the H200: 12.8
+  // sectors per load request of 16-byte loads, 30.75 bytes used per sector, DRAM moving the input once).
+  const std::optional<double> used = is_load ? m.global_load_bytes_per_sector : m.global_store_bytes_per_sector;
+  const bool words_used = used && *used >= r.p("sector_bytes_min");
+  bool scattered = !words_used &&
+                   (spr >= r.p("uncoalesced_sectors_per_request") ||
+                    (spr >= r.p("scattered_sectors_per_request") && m.l2_hit_pct &&
+                     l2_hit < r.p("scattered_l2_hit_max_pct") && val(m.dram_measured_pct) < r.p("dram_bound_pct")));
   if (scattered) {
     Finding& f = r.add(CauseId::scattered_access, "scattered global accesses (gathers)",
           fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%: each small access "
