@@ -775,3 +775,75 @@ TEST(Advice, DramSettingTheMemorySpeedOfLightNamesTheBound) {
   m.l2_throughput_pct = 64;  // L2 busier than DRAM: not DRAM's
   EXPECT_NE(analyse(m).bottleneck.cause, "dram_bandwidth");
 }
+
+// Issue slots near saturation with the busiest pipe an auxiliary one well below them (PyTorch's reflection pad on
+// the H200: issue 82.9%, ALU 68.8%, heavy FMA sub-pipe ~56% of integer work): instruction issue binds across pipes.
+// An FP pipe stays the bound under the same issue reading (an FP16 polynomial: FMA 75%, issue 90%).
+TEST(Advice, IssueFarAboveAnAuxiliaryPipeIsInstructionIssue) {
+  CanonicalMetrics m;
+  m.duration_ns = 785e3;
+  m.sm_throughput_pct = 82.7;
+  m.issue_active_pct = 82.9;
+  m.alu_pipe_pct = 68.8;
+  m.fma_pipe_pct = 28.0;
+  m.memory_throughput_pct = 28.5;
+  m.dram_throughput_pct = 28.5;
+  m.grid_size = 1e5;
+  m.waves_per_sm = 50;
+  m.achieved_occupancy_pct = 85;
+  m.theoretical_occupancy_pct = 100;
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "compute_bound");
+  EXPECT_EQ(first_fix(a), "pipe_throughput");
+  m.issue_active_pct = 75;  // issue not near saturation: the ALU names it
+  EXPECT_EQ(analyse(m).bottleneck.cause, "int_pipe");
+  m.issue_active_pct = 90;  // the busiest pipe an FP one: FP16 work on the FMA pipe
+  m.alu_pipe_pct = 18.6;
+  m.fma_pipe_pct = 74.6;
+  m.fp16_pipe_instructions = 1.77e10;
+  m.fma_pipe_instructions = 1.77e10;
+  m.flops_fp16 = 1.42e11;
+  m.flops_fp32 = 0;
+  EXPECT_EQ(analyse(m).bottleneck.cause, "fp16_pipe");
+}
+
+// FP64 matrix math counted by its FLOPs only (the annotation list has no DMMA pipe counter): its busy share is the
+// FLOP rate against the FP64 tensor peak (cuBLAS's DGEMM on the H200: 137.4 GFLOP in 2.26 ms, 91% of 67 TFLOP/s),
+// and the kernel is FP64 pipe bound at its roof, not "register-limited occupancy".
+TEST(Advice, Fp64MatrixMathAtItsPeakIsFp64PipeBound) {
+  CanonicalMetrics m;
+  m.duration_ns = 2.26e6;
+  m.sm_throughput_pct = 22.7;
+  m.issue_active_pct = 19.7;
+  m.fp64_pipe_pct = 0.1;
+  m.fma_pipe_pct = 0.5;
+  m.alu_pipe_pct = 7.1;
+  m.tensor_pipe_pct = 0.0;
+  m.memory_throughput_pct = 45.6;
+  m.dram_throughput_pct = 14.7;
+  m.l2_throughput_pct = 45.8;
+  m.l1_throughput_pct = 38;
+  m.flops_tensor = 137438953472.0;
+  m.tensor_precision = "fp64";
+  m.registers_per_thread = 246;
+  m.block_size = 128;
+  m.grid_size = 2048;
+  m.waves_per_sm = 7.8;
+  m.achieved_occupancy_pct = 12.2;
+  m.theoretical_occupancy_pct = 12.5;
+  m.stalls = {{"math_pipe_throttle", 4.2}, {"barrier", 0.2}, {"selected", 1.0}};
+  m.provenance["sm_throughput_pct"] = "max(issue active, FMA/ALU/FP64/XU/tensor/LSU pipes), % of peak over elapsed cycles";
+  kprof::KernelGroup g;
+  g.kernel = "sm90_xmma_gemm_f64f64_f64f64_f64_nn_n";
+  g.signature = g.kernel + "()";
+  g.metrics = m;
+  g.launches.emplace_back();
+  g.representative = 0;
+  auto spec = *datasheet_db().find("h200-sxm");
+  kprof::analyze::complete_metrics(g.metrics, &spec);
+  EXPECT_NEAR(*g.metrics.fp64_pipe_pct, 137438953472.0 / 2.26e-3 / 67e12 * 100.0, 1e-6);
+  EXPECT_NEAR(*g.metrics.sm_throughput_pct, *g.metrics.fp64_pipe_pct, 1e-9);
+  auto a = kprof::analyze::analyze_group(g, {}, &spec, shipped());
+  EXPECT_EQ(a.bottleneck.cause, "fp64_pipe");
+  EXPECT_EQ(first_fix(a), "none");
+}

@@ -122,3 +122,45 @@ TEST(NcuCanonical, DetailsLabelsAsFallback) {
   EXPECT_DOUBLE_EQ(*c.registers_per_thread, 16);
   EXPECT_TRUE(unavailable(c, "flops_fp32"));
 }
+
+// The FMA pipe reads the average of its two sub-pipes; integer multiply-adds run on the heavy one only. A 64-bit
+// div/mod index kernel on the H200 (set 7's int_index_math): FMA 35.5% active, fmaheavy 70.7% and the lite sub-pipe
+// idle over elapsed cycles: the pipe's work is integer and the heavy sub-pipe's reading is the FMA pipe's.
+TEST(NcuCanonical, IntegerWorkOnTheFmaPipeReadsTheHeavySubPipe) {
+  KernelLaunch k;
+  k.metrics["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"] = MetricValue{35.47, "", "", true};
+  k.metrics["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"] = MetricValue{35.37, "", "", true};
+  k.metrics["sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed"] = MetricValue{70.74, "", "", true};
+  CanonicalMetrics c = derive_canonical(k);
+  EXPECT_NEAR(*c.fma_integer_share, 1.0, 1e-9);
+  EXPECT_NEAR(*c.fma_pipe_pct, 35.47 * 70.74 / 35.37, 1e-9);
+  // FP32 work spreads over both sub-pipes: a heavy reading a little above the average leaves the average.
+  k.metrics["sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed"] = MetricValue{40.0, "", "", true};
+  c = derive_canonical(k);
+  EXPECT_LT(*c.fma_integer_share, 0.5);
+  EXPECT_DOUBLE_EQ(*c.fma_pipe_pct, 35.47);
+  // Without the sub-pipe counter (the CUPTI range profiler, the annotation list): from the instruction counts.
+  k.metrics.erase("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed");
+  k.metrics["sm__thread_inst_executed_pipe_fma_pred_on.sum"] = MetricValue{5.85e9, "", "", true};
+  k.metrics["sm__thread_inst_executed_pipe_fma_type_fp16_pred_on.sum"] = MetricValue{0, "", "", true};
+  k.metrics["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"] = MetricValue{0, "", "", true};
+  k.metrics["smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"] = MetricValue{0, "", "", true};
+  k.metrics["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"] = MetricValue{0, "", "", true};
+  c = derive_canonical(k);
+  ASSERT_TRUE(c.flops_fp32.has_value());
+  EXPECT_NEAR(*c.fma_integer_share, 1.0, 1e-9);
+  EXPECT_NEAR(*c.fma_pipe_pct, 2 * 35.47, 1e-9);
+}
+
+// FP64 matrix instructions run on the tensor datapath (DMMA), not on the FP64 vector pipe: cuBLAS's DGEMM on the
+// H200 reads 0.05% on sm__pipe_fp64 and 97.7% on DMMA. The FP64 pipe is the busier of the two.
+TEST(NcuCanonical, Fp64MatrixInstructionsAreFp64PipeWork) {
+  KernelLaunch k;
+  k.metrics["sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active"] = MetricValue{0.05, "", "", true};
+  k.metrics["sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active"] = MetricValue{97.71, "", "", true};
+  k.metrics["sm__ops_path_tensor_src_fp64.sum"] = MetricValue{137438953472.0, "", "", true};
+  CanonicalMetrics c = derive_canonical(k);
+  EXPECT_DOUBLE_EQ(*c.fp64_pipe_pct, 97.71);
+  EXPECT_EQ(c.tensor_precision, "fp64");
+  EXPECT_EQ(c.dominant_precision(), "fp64_tensor");
+}

@@ -39,6 +39,7 @@ const std::map<std::string, Field>& fields() {
       {"fma_pipe_pct", &CanonicalMetrics::fma_pipe_pct},
       {"fma_pipe_instructions", &CanonicalMetrics::fma_pipe_instructions},
       {"fp16_pipe_instructions", &CanonicalMetrics::fp16_pipe_instructions},
+      {"fma_integer_share", &CanonicalMetrics::fma_integer_share},
       {"alu_pipe_pct", &CanonicalMetrics::alu_pipe_pct},
       {"fp64_pipe_pct", &CanonicalMetrics::fp64_pipe_pct},
       {"xu_pipe_pct", &CanonicalMetrics::xu_pipe_pct},

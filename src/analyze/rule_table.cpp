@@ -155,7 +155,7 @@ std::vector<Rule> make_rules() {
         bound(C::memory_bound, R::onchip_reuse, kMemory),
         bound(C::compute_bound, R::pipe_throughput, kCompute)},
        {"diagnosis.at_roof_pct", "diagnosis.dram_at_roof_pct", "diagnosis.dram_bound_pct", "diagnosis.pipe_bound_pct", "diagnosis.onchip_bound_pct",
-        "diagnosis.latency_stall_share", "diagnosis.library_kernel_names", "classify.busy_pct",
+        "diagnosis.latency_stall_share", "diagnosis.issue_bound_pct", "diagnosis.issue_over_pipe_pct", "diagnosis.library_kernel_names", "classify.busy_pct",
         "classify.saturated_pct"}},
       {"tensor_underfed",
        detect_tensor_underfed,

@@ -25,12 +25,13 @@ void detect_plain_bounds(RuleContext& r) {
     CauseId id = CauseId::fp32_pipe;
     const char* label = "FP32 pipe bound";
     double fma_inst = val(m.fma_pipe_instructions);
-    if (val(m.flops_fp16) > val(m.flops_fp32) || (fma_inst > 0 && val(m.fp16_pipe_instructions) > 0.5 * fma_inst)) {
-      id = CauseId::fp16_pipe;
-      label = "FP16 pipe bound";
-    } else if (fma_inst > 0 && m.flops_fp32 && *m.flops_fp32 < 0.3 * fma_inst) {
+    if (val(m.fma_integer_share) > 0.5 || (fma_inst > 0 && m.flops_fp32 && *m.flops_fp32 < 0.3 * fma_inst &&
+                                           val(m.fp16_pipe_instructions) < 0.5 * fma_inst)) {
       id = CauseId::int_pipe;
       label = "integer pipes bound (IMAD)";
+    } else if (val(m.flops_fp16) > val(m.flops_fp32) || (fma_inst > 0 && val(m.fp16_pipe_instructions) > 0.5 * fma_inst)) {
+      id = CauseId::fp16_pipe;
+      label = "FP16 pipe bound";
     }
     units.push_back({id, label, *m.fma_pipe_pct, "fma_pipe", "FMA pipe"});
   }
@@ -64,7 +65,18 @@ void detect_plain_bounds(RuleContext& r) {
     if (at_roof) c.remedy = RemedyId::none;
     return;
   }
-  if (pipe && pipe_pct >= r.p("pipe_bound_pct") && pipe_pct >= std::max(l1, l2) - 10) {
+  // Issue slots near saturation with every pipe well below them: the kernel is bound by instruction issue across
+  // several pipes, not by one (PyTorch's reflection pad on the H200: issue 82.9%, ALU 68.8%; fewer instructions of
+  // every kind, not one pipe's, is the fix).
+  // Only auxiliary work counts so: an FP pipe is the kernel's arithmetic itself (the FMA pipe takes one warp
+  // instruction per cycle from its two sub-pipes, the issue rate: the FP16 polynomial at FMA 75%, issue 90% is FP16
+  // bound), and a pipe at its own roof (by its busy share, or its FLOPs at the precision's peak) is the bound
+  // whatever issue reads (the FP32 FMA roof: FMA 84%, issue 95%).
+  const bool auxiliary = pipe && (pipe->id == CauseId::int_pipe || pipe->id == CauseId::sfu_pipe);
+  const bool issue_ahead = auxiliary && val(m.issue_active_pct) >= r.p("issue_bound_pct") &&
+                           val(m.issue_active_pct) >= pipe_pct + r.p("issue_over_pipe_pct") && pipe_pct < pipe_roof &&
+                           !(r.roof && r.roof->pct_of_roof >= roof_pct);
+  if (pipe && !issue_ahead && pipe_pct >= r.p("pipe_bound_pct") && pipe_pct >= std::max(l1, l2) - 10) {
     bool at_roof = pipe_pct >= pipe_roof || (r.roof && r.roof->pct_of_roof >= roof_pct);
     Finding& c = r.add(pipe->id, pipe->label, fmt::format("{} busy {:.1f}% of active cycles", pipe->unit, pipe_pct),
                      at_roof ? std::min(headroom, 1.0 - pipe_pct / 100.0) : std::min(headroom, 1.0 - pipe_pct / pipe_roof),
@@ -107,7 +119,7 @@ void detect_plain_bounds(RuleContext& r) {
             gain, fmt::format("sm={:.1f}%, memory={:.1f}%", val(m.sm_throughput_pct), val(m.memory_throughput_pct)));
     return;
   }
-  if (pipe && pipe_pct >= r.p("pipe_bound_pct")) {
+  if (pipe && !issue_ahead && pipe_pct >= r.p("pipe_bound_pct")) {
     r.add(pipe->id, pipe->label, fmt::format("{} busy {:.1f}% of active cycles", pipe->unit, pipe_pct),
           std::min(headroom, 1.0 - pipe_pct / pipe_roof), fmt::format("{}={:.1f}%", pipe->metric, pipe_pct));
     return;

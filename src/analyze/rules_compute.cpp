@@ -103,6 +103,9 @@ void detect_matmul_off_tensor(RuleContext& r) {
 void detect_tensor_underfed(RuleContext& r) {
   const auto& m = r.m;
   if (val(m.flops_tensor) <= 0 || !m.tensor_pipe_pct || *m.tensor_pipe_pct >= r.p("pipe_bound_pct")) return;
+  // FP64 matrix math (DMMA) is not on the HMMA-type counter the tensor pipe reading uses: its busy share is the FP64
+  // pipe's (canonical.cpp, complete_metrics).
+  if (m.tensor_precision == "fp64" && val(m.fp64_pipe_pct) >= r.p("pipe_bound_pct")) return;
   // Left of the ridge the memory roof binds, not the tensor roof: a batched 32x32x32 GEMM (44 FLOP/B on the
   // H200, ridge ~250) or a GEMV keeps the tensor pipe idle by its shape, and feeding it faster gains nothing.
   if (r.roof && r.roof->bound_by == "memory") return;

@@ -35,7 +35,10 @@ std::string CanonicalMetrics::dominant_precision() const {
   auto consider = [&](const std::optional<double>& v, const std::string& name) {
     if (v && *v > best_v) { best_v = *v; best = name; }
   };
-  consider(flops_tensor, tensor_precision.empty() ? std::string("bf16") : tensor_precision);
+  // FP64 on the tensor cores (DMMA) has a peak of its own, twice the FP64 vector rate on Hopper.
+  consider(flops_tensor, tensor_precision.empty()    ? std::string("bf16")
+                         : tensor_precision == "fp64" ? std::string("fp64_tensor")
+                                                      : tensor_precision);
   consider(flops_fp32, "fp32");
   consider(flops_fp64, "fp64");
   consider(flops_fp16, "fp16_vector");  // HFMA2 on the FMA pipe: its roof is not the tensor-core fp16 peak

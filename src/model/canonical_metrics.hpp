@@ -48,6 +48,9 @@ struct CanonicalMetrics {
   std::optional<double> fma_pipe_pct;             // FP32 FFMA/FADD/FMUL, HFMA2 and IMAD share the FMA pipe
   std::optional<double> fma_pipe_instructions;    // thread instructions executed on the FMA pipe (FP32, FP16, IMAD)
   std::optional<double> fp16_pipe_instructions;   // HFMA2/HADD2/HMUL2 threads on the FMA pipe (not HFMA2.MMA)
+  // Share of the FMA pipe's work that is integer (IMAD, which only its heavy sub-pipe runs), 0..1; above one half,
+  // fma_pipe_pct is the heavy sub-pipe's reading.
+  std::optional<double> fma_integer_share;
   std::optional<double> alu_pipe_pct;             // integer and logic (IADD3, LOP3, shifts), FP compare/min/max
   std::optional<double> fp64_pipe_pct;
   std::optional<double> xu_pipe_pct;              // special functions: MUFU (sin, cos, exp2, rcp, rsqrt)
@@ -118,7 +121,7 @@ KPROF_JSON(CanonicalMetrics, duration_ns, sm_throughput_pct, memory_throughput_p
            dram_bytes, dram_read_bytes, dram_write_bytes, l2_bytes, l1_bytes, local_memory_bytes,
            local_memory_instructions, spill_requests, flops_fp64, flops_fp32, flops_fp16, flops_tensor,
            registers_per_thread, shared_mem_per_block_bytes, grid_size, block_size, sm_clock_hz, fma_pipe_pct,
-           fma_pipe_instructions, fp16_pipe_instructions, alu_pipe_pct, fp64_pipe_pct, xu_pipe_pct, lsu_pipe_pct, issue_active_pct,
+           fma_pipe_instructions, fp16_pipe_instructions, fma_integer_share, alu_pipe_pct, fp64_pipe_pct, xu_pipe_pct, lsu_pipe_pct, issue_active_pct,
            l1_throughput_pct, l2_throughput_pct, idc_pct, global_load_sectors, global_load_requests, global_store_sectors,
            global_store_requests, global_atomic_requests, shared_wavefronts, shared_bank_conflicts,
            shared_atomic_wavefronts, shared_atomic_instructions,

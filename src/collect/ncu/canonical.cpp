@@ -283,12 +283,48 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
               "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"});
   d.first_of(c.fma_pipe_instructions, "fma_pipe_instructions", {"sm__thread_inst_executed_pipe_fma_pred_on.sum"});
   d.first_of(c.fp16_pipe_instructions, "fp16_pipe_instructions", {"sm__thread_inst_executed_pipe_fma_type_fp16_pred_on.sum"});
+  // The FMA pipe is two sub-pipes, and its busy share is their average. Both run FP32 and FP16 arithmetic; integer
+  // multiply-adds (IMAD) issue to the heavy one only, so index arithmetic can saturate it at half the pipe's
+  // reading (a 64-bit div/mod kernel on the H200: sm__pipe_fma_cycles_active 35.4%, fmaheavy 70.7%, lite idle).
+  // The integer share of the pipe's work comes from the sub-pipes (FP work splits evenly over both, so
+  // integer = heavy - lite) or, without them, from the instruction counts (what is neither an FP32 FLOP nor FP16 is
+  // integer: a lower bound, since an FFMA is two FLOPs). Where integer work is most of it, the heavy sub-pipe binds.
+  if (c.fma_pipe_pct) {
+    const auto heavy = d.metric("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed");
+    const auto fma_elapsed = d.metric("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed");
+    if (heavy && fma_elapsed && *fma_elapsed > 0 && *heavy > 0) {
+      const double lite = std::max(0.0, 2.0 * *fma_elapsed - *heavy);
+      d.set(c.fma_integer_share, "fma_integer_share", std::clamp((*heavy - lite) / (*heavy + lite), 0.0, 1.0),
+            "(fmaheavy - fmalite) / (fmaheavy + fmalite), fmalite = 2 x sm__pipe_fma_cycles_active - fmaheavy (over "
+            "elapsed cycles)");
+      if (*c.fma_integer_share > 0.5 && *heavy > *fma_elapsed)
+        d.set(c.fma_pipe_pct, "fma_pipe_pct", std::min(100.0, *c.fma_pipe_pct * *heavy / *fma_elapsed),
+              "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active scaled by fmaheavy / fma (over elapsed "
+              "cycles): the heavy sub-pipe, which the integer multiply-adds use alone");
+    } else if (c.fma_pipe_instructions && *c.fma_pipe_instructions > 0 && c.flops_fp32) {
+      const double fp = std::min(*c.fma_pipe_instructions, *c.flops_fp32 + c.fp16_pipe_instructions.value_or(0));
+      d.set(c.fma_integer_share, "fma_integer_share", 1.0 - fp / *c.fma_pipe_instructions,
+            "1 - (FP32 FLOPs + FP16 FMA-pipe instructions) / FMA-pipe thread instructions (a lower bound)");
+      if (*c.fma_integer_share > 0.5)
+        d.set(c.fma_pipe_pct, "fma_pipe_pct", std::min(100.0, *c.fma_pipe_pct * 2.0 * *c.fma_integer_share),
+              fmt::format("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active x 2 x {:.2f}: the heavy "
+                          "sub-pipe, which carries the integer share of the FMA pipe's work",
+                          *c.fma_integer_share));
+    }
+  }
   d.first_of(c.alu_pipe_pct, "alu_pipe_pct",
              {"sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
               "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"});
   d.first_of(c.fp64_pipe_pct, "fp64_pipe_pct",
              {"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
               "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active"});
+  // FP64 matrix instructions (DMMA) run on the tensor datapath, not on the FP64 pipe Nsight Compute names: a cuBLAS
+  // DGEMM on the H200 reads 0.05% there and 97.7% on DMMA. Both are FP64 work: the busier one is the FP64 pipe.
+  if (auto dmma = d.metric("sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active");
+      dmma && *dmma > c.fp64_pipe_pct.value_or(0))
+    d.set(c.fp64_pipe_pct, "fp64_pipe_pct", *dmma,
+          "sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active (FP64 matrix instructions, busier "
+          "than the FP64 vector pipe)");
   d.first_of(c.xu_pipe_pct, "xu_pipe_pct", {"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"});
   d.first_of(c.lsu_pipe_pct, "lsu_pipe_pct", {"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"});
   d.first_of(c.issue_active_pct, "issue_active_pct",
