@@ -847,3 +847,55 @@ TEST(Advice, Fp64MatrixMathAtItsPeakIsFp64PipeBound) {
   EXPECT_EQ(a.bottleneck.cause, "fp64_pipe");
   EXPECT_EQ(first_fix(a), "none");
 }
+
+// A latency-bound kernel whose warps wait on dependent arithmetic more than on memory (PyTorch's unfold on the
+// H200: math-pipe throttle and fixed-latency waits over long scoreboard) is told to add independent instructions or
+// cut them, not to put more memory requests in flight; with memory waits ahead the remedy is memory parallelism.
+TEST(Advice, TheLatencyRemedyFollowsWhatTheWarpsWaitOn) {
+  CanonicalMetrics m;
+  m.duration_ns = 29e3 * 10;
+  m.sm_throughput_pct = 54;
+  m.issue_active_pct = 55;
+  m.memory_throughput_pct = 27;
+  m.dram_throughput_pct = 11;
+  m.alu_pipe_pct = 44;
+  m.fma_pipe_pct = 50;
+  m.grid_size = 1024;
+  m.waves_per_sm = 7.8;
+  m.achieved_occupancy_pct = 47;
+  m.theoretical_occupancy_pct = 50;
+  m.stalls = {{"not_selected", 2.8}, {"wait", 2.4}, {"math_pipe_throttle", 1.9}, {"long_scoreboard", 1.7},
+              {"short_scoreboard", 1.1}, {"selected", 1.0}, {"dispatch_stall", 0.6}, {"barrier", 0.1},
+              {"lg_throttle", 0.1}, {"mio_throttle", 0.2}, {"branch_resolving", 0.1}};
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "latency");
+  EXPECT_EQ(first_fix(a), "pipe_throughput");
+  m.stalls["long_scoreboard"] = 4.0;  // ... 25% of the waiting: still under the arithmetic's
+  m.stalls["wait"] = 0.4;
+  m.stalls["math_pipe_throttle"] = 0.4;
+  EXPECT_EQ(first_fix(analyse(m)), "memory_parallelism");
+}
+
+// A partial last wave names the kernel only when filling it saves more than the bound of the full waves
+// (PyTorch's embedding_bag on the H200: 1.29 waves worth 35.5% against memory latency worth 35.9%); the designed
+// one-block-too-many grid still reads "tail wave".
+TEST(Advice, APartialWaveLeadsOnlyWhenItSavesMoreThanTheFullWavesBound) {
+  CanonicalMetrics m;
+  m.duration_ns = 1.21e6;
+  m.sm_throughput_pct = 51;
+  m.issue_active_pct = 40;
+  m.memory_throughput_pct = 36.5;
+  m.dram_throughput_pct = 36.5;
+  m.l2_hit_pct = 15;
+  m.grid_size = 1024;
+  m.block_size = 512;
+  m.waves_per_sm = 1.29;
+  m.achieved_occupancy_pct = 53;
+  m.theoretical_occupancy_pct = 75;
+  m.stalls = {{"long_scoreboard", 14.0}, {"math_pipe_throttle", 1.5}, {"selected", 1.0}, {"short_scoreboard", 0.5}};
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "memory_latency");
+  EXPECT_NE(by_remedy(a.opportunities, "whole_waves"), nullptr);
+  m.waves_per_sm = 1.02;  // a last wave of 2%: the GPU idles half the run
+  EXPECT_EQ(analyse(m).bottleneck.cause, "tail_wave");
+}

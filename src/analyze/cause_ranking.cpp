@@ -10,6 +10,14 @@
 namespace kprof::analyze {
 
 void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds& t) {
+  // A partial last wave idles SMs on top of whatever bounds the full waves: it explains a plain bound only when
+  // filling it saves more than that bound's own remedy. Otherwise the full waves' bound is the cause and the tail
+  // one more item (PyTorch's embedding_bag on the H200: 1.29 waves worth 35.5%, long-scoreboard waits on
+  // dependent index-then-row loads worth 35.9%; its fused AdamW at 1.21 waves and the DRAM bound, 20.9% each).
+  for (auto& tail : causes)
+    if (tail.id == CauseId::tail_wave)
+      for (const auto& b : causes)
+        if (!b.specific && b.gain_pct >= tail.gain_pct && tail.accounts_for(b.id)) tail.does_not_explain.push_back(b.id);
   // A kernel bound by one saturated unit (DRAM or a pipe) gains from a specific fix only as far as that unit has
   // room left, unless the specific cause is what keeps the unit busy (explains it): more blocks for a cuBLAS GEMV
   // at the DRAM roof, or fewer bank conflicts in a flash-attention kernel whose tensor pipe is busy 76% of the
@@ -56,6 +64,9 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   const std::optional<CauseId> saturated_id = saturated ? std::optional(saturated->id) : std::nullopt;
   auto leads = [&](const Finding& c) {
     if (!c.specific) return false;
+    if (c.id == CauseId::tail_wave &&
+        std::any_of(causes.begin(), causes.end(), [&](const Finding& b) { return !b.specific && !c.accounts_for(b.id); }))
+      return false;
     if (cause_spec(c.id).leads_without_gain) return true;
     return c.gain_pct >= lead && (!saturated_id || c.accounts_for(*saturated_id));
   };

@@ -112,11 +112,20 @@ void detect_plain_bounds(RuleContext& r) {
             gain,
             fmt::format("long_scoreboard={} of stalls, sm={:.1f}%, memory={:.1f}%", pct(scoreboard / total),
                         val(m.sm_throughput_pct), val(m.memory_throughput_pct)));
-    else
-      r.add(CauseId::latency, "latency bound",
-            fmt::format("SM {:.1f}% and memory {:.1f}% both under {:.0f}%: too little work in flight",
-                        val(m.sm_throughput_pct), val(m.memory_throughput_pct), r.busy()),
+    else {
+      // What the warps wait on decides the remedy: memory (long scoreboard, LSU queue) wants more requests in
+      // flight; dependent arithmetic (a fixed-latency wait, a throttled math pipe, dispatch) wants independent
+      // instructions or fewer of them (PyTorch's unfold on the H200: math-pipe throttle, wait and not-selected over
+      // long scoreboard; 64-bit index math per output).
+      const double memory = m.waiting_stalls({"long_scoreboard", "lg_throttle"});
+      const double arithmetic = m.waiting_stalls({"math_pipe_throttle", "wait", "dispatch_stall"});
+      Finding& f = r.add(CauseId::latency, "latency bound",
+            fmt::format("SM {:.1f}% and memory {:.1f}% both under {:.0f}%: too little work in flight{}",
+                        val(m.sm_throughput_pct), val(m.memory_throughput_pct), r.busy(),
+                        arithmetic > memory ? "; warps wait on dependent arithmetic more than on memory" : ""),
             gain, fmt::format("sm={:.1f}%, memory={:.1f}%", val(m.sm_throughput_pct), val(m.memory_throughput_pct)));
+      if (arithmetic > memory) f.remedy = RemedyId::pipe_throughput;
+    }
     return;
   }
   if (pipe && !issue_ahead && pipe_pct >= r.p("pipe_bound_pct")) {
