@@ -164,3 +164,19 @@ TEST(NcuCanonical, Fp64MatrixInstructionsAreFp64PipeWork) {
   EXPECT_EQ(c.tensor_precision, "fp64");
   EXPECT_EQ(c.dominant_precision(), "fp64_tensor");
 }
+
+// Integer matrix instructions (IMMA) are tensor-pipe work the HMMA-type counter leaves out: cuBLAS's int8 GEMM on
+// the H200 (an SM80 WMMA fallback) reads 0% there and 13.55% on IMMA.
+TEST(NcuCanonical, IntegerMatrixInstructionsAreTensorPipeWork) {
+  KernelLaunch k;
+  k.metrics["sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active"] =
+      MetricValue{0.0, "", "", true};
+  k.metrics["sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active"] = MetricValue{13.55, "", "", true};
+  CanonicalMetrics c = derive_canonical(k);
+  EXPECT_DOUBLE_EQ(*c.tensor_pipe_pct, 13.55);
+  EXPECT_TRUE(c.tensor_pipe_imma);
+  k.metrics["sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active"] = MetricValue{0.0, "", "", true};
+  c = derive_canonical(k);
+  EXPECT_DOUBLE_EQ(*c.tensor_pipe_pct, 0.0);
+  EXPECT_FALSE(c.tensor_pipe_imma);
+}

@@ -102,7 +102,10 @@ void detect_matmul_off_tensor(RuleContext& r) {
 // Tensor math whose pipe is mostly idle: operands do not reach the MMA units fast enough.
 void detect_tensor_underfed(RuleContext& r) {
   const auto& m = r.m;
-  if (val(m.flops_tensor) <= 0 || !m.tensor_pipe_pct || *m.tensor_pipe_pct >= r.p("pipe_bound_pct")) return;
+  // Matrix math: tensor FLOPs counted, or integer matrix instructions on the pipe (the annotation list counts IMMA
+  // cycles but not int8 ops, which cost CUPTI two more replay passes on GH100).
+  const bool matrix = val(m.flops_tensor) > 0 || (m.tensor_pipe_imma && val(m.tensor_pipe_pct) > 0);
+  if (!matrix || !m.tensor_pipe_pct || *m.tensor_pipe_pct >= r.p("pipe_bound_pct")) return;
   // FP64 matrix math (DMMA) is not on the HMMA-type counter the tensor pipe reading uses: its busy share is the FP64
   // pipe's (canonical.cpp, complete_metrics).
   if (m.tensor_precision == "fp64" && val(m.fp64_pipe_pct) >= r.p("pipe_bound_pct")) return;
@@ -110,9 +113,14 @@ void detect_tensor_underfed(RuleContext& r) {
   // H200, ridge ~250) or a GEMV keeps the tensor pipe idle by its shape, and feeding it faster gains nothing.
   if (r.roof && r.roof->bound_by == "memory") return;
   const bool library = r.library_tensor_kernel();
+  const auto gmma = m.stalls.find("gmma");
+  const bool wgmma = gmma != m.stalls.end() && gmma->second > 0;
   Finding& f = r.add(CauseId::tensor_underfed, "tensor pipe underfed",
                      fmt::format("tensor math runs with the tensor pipe busy {:.1f}% of the time{}", *m.tensor_pipe_pct,
-                                 library ? " in a library kernel that already issues warpgroup MMAs" : ""),
+                                 !library ? ""
+                                 : wgmma  ? " in a library kernel that already issues warpgroup MMAs"
+                                 : m.stalls.empty() ? " in a library kernel"
+                                                    : " in a library kernel that issues no warpgroup MMA (wgmma)"),
                      r.headroom, fmt::format("tensor_pipe={:.1f}%", *m.tensor_pipe_pct));
   if (library) f.remedy = RemedyId::library_tuning;
 }

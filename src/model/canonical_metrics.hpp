@@ -92,6 +92,7 @@ struct CanonicalMetrics {
   // Compute's share of its own peak, which the practical copy never reaches); set by the analysis layer.
   std::optional<double> dram_measured_pct;
   bool tensor_pipe_includes_hfma2 = false;
+  bool tensor_pipe_imma = false;  // tensor_pipe_pct is the integer matrix (IMMA) reading: int8 work
 
   std::string tensor_precision;     // "bf16", "fp16", "tf32", "fp8", "int8", "fp64" when tensor ops were counted
   std::map<std::string, std::string> provenance;  // field → metric expression it came from
@@ -126,7 +127,7 @@ KPROF_JSON(CanonicalMetrics, duration_ns, sm_throughput_pct, memory_throughput_p
            global_store_requests, global_atomic_requests, shared_wavefronts, shared_bank_conflicts,
            shared_atomic_wavefronts, shared_atomic_instructions,
            threads_per_instruction, global_load_bytes_per_sector, global_store_bytes_per_sector, sm_active_pct, stalls, occupancy_limit_registers, occupancy_limit_shared_mem,
-           occupancy_limit_warps, occupancy_limit_blocks, dram_measured_pct, tensor_pipe_includes_hfma2,
+           occupancy_limit_warps, occupancy_limit_blocks, dram_measured_pct, tensor_pipe_includes_hfma2, tensor_pipe_imma,
            tensor_precision, provenance, unavailable)
 
 }  // namespace kprof

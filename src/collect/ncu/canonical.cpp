@@ -166,6 +166,8 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
                            "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
                            "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",
                            "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+                           "sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+                           "sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed",
                            "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed",
                            "idc__request_cycles_active.avg.pct_of_peak_sustained_elapsed"};
     std::optional<double> best;
@@ -194,6 +196,14 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
                {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
                 "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"});
     c.tensor_pipe_includes_hfma2 = c.tensor_pipe_pct.has_value();
+  }
+  // Integer matrix instructions (IMMA) run on the tensor pipe but not on the HMMA-type counter: a cuBLAS int8 GEMM
+  // that fell back to an SM80 WMMA kernel on the H200 reads 0% there and 13.5% on IMMA.
+  if (auto imma = d.metric("sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active");
+      imma && *imma > c.tensor_pipe_pct.value_or(0) && !c.tensor_pipe_includes_hfma2) {
+    d.set(c.tensor_pipe_pct, "tensor_pipe_pct", *imma,
+          "sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active (integer matrix instructions)");
+    c.tensor_pipe_imma = true;
   }
   d.first_of(c.achieved_occupancy_pct, "achieved_occupancy_pct", {"sm__warps_active.avg.pct_of_peak_sustained_active"},
              "Occupancy", "Achieved Occupancy");
@@ -290,8 +300,12 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
   // integer = heavy - lite) or, without them, from the instruction counts (what is neither an FP32 FLOP nor FP16 is
   // integer: a lower bound, since an FFMA is two FLOPs). Where integer work is most of it, the heavy sub-pipe binds.
   if (c.fma_pipe_pct) {
-    const auto heavy = d.metric("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed");
-    const auto fma_elapsed = d.metric("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed");
+    auto heavy = d.metric("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed");
+    auto fma_elapsed = d.metric("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed");
+    if (auto heavy_active = d.metric("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active")) {
+      heavy = heavy_active;  // the same ratio over active cycles, beside the pipe's own active reading
+      fma_elapsed = c.fma_pipe_pct;
+    }
     if (heavy && fma_elapsed && *fma_elapsed > 0 && *heavy > 0) {
       const double lite = std::max(0.0, 2.0 * *fma_elapsed - *heavy);
       d.set(c.fma_integer_share, "fma_integer_share", std::clamp((*heavy - lite) / (*heavy + lite), 0.0, 1.0),
