@@ -7,7 +7,7 @@
 # --clock-control none). Results: summary.txt, table last.
 set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
-R=$OUT; S=$OUT/summary.txt; : > $S
+R=$OUT/logs; mkdir -p $R; S=$OUT/summary.txt; : > $S
 log "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv,noheader)"
 LEAN=/tmp/kprof-lean-data; rm -rf $LEAN; cp -r data $LEAN
 grep -v -E 'stalled_|ops_path_tensor' data/ncu-annotation-metrics.txt > $LEAN/ncu-annotation-metrics.txt
@@ -44,5 +44,6 @@ for pad in 0 4096 16384 65536; do
   fi
 done
 find $OUT -name '*.ncu-rep' -delete
-tar czf $OUT/footprint-artifacts.tgz -C $OUT $(cd $OUT && ls -d out-* 2>/dev/null) 2>/dev/null && rm -rf $OUT/out-*
+# The device tool brings back a limited number of files: the logs and artifacts travel as one archive.
+tar czf $OUT/footprint-artifacts.tgz -C $OUT logs $(cd $OUT && ls -d out-* 2>/dev/null) 2>/dev/null && rm -rf $OUT/out-* $R
 cat $TABLE
