@@ -56,6 +56,25 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  // `diagnosis_score --program <set>`: the items across kernels (fusion, overlap, launch gaps) of each capture.
+  if (which == "--program" && argc > 2) {
+    const std::string set = argv[2];
+    const auto labels = set.empty() || set == "1" ? kprof::corpus::holdout_file()
+                        : set == "corpus"         ? kprof::corpus::expected_file()
+                                                  : kprof::corpus::holdout_file(std::atoi(set.c_str()));
+    const auto expected = kprof::corpus::load_expected(labels);
+    if (expected.empty()) return 1;
+    for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
+                     kprof::corpus::Source::ncu_full}) {
+      const auto run = kprof::corpus::assemble(kprof::corpus::capture_dir(expected.front().program, src), src,
+                                               expected.front().program);
+      std::cout << "## " << kprof::corpus::source_name(src) << "\n";
+      for (const auto& o : run.program_opportunities)
+        std::cout << "- " << o.remedy << " " << o.run_gain_pct << "% of the run [" << o.scope << "] "
+                  << fmt::format("{}", fmt::join(o.kernels, " | ")) << ": " << o.trigger << "\n";
+    }
+    return 0;
+  }
   if (which == "--summary") {
     print_totals(kprof::corpus::score_all(kprof::corpus::expected_file()), "designed corpus, ");
     print_totals(kprof::corpus::score_all(kprof::corpus::holdout_file()), "held-out set 1, ");
