@@ -712,6 +712,11 @@ TEST(Advice, ContendingSharedAtomicsOwnTheirLoadsBankConflicts) {
   EXPECT_EQ(a.bottleneck.cause, "atomic_contention");
   EXPECT_EQ(first_fix(a), "atomics");
   EXPECT_EQ(by_remedy(a.opportunities, "smem_conflicts"), nullptr);
+  const Opportunity* atomics = by_remedy(a.opportunities, "atomics");
+  ASSERT_NE(atomics, nullptr);
+  // Nsight Compute's conflict estimate, bounded by the stalls on shared memory, is the atomics item now.
+  EXPECT_EQ(atomics->source, "ncu:SharedMemoryConflicts");
+  EXPECT_NE(atomics->rationale.find("bounded by the"), std::string::npos) << atomics->rationale;
   // Without the shared atomics the same conflicts are the loads' own.
   m.shared_atomic_wavefronts.reset();
   m.shared_atomic_instructions.reset();
@@ -846,6 +851,22 @@ TEST(Advice, Fp64MatrixMathAtItsPeakIsFp64PipeBound) {
   auto a = kprof::analyze::analyze_group(g, {}, &spec, shipped());
   EXPECT_EQ(a.bottleneck.cause, "fp64_pipe");
   EXPECT_EQ(first_fix(a), "none");
+  // Nsight Compute's own DMMA reading is kept, not replaced by the FLOP estimate.
+  g.metrics = m;
+  g.metrics.fp64_pipe_pct = 97.7;
+  g.metrics.provenance["fp64_pipe_pct"] = "sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active";
+  kprof::analyze::complete_metrics(g.metrics, &spec);
+  EXPECT_DOUBLE_EQ(*g.metrics.fp64_pipe_pct, 97.7);
+  // Half the rate: the FP64 pipe is underfed, and the evidence reads the FP64 pipe, not the HMMA counter's 0%.
+  g.metrics = m;
+  g.metrics.duration_ns = 2 * 2.26e6;
+  kprof::analyze::complete_metrics(g.metrics, &spec);
+  auto b = kprof::analyze::analyze_group(g, {}, &spec, shipped());
+  const Cause* underfed = nullptr;
+  for (const auto& c : b.causes)
+    if (c.id == "tensor_underfed") underfed = &c;
+  ASSERT_NE(underfed, nullptr);
+  EXPECT_NE(underfed->evidence.find("FP64 pipe (DMMA) busy 45"), std::string::npos) << underfed->evidence;
 }
 
 // A latency-bound kernel whose warps wait on dependent arithmetic more than on memory (PyTorch's unfold on the

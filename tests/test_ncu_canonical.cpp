@@ -139,7 +139,8 @@ TEST(NcuCanonical, IntegerWorkOnTheFmaPipeReadsTheHeavySubPipe) {
   c = derive_canonical(k);
   EXPECT_LT(*c.fma_integer_share, 0.5);
   EXPECT_DOUBLE_EQ(*c.fma_pipe_pct, 35.47);
-  // Without the sub-pipe counter (the CUPTI range profiler, the annotation list): from the instruction counts.
+  // Without the sub-pipe counter (captures older than the annotation list that counts it): from the instruction
+  // counts.
   k.metrics.erase("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed");
   k.metrics["sm__thread_inst_executed_pipe_fma_pred_on.sum"] = MetricValue{5.85e9, "", "", true};
   k.metrics["sm__thread_inst_executed_pipe_fma_type_fp16_pred_on.sum"] = MetricValue{0, "", "", true};
@@ -150,6 +151,17 @@ TEST(NcuCanonical, IntegerWorkOnTheFmaPipeReadsTheHeavySubPipe) {
   ASSERT_TRUE(c.flops_fp32.has_value());
   EXPECT_NEAR(*c.fma_integer_share, 1.0, 1e-9);
   EXPECT_NEAR(*c.fma_pipe_pct, 2 * 35.47, 1e-9);
+  // Three quarters of it integer: the heavy sub-pipe carries (1 + 0.75) times the average.
+  k.metrics["sm__thread_inst_executed_pipe_fma_pred_on.sum"] = MetricValue{4e9, "", "", true};
+  k.metrics["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"] = MetricValue{1e9, "", "", true};
+  c = derive_canonical(k);
+  EXPECT_NEAR(*c.fma_integer_share, 0.75, 1e-9);
+  EXPECT_NEAR(*c.fma_pipe_pct, 1.75 * 35.47, 1e-9);
+  // The annotation list's own sub-pipe counter over active cycles wins over the estimate.
+  k.metrics["sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active"] = MetricValue{70.9, "", "", true};
+  c = derive_canonical(k);
+  EXPECT_NEAR(*c.fma_integer_share, (70.9 - (2 * 35.47 - 70.9)) / (70.9 + (2 * 35.47 - 70.9)), 1e-9);
+  EXPECT_NEAR(*c.fma_pipe_pct, 70.9, 1e-9);
 }
 
 // FP64 matrix instructions run on the tensor datapath (DMMA), not on the FP64 vector pipe: cuBLAS's DGEMM on the

@@ -108,16 +108,21 @@ void complete_metrics(CanonicalMetrics& m, const DeviceSpec* spec) {
   // the FLOP rate against the FP64 tensor peak. It is FP64 work, and the SM's throughput includes it.
   if (auto peak = spec->peak("fp64_tensor_tflops"); peak && peak->value > 0 && m.tensor_precision == "fp64" &&
                                                     m.flops_tensor && m.duration_ns && *m.duration_ns > 0) {
-    const double pct = *m.flops_tensor / (*m.duration_ns * 1e-9) / (peak->value * 1e12) * 100.0;
+    // Over elapsed time; the pipe readings are over the SMs' active cycles, so idle SMs are taken out when counted.
+    const double active = m.sm_active_pct && *m.sm_active_pct > 0 ? std::min(1.0, *m.sm_active_pct / 100.0) : 1.0;
+    const double pct = *m.flops_tensor / (*m.duration_ns * 1e-9) / (peak->value * 1e12) * 100.0 / active;
     const auto it = m.provenance.find("fp64_pipe_pct");
     const bool counted = it != m.provenance.end() && it->second.find("dmma") != std::string::npos;
     if (!counted && pct > m.fp64_pipe_pct.value_or(0)) {
       m.fp64_pipe_pct = pct;
       m.provenance["fp64_pipe_pct"] = fmt::format("FP64 tensor FLOPs / duration against the {} {:.3g} TFLOP/s FP64 "
-                                                  "tensor peak (DMMA)", spec->peak_kind("fp64_tensor_tflops"), peak->value);
+                                                  "tensor peak (DMMA){}", spec->peak_kind("fp64_tensor_tflops"), peak->value,
+                                                  active < 1.0 ? ", over the SMs' active share" : "");
       const auto sm = m.provenance.find("sm_throughput_pct");
-      if (m.sm_throughput_pct && sm != m.provenance.end() && sm->second.rfind("max(", 0) == 0 && pct > *m.sm_throughput_pct) {
-        m.sm_throughput_pct = pct;
+      const double elapsed_pct = pct * active;  // sm_throughput_pct is over elapsed cycles
+      if (m.sm_throughput_pct && sm != m.provenance.end() && sm->second.rfind("max(", 0) == 0 &&
+          elapsed_pct > *m.sm_throughput_pct) {
+        m.sm_throughput_pct = elapsed_pct;
         m.provenance["sm_throughput_pct"] = sm->second + ", with the FP64 tensor pipe from its FLOPs";
       }
     }

@@ -65,7 +65,10 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   auto leads = [&](const Finding& c) {
     if (!c.specific) return false;
     if (c.id == CauseId::tail_wave &&
-        std::any_of(causes.begin(), causes.end(), [&](const Finding& b) { return !b.specific && !c.accounts_for(b.id); }))
+        std::any_of(causes.begin(), causes.end(), [&](const Finding& b) {
+          return !b.specific && std::find(c.does_not_explain.begin(), c.does_not_explain.end(), b.id) !=
+                                    c.does_not_explain.end();
+        }))
       return false;
     if (cause_spec(c.id).leads_without_gain) return true;
     return c.gain_pct >= lead && (!saturated_id || c.accounts_for(*saturated_id));

@@ -14,7 +14,7 @@ std::string pct(double v) { return fmt::format("{:.1f}%", v); }
 std::string sm_pipe_unit(const CanonicalMetrics& m) {
   std::string p = m.dominant_precision();
   if (p == "fp32") return "FP32 pipe (SM)";
-  if (p == "fp64") return "FP64 pipe (SM)";
+  if (p == "fp64" || p == "fp64_tensor") return "FP64 pipe (SM)";
   if (p == "fp16_vector") return "FP16 pipe (SM)";
   return "SM pipes";
 }

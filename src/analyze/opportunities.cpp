@@ -143,9 +143,9 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
     // Conflicts kprof traced to contending shared atomics (detect_bank_conflicts defers to them): fewer colliding
     // updates remove them, padding does not.
     const bool conflicts = remedy == RemedyId::smem_conflicts;
-    if (conflicts && has_cause(causes, CauseId::atomic_contention) &&
-        !has_cause(causes, CauseId::smem_bank_conflicts) && m.shared_atomic_wavefronts &&
-        *m.shared_atomic_wavefronts > 0)
+    if (conflicts && has_cause(causes, CauseId::atomic_contention) && !has_cause(causes, CauseId::smem_bank_conflicts) &&
+        m.shared_atomic_wavefronts_per_instruction().value_or(0) >= t.param("diagnosis.shared_atomic_wavefronts_per_inst") &&
+        m.shared_atomic_share().value_or(0) >= t.param("diagnosis.shared_atomic_share_min"))
       remedy = RemedyId::atomics;
     const Remedy* r = remedy ? find_remedy(*remedy) : nullptr;
     const bool local = rule.speedup_type == "local";

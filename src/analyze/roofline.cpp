@@ -39,6 +39,8 @@ Inputs gather(const CanonicalMetrics& m, const DeclaredWork& declared, const Dev
     in.precision = declared.precision;
   }
   if (in.precision.empty()) in.precision = declared.precision;
+  // A device file without an FP64 tensor peak (B200 here, a user's own) keeps the FP64 one for DMMA work.
+  if (in.precision == "fp64_tensor" && !spec.peak("fp64_tensor_tflops")) in.precision = "fp64";
   in.bytes = level_bytes(m, level);
   if (!in.bytes && level == "dram") in.bytes = positive(declared.min_bytes);
 

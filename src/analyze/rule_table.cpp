@@ -62,7 +62,7 @@ std::vector<Rule> make_rules() {
        detect_bank_conflicts,
        {specific(C::smem_bank_conflicts, R::smem_conflicts, kMemory,
                  {C::l1_bandwidth, C::memory_bound, C::latency, C::memory_latency, C::tensor_underfed})},
-       {"diagnosis.bank_conflict_share", "diagnosis.shared_atomic_share_min"}},
+       {"diagnosis.bank_conflict_share", "diagnosis.shared_atomic_share_min", "diagnosis.shared_atomic_wavefronts_per_inst"}},
       {"access_pattern",
        detect_access_pattern,
        {specific(C::uncoalesced_global, R::coalesce, kMemory, kAccessExplains),

@@ -161,8 +161,10 @@ void detect_plain_bounds(RuleContext& r) {
     r.add(CauseId::compute_bound, "compute bound (instruction issue)",
           fmt::format("SM throughput {:.1f}%, issue slots busy {}, {}", val(m.sm_throughput_pct),
                       m.issue_active_pct ? fmt::format("{:.1f}%", *m.issue_active_pct) : std::string("not measured"),
-                      units.empty() ? std::string("pipes not measured")
-                                    : fmt::format("no pipe above {:.0f}%", r.p("pipe_bound_pct"))),
+                      units.empty()  ? std::string("pipes not measured")
+                      : issue_ahead ? fmt::format("the busiest pipe ({}) {:.1f}%: issue binds across pipes", pipe->unit,
+                                                  pipe_pct)
+                                     : fmt::format("no pipe above {:.0f}%", r.p("pipe_bound_pct"))),
           std::min(headroom, 1.0 - issued / 100.0),
           m.issue_active_pct
               ? fmt::format("sm_throughput={:.1f}%, issue_active={:.1f}%", val(m.sm_throughput_pct), *m.issue_active_pct)

@@ -105,23 +105,25 @@ void detect_tensor_underfed(RuleContext& r) {
   // Matrix math: tensor FLOPs counted, or integer matrix instructions on the pipe (the annotation list counts IMMA
   // cycles but not int8 ops, which cost CUPTI two more replay passes on GH100).
   const bool matrix = val(m.flops_tensor) > 0 || (m.tensor_pipe_imma && val(m.tensor_pipe_pct) > 0);
-  if (!matrix || !m.tensor_pipe_pct || *m.tensor_pipe_pct >= r.p("pipe_bound_pct")) return;
   // FP64 matrix math (DMMA) is not on the HMMA-type counter the tensor pipe reading uses: its busy share is the FP64
   // pipe's (canonical.cpp, complete_metrics).
-  if (m.tensor_precision == "fp64" && val(m.fp64_pipe_pct) >= r.p("pipe_bound_pct")) return;
+  const bool dmma = m.tensor_precision == "fp64";
+  const std::optional<double> busy = dmma ? m.fp64_pipe_pct : m.tensor_pipe_pct;
+  if (!matrix || !busy || *busy >= r.p("pipe_bound_pct")) return;
   // Left of the ridge the memory roof binds, not the tensor roof: a batched 32x32x32 GEMM (44 FLOP/B on the
   // H200, ridge ~250) or a GEMV keeps the tensor pipe idle by its shape, and feeding it faster gains nothing.
   if (r.roof && r.roof->bound_by == "memory") return;
   const bool library = r.library_tensor_kernel();
+  // Whether it issues warpgroup MMAs is known only where the gmma stall reason was counted.
   const auto gmma = m.stalls.find("gmma");
-  const bool wgmma = gmma != m.stalls.end() && gmma->second > 0;
   Finding& f = r.add(CauseId::tensor_underfed, "tensor pipe underfed",
-                     fmt::format("tensor math runs with the tensor pipe busy {:.1f}% of the time{}", *m.tensor_pipe_pct,
-                                 !library ? ""
-                                 : wgmma  ? " in a library kernel that already issues warpgroup MMAs"
-                                 : m.stalls.empty() ? " in a library kernel"
-                                                    : " in a library kernel that issues no warpgroup MMA (wgmma)"),
-                     r.headroom, fmt::format("tensor_pipe={:.1f}%", *m.tensor_pipe_pct));
+                     fmt::format("tensor math runs with the {} busy {:.1f}% of the time{}",
+                                 dmma ? "FP64 pipe (DMMA)" : "tensor pipe", *busy,
+                                 !library                 ? ""
+                                 : gmma == m.stalls.end() ? " in a library kernel"
+                                 : gmma->second > 0       ? " in a library kernel that already issues warpgroup MMAs"
+                                                          : " in a library kernel that issues no warpgroup MMA (wgmma)"),
+                     r.headroom, fmt::format("{}={:.1f}%", dmma ? "fp64_pipe" : "tensor_pipe", *busy));
   if (library) f.remedy = RemedyId::library_tuning;
 }
 

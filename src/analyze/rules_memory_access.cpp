@@ -33,10 +33,11 @@ std::optional<double> spread_atomics_dram_bytes(const RuleContext& r) {
 // from 1024 threads, diagnosis-facts.md): the count of wavefronts, not the code, says whether they contend.
 bool detect_shared_atomic_contention(RuleContext& r) {
   const auto& m = r.m;
-  if (!m.shared_atomic_wavefronts || !m.shared_atomic_instructions || *m.shared_atomic_instructions <= 0) return false;
-  const double wf = *m.shared_atomic_wavefronts, inst = *m.shared_atomic_instructions;
-  const double per = wf / inst;
-  const double share = wf / (wf + val(m.shared_wavefronts));
+  const auto per_inst = m.shared_atomic_wavefronts_per_instruction();
+  if (!per_inst) return false;
+  const double inst = *m.shared_atomic_instructions;
+  const double per = *per_inst;
+  const double share = m.shared_atomic_share().value_or(0);
   const double l1 = val(m.l1_throughput_pct) / 100.0;
   if (per < r.p("shared_atomic_wavefronts_per_inst") || share < r.p("shared_atomic_share_min") || l1 * 100.0 < r.p("onchip_bound_pct"))
     return false;
@@ -119,8 +120,11 @@ void detect_bank_conflicts(RuleContext& r) {
   // compare-and-swap loop loads the bin it is about to update, so the loads collide on the same hot banks
   // (PyTorch's 256-bin int64 histogram on the H200: 3.9 wavefronts per ATOMS, 54% of the load wavefronts
   // conflicts). Padding does not spread updates that hit the same bin; fewer colliding updates do.
-  if (m.shared_atomic_wavefronts && r.found(CauseId::atomic_contention) &&
-      *m.shared_atomic_wavefronts >= r.p("shared_atomic_share_min") * (*m.shared_atomic_wavefronts + val(m.shared_wavefronts)))
+  // The same test detect_shared_atomic_contention names them by (and opportunities.cpp remaps Nsight Compute's
+  // conflict items by).
+  if (r.found(CauseId::atomic_contention) &&
+      m.shared_atomic_wavefronts_per_instruction().value_or(0) >= r.p("shared_atomic_wavefronts_per_inst") &&
+      m.shared_atomic_share().value_or(0) >= r.p("shared_atomic_share_min"))
     return;
   double l1 = val(m.l1_throughput_pct) / 100.0;
   // Replayed wavefronts cost time only where warps wait on shared memory: in the MIO queue (mio_throttle) or for

@@ -52,11 +52,11 @@ void detect_dominant_stall(RuleContext& r) {
     return;
   const StallReason* s = find_stall_reason(top);
   if (s && s->covered_by) return;
-  // Barrier waits in a kernel that streams DRAM (at/above barrier_streaming_dram_pct of its measured roof) while
-  // the next reason is long scoreboard: the warps at the barrier wait for the block's loads, as in a tiled scan or
-  // select (CUB's cumsum and nonzero on the H200: barrier 56-66%, long scoreboard 18-30%, DRAM 46-57%). Every
-  // warp has the same work, so balancing it changes nothing; more loads in flight per thread does. The latency
-  // bound names that.
+  // Barrier waits in a kernel that streams DRAM (at/above barrier_streaming_dram_pct of its measured roof) with
+  // long scoreboard at least barrier_memory_wait_share of the waiting: the warps at the barrier wait for the
+  // block's loads, as in a tiled scan or select (CUB's cumsum and nonzero on the H200: barrier 56-66%, long
+  // scoreboard 18-30%, DRAM 46-57%). Every warp has the same work, so balancing it changes nothing; more loads in
+  // flight per thread does. The plain bounds name that (latency, or DRAM nearer its roof).
   if (top == "barrier" && r.dram_pct() >= r.p("barrier_streaming_dram_pct") &&
       m.waiting_stalls({"long_scoreboard"}) / total >= r.p("barrier_memory_wait_share"))
     return;

@@ -15,9 +15,10 @@ std::optional<double> time_floor_s(const CanonicalMetrics& m, const DeclaredWork
     any = true;
   };
   // FLOPs per precision at that precision's peak.
-  std::string tensor_prec = m.tensor_precision.empty()      ? "bf16"
-                            : m.tensor_precision == "fp64" ? "fp64_tensor"
-                                                           : m.tensor_precision;
+  std::string tensor_prec = m.tensor_precision.empty() ? "bf16"
+                            : m.tensor_precision == "fp64"
+                                ? (spec.peak("fp64_tensor_tflops") ? "fp64_tensor" : "fp64")  // no DMMA peak: FP64's
+                                : m.tensor_precision;
   bound(m.flops_tensor, tensor_prec + "_tflops", 1e12);
   bound(m.flops_fp32, "fp32_tflops", 1e12);
   bound(m.flops_fp64, "fp64_tflops", 1e12);

@@ -45,6 +45,16 @@ std::string CanonicalMetrics::dominant_precision() const {
   return best;
 }
 
+std::optional<double> CanonicalMetrics::shared_atomic_wavefronts_per_instruction() const {
+  if (!shared_atomic_wavefronts || !shared_atomic_instructions || *shared_atomic_instructions <= 0) return std::nullopt;
+  return *shared_atomic_wavefronts / *shared_atomic_instructions;
+}
+
+std::optional<double> CanonicalMetrics::shared_atomic_share() const {
+  if (!shared_atomic_wavefronts || *shared_atomic_wavefronts <= 0) return std::nullopt;
+  return *shared_atomic_wavefronts / (*shared_atomic_wavefronts + shared_wavefronts.value_or(0));
+}
+
 namespace {
 std::optional<double> ratio(const std::optional<double>& a, const std::optional<double>& b) {
   if (!a || !b || *b <= 0) return std::nullopt;

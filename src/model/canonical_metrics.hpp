@@ -110,6 +110,10 @@ struct CanonicalMetrics {
   std::optional<double> store_sectors_per_request() const;
   // Share of shared-memory wavefronts spent on bank conflicts, 0..1.
   std::optional<double> bank_conflict_share() const;
+  // Shared-memory wavefronts per shared atomic instruction (1 when a warp's lanes do not collide), and the shared
+  // atomics' share of all shared wavefronts, 0..1; none without the shared-atomic counts.
+  std::optional<double> shared_atomic_wavefronts_per_instruction() const;
+  std::optional<double> shared_atomic_share() const;
   // Warp cycles spent waiting: the stall reasons in `reasons` (every reason when empty), never selected or
   // not selected (those issued or could have).
   double waiting_stalls(std::initializer_list<std::string_view> reasons = {}) const;

@@ -22,7 +22,7 @@ const KeyInfo kKeys[] = {
     {"bf16_tflops", "BF16 tensor", "TFLOP/s"},       {"fp16_tflops", "FP16 tensor", "TFLOP/s"},
     {"fp8_tflops", "FP8 tensor", "TFLOP/s"},         {"fp64_tensor_tflops", "FP64 tensor (DMMA)", "TFLOP/s"},
 };
-const char* kPrecisions[] = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8"};
+const char* kPrecisions[] = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp64_tensor"};
 
 // Markdown table cells: pipes and newlines would break the row.
 std::string cell(const std::string& s) {

@@ -296,9 +296,10 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
   // The FMA pipe is two sub-pipes, and its busy share is their average. Both run FP32 and FP16 arithmetic; integer
   // multiply-adds (IMAD) issue to the heavy one only, so index arithmetic can saturate it at half the pipe's
   // reading (a 64-bit div/mod kernel on the H200: sm__pipe_fma_cycles_active 35.4%, fmaheavy 70.7%, lite idle).
-  // The integer share of the pipe's work comes from the sub-pipes (FP work splits evenly over both, so
+  // The integer share s of the pipe's work comes from the sub-pipes (FP work splits evenly over both, so
   // integer = heavy - lite) or, without them, from the instruction counts (what is neither an FP32 FLOP nor FP16 is
-  // integer: a lower bound, since an FFMA is two FLOPs). Where integer work is most of it, the heavy sub-pipe binds.
+  // integer: a lower bound, since an FFMA is two FLOPs). On that even split the heavy sub-pipe reads (1 + s) times
+  // the average; where integer work is most of the pipe's (s > 1/2) the heavy reading is the pipe's.
   if (c.fma_pipe_pct) {
     auto heavy = d.metric("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed");
     auto fma_elapsed = d.metric("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed");
@@ -320,9 +321,9 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
       d.set(c.fma_integer_share, "fma_integer_share", 1.0 - fp / *c.fma_pipe_instructions,
             "1 - (FP32 FLOPs + FP16 FMA-pipe instructions) / FMA-pipe thread instructions (a lower bound)");
       if (*c.fma_integer_share > 0.5)
-        d.set(c.fma_pipe_pct, "fma_pipe_pct", std::min(100.0, *c.fma_pipe_pct * 2.0 * *c.fma_integer_share),
-              fmt::format("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active x 2 x {:.2f}: the heavy "
-                          "sub-pipe, which carries the integer share of the FMA pipe's work",
+        d.set(c.fma_pipe_pct, "fma_pipe_pct", std::min(100.0, *c.fma_pipe_pct * (1.0 + *c.fma_integer_share)),
+              fmt::format("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active x (1 + {:.2f}): the heavy "
+                          "sub-pipe, which carries the integer share of the FMA pipe's work alone",
                           *c.fma_integer_share));
     }
   }
