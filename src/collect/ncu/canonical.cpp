@@ -303,19 +303,21 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
   if (c.fma_pipe_pct) {
     auto heavy = d.metric("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed");
     auto fma_elapsed = d.metric("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed");
+    const char* basis = "elapsed";
     if (auto heavy_active = d.metric("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active")) {
       heavy = heavy_active;  // the same ratio over active cycles, beside the pipe's own active reading
       fma_elapsed = c.fma_pipe_pct;
+      basis = "active";
     }
     if (heavy && fma_elapsed && *fma_elapsed > 0 && *heavy > 0) {
       const double lite = std::max(0.0, 2.0 * *fma_elapsed - *heavy);
       d.set(c.fma_integer_share, "fma_integer_share", std::clamp((*heavy - lite) / (*heavy + lite), 0.0, 1.0),
-            "(fmaheavy - fmalite) / (fmaheavy + fmalite), fmalite = 2 x sm__pipe_fma_cycles_active - fmaheavy (over "
-            "elapsed cycles)");
+            fmt::format("(fmaheavy - fmalite) / (fmaheavy + fmalite), fmalite = 2 x sm__pipe_fma_cycles_active - "
+                        "fmaheavy (over {} cycles)", basis));
       if (*c.fma_integer_share > 0.5 && *heavy > *fma_elapsed)
         d.set(c.fma_pipe_pct, "fma_pipe_pct", std::min(100.0, *c.fma_pipe_pct * *heavy / *fma_elapsed),
-              "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active scaled by fmaheavy / fma (over elapsed "
-              "cycles): the heavy sub-pipe, which the integer multiply-adds use alone");
+              fmt::format("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active scaled by fmaheavy / fma (over "
+                          "{} cycles): the heavy sub-pipe, which the integer multiply-adds use alone", basis));
     } else if (c.fma_pipe_instructions && *c.fma_pipe_instructions > 0 && c.flops_fp32) {
       const double fp = std::min(*c.fma_pipe_instructions, *c.flops_fp32 + c.fp16_pipe_instructions.value_or(0));
       d.set(c.fma_integer_share, "fma_integer_share", 1.0 - fp / *c.fma_pipe_instructions,
