@@ -28,6 +28,12 @@ void print_totals(const std::vector<kprof::corpus::Score>& scores, const std::st
     std::cout << "\n";
   }
 }
+// The labels file of a set named on the command line: "" or "1" (the first held-out set), "corpus", or 2, 3, ...
+std::filesystem::path labels_of(const std::string& set) {
+  return set.empty() || set == "1" ? kprof::corpus::holdout_file()
+         : set == "corpus"         ? kprof::corpus::expected_file()
+                                   : kprof::corpus::holdout_file(std::atoi(set.c_str()));
+}
 }  // namespace
 
 // `diagnosis_score --summary`: the totals of the designed corpus and of every held-out set, with this kprof.
@@ -37,9 +43,7 @@ int main(int argc, char** argv) {
   // kernel in each capture source (without provenance), to read a miss against the numbers.
   if (which == "--metrics" && argc > 3) {
     const std::string set = argv[2], stage = argv[3];
-    const auto labels = set.empty() || set == "1" ? kprof::corpus::holdout_file()
-                        : set == "corpus"         ? kprof::corpus::expected_file()
-                                                  : kprof::corpus::holdout_file(std::atoi(set.c_str()));
+    const auto labels = labels_of(set);
     for (const auto& e : kprof::corpus::load_expected(labels)) {
       if (e.stage != stage) continue;
       for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
@@ -59,9 +63,7 @@ int main(int argc, char** argv) {
   // `diagnosis_score --program <set>`: the items across kernels (fusion, overlap, launch gaps) of each capture.
   if (which == "--program" && argc > 2) {
     const std::string set = argv[2];
-    const auto labels = set.empty() || set == "1" ? kprof::corpus::holdout_file()
-                        : set == "corpus"         ? kprof::corpus::expected_file()
-                                                  : kprof::corpus::holdout_file(std::atoi(set.c_str()));
+    const auto labels = labels_of(set);
     const auto expected = kprof::corpus::load_expected(labels);
     if (expected.empty()) return 1;
     for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,

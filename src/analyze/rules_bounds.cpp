@@ -56,13 +56,16 @@ void detect_plain_bounds(RuleContext& r) {
   // than DRAM: that pipe is what the kernel waits for (PyTorch's argmax on the H200: ALU 88.7% busy, DRAM 82% of its
   // measured roof; cutting compare/select work is what could lift DRAM).
   const bool pipe_ahead = pipe_pct >= pipe_roof && pipe_pct > dram;
-  if (dram >= r.p("dram_bound_pct") && dram >= pipe_pct - 10 && !pipe_ahead) {
-    bool at_roof = dram >= r.p("dram_at_roof_pct");
+  auto add_dram = [&](bool at_roof, const char* extra) {
     Finding& c = r.add(CauseId::dram_bandwidth, at_roof ? "DRAM bandwidth at its roof" : "DRAM bandwidth bound",
-                     fmt::format("DRAM at {:.1f}% of {}", dram, m.dram_measured_pct ? "the measured DRAM roof" : "peak"),
-                     1.0 - dram / 100.0,
-                     fmt::format("{}={:.1f}%", m.dram_measured_pct ? "dram_measured" : "dram_throughput", dram));
+                       fmt::format("DRAM at {:.1f}% of {}{}", dram,
+                                   m.dram_measured_pct ? "the measured DRAM roof" : "peak", extra),
+                       1.0 - dram / 100.0,
+                       fmt::format("{}={:.1f}%", m.dram_measured_pct ? "dram_measured" : "dram_throughput", dram));
     if (at_roof) c.remedy = RemedyId::none;
+  };
+  if (dram >= r.p("dram_bound_pct") && dram >= pipe_pct - 10 && !pipe_ahead) {
+    add_dram(dram >= r.p("dram_at_roof_pct"), "");
     return;
   }
   // Issue slots near saturation with every pipe well below them: the kernel is bound by instruction issue across
@@ -144,10 +147,7 @@ void detect_plain_bounds(RuleContext& r) {
   // 61.0% of peak, 66.7% of the measured roof, L2 59.5%, L2 hits 1%; "data re-read on chip" would be wrong).
   if (m.memory_throughput_pct && mem >= r.busy() && mem > val(m.sm_throughput_pct) && m.dram_throughput_pct &&
       *m.dram_throughput_pct >= std::max({mem - 1.0, l1, l2})) {
-    r.add(CauseId::dram_bandwidth, "DRAM bandwidth bound",
-          fmt::format("DRAM at {:.1f}% of {}, the busiest memory unit", dram,
-                      m.dram_measured_pct ? "the measured DRAM roof" : "peak"),
-          1.0 - dram / 100.0, fmt::format("{}={:.1f}%", m.dram_measured_pct ? "dram_measured" : "dram_throughput", dram));
+    add_dram(false, ", the busiest memory unit");
     return;
   }
   if (m.memory_throughput_pct && mem >= r.busy() && mem > val(m.sm_throughput_pct))
