@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Device call (issue 27): what the ~110 ms a profiled kernel costs besides its passes is made of.
+# The annotation counter pass (CUPTI range profiler, kernel replay) with metric lists of different sizes, on
+#   footprint 0      six ~40 us kernels of distinct names (examples/programs/footprint.cu), and
+#   footprint 0 2 --all-launches   the same six launched twice, every launch profiled (a second invocation of the
+#                    same function: is the fixed part per function, or per profiled launch?), and
+#   diag_corpus 1 -tiny_launches   the 22 kernels of the many-kernel program (0.2-7 ms each).
+# Lists (KPROF_DATA_DIR copies of data/): one metric (1 pass), the shipped list without the smsp__sass_* metrics,
+# without stall reasons and tensor ops by precision (lean), and the shipped list.
+# Never changes clocks. Results: summary.txt (table last), one archive of the counter files.
+set -u
+. "$(dirname "$0")/steps.sh"; cd "$ROOT"
+R=/tmp/kprof-fixed; rm -rf $R; mkdir -p $R; S=$OUT/summary.txt; : > $S
+log "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader)"
+log "$(kprof --version)"
+mk() {  # mk NAME FILTER-COMMAND: a data dir whose annotation list is the shipped one through FILTER
+  local d=/tmp/kprof-data-$1; rm -rf $d; cp -r data $d
+  eval "$2" < data/ncu-annotation-metrics.txt > $d/ncu-annotation-metrics.txt
+}
+mk one "grep -x 'sm__cycles_elapsed.avg'"
+mk nosass "grep -v 'smsp__sass_'"
+mk lean "grep -v -E 'stalled_|ops_path_tensor'"
+mk shipped "cat"
+TABLE=$R/table.txt
+printf '%-22s %-8s %7s %6s %8s %10s %8s %8s %9s\n' program list wall_s passes kernels replay_med min max setup_ms > $TABLE
+facts() {  # passes kernels median min max replay ms per profiled launch, setup ms of the counter file under $1
+  local f; f=$(find "$1" -name counters.json | head -1)
+  [ -n "$f" ] || { echo "- - - - - -"; return; }
+  cp "$f" $R/counters-$2.json
+  python3 - "$f" <<'PY'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+ks = [k.get("replay_wall_ms", 0) for k in d.get("kernels", [])]
+if not ks: ks = [0]
+print(d.get("passes"), len(ks), "%.0f %.0f %.0f %.0f" % (statistics.median(ks), min(ks), max(ks), d.get("setup_ms", 0)))
+PY
+}
+run() {  # run LABEL LIST EXTRA-FLAGS -- program...
+  local label=$1 list=$2 extra=$3; shift 4
+  local o=$R/out-$label-$list; rm -rf $o
+  local t0=$(now)
+  KPROF_DATA_DIR=/tmp/kprof-data-$list timeout 200 kprof run --prof-type=annotation --counters-min-share=0 $extra \
+    --kernel $label --out-root $o -- "$@" > $R/$label-$list.out 2> $R/$label-$list.err
+  local rc=$? w=$(dt $t0 $(now))
+  log "$label $list rc=$rc ${w}s"
+  printf '%-22s %-8s %7s %6s %8s %10s %8s %8s %9s\n' $label $list $w $(facts $o $label-$list) >> $TABLE
+}
+t0=$(now); $D/footprint 0 > /dev/null; log "footprint plain $(dt $t0 $(now))s"
+for list in one nosass lean shipped; do run footprint $list "" -- $D/footprint 0; done
+for list in one shipped; do run footprint_x2_all $list --all-launches -- $D/footprint 0 2; done
+t0=$(now); $D/diag_corpus 1 -tiny_launches > /dev/null; log "diag_corpus plain $(dt $t0 $(now))s"
+for list in one lean shipped; do run diag_corpus $list "" -- $D/diag_corpus 1 -tiny_launches; done
+# Per corpus kernel: replay with the shipped list against one metric, and the slope per extra pass.
+python3 - $R <<'PY' | tee -a $TABLE
+import json, sys
+R = sys.argv[1]
+def load(n):
+    try: d = json.load(open(f"{R}/counters-diag_corpus-{n}.json"))
+    except OSError: return None, {}
+    return d.get("passes"), {k["mangled"]: k.get("replay_wall_ms", 0) for k in d.get("kernels", [])}
+p1, one = load("one"); ps, shipped = load("shipped")
+if one and shipped and p1 and ps:
+    print("kernel                         one_ms  shipped_ms  per_extra_pass_ms")
+    for m in shipped:
+        if m in one:
+            print("%-30s %7.0f %10.0f %12.1f" % (m[:30], one[m], shipped[m], (shipped[m] - one[m]) / (ps - p1)))
+PY
+(cd $R && tar czf $OUT/fixed.tgz *.json *.err table.txt)
+cat $S $TABLE > $OUT/table.txt
+cat $TABLE
