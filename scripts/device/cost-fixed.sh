@@ -7,6 +7,7 @@
 #   diag_corpus 1 -tiny_launches   the 22 kernels of the many-kernel program (0.2-7 ms each).
 # Lists (KPROF_DATA_DIR copies of data/): one metric (1 pass), the shipped list without the smsp__sass_* metrics,
 # without stall reasons and tensor ops by precision (lean), and the shipped list.
+# CURVE=1: instead, lists of 1, 2, 4, 5, 7, 11, 13 and 16 passes on footprint, and of 7 and 13 on diag_corpus.
 # Never changes clocks. Results: summary.txt (table last), one archive of the counter files.
 set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
@@ -46,6 +47,21 @@ run() {  # run LABEL LIST EXTRA-FLAGS -- program...
   printf '%-22s %-8s %7s %6s %8s %10s %8s %8s %9s\n' $label $list $w $(facts $o $label-$list) >> $TABLE
 }
 t0=$(now); $D/footprint 0 > /dev/null; log "footprint plain $(dt $t0 $(now))s"
+if [ "${CURVE:-0}" = 1 ]; then
+  # The cost against the pass count between 1 and 16 (CUPTI's offline counts for GH100 in brackets): is there a
+  # fixed cost from the second pass on, or do the first passes cost more than the later ones?
+  TP='gpu__compute_memory_throughput|l1tex__throughput|lts__throughput'
+  mk hit "grep -x 'lts__t_sector_hit_rate.pct'"                          # [2]
+  mk ltsthr "grep -x 'lts__throughput.avg.pct_of_peak_sustained_elapsed'" # [4]
+  mk l1thr "grep -x 'l1tex__throughput.avg.pct_of_peak_sustained_active'" # [5]
+  mk core "grep -v -E '$TP|stalled|ops_path'"                             # [7]
+  mk nostall "grep -v -E '$TP|stalled'"                                   # [11]
+  mk noprec "grep -v -E '$TP|ops_path'"                                   # [13]
+  for list in one hit ltsthr l1thr core nostall noprec shipped; do run footprint $list "" -- $D/footprint 0; done
+  for list in core noprec; do run diag_corpus $list "" -- $D/diag_corpus 1 -tiny_launches; done
+  (cd $R && tar czf $OUT/curve.tgz *.json *.err table.txt)
+  cat $S $TABLE > $OUT/table.txt; cat $TABLE; exit 0
+fi
 for list in one nosass lean shipped; do run footprint $list "" -- $D/footprint 0; done
 for list in one shipped; do run footprint_x2_all $list --all-launches -- $D/footprint 0 2; done
 t0=$(now); $D/diag_corpus 1 -tiny_launches > /dev/null; log "diag_corpus plain $(dt $t0 $(now))s"
