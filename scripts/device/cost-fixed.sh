@@ -8,6 +8,7 @@
 # Lists (KPROF_DATA_DIR copies of data/): one metric (1 pass), the shipped list without the smsp__sass_* metrics,
 # without stall reasons and tensor ops by precision (lean), and the shipped list.
 # CURVE=1: instead, lists of 1, 2, 4, 5, 7, 11, 13 and 16 passes on footprint, and of 7 and 13 on diag_corpus.
+# COMPONENTS=1: the throughput breakdowns replaced by their components (footprint and diag_corpus).
 # Never changes clocks. Results: summary.txt (table last), one archive of the counter files.
 set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
@@ -60,6 +61,41 @@ if [ "${CURVE:-0}" = 1 ]; then
   for list in one hit ltsthr l1thr core nostall noprec shipped; do run footprint $list "" -- $D/footprint 0; done
   for list in core noprec; do run diag_corpus $list "" -- $D/diag_corpus 1 -tiny_launches; done
   (cd $R && tar czf $OUT/curve.tgz *.json *.err table.txt)
+  cat $S $TABLE > $OUT/table.txt; cat $TABLE; exit 0
+fi
+if [ "${COMPONENTS:-0}" = 1 ]; then
+  # The throughput breakdowns replaced by the components that set them on the H200 fixtures (331 kernels of ncu
+  # --set full: l1tex__throughput = max of the L1 data pipe's LSU wavefronts and L1-to-XBAR requests; the memory
+  # throughput = max of DRAM cycles active, L1's and L2's XBAR and tag components): l1mem keeps lts__throughput,
+  # all replaces it by L2's sector and XBAR components too.
+  L1C='l1tex__data_pipe_lsu_wavefronts l1tex__m_l1tex2xbar_req_cycles_active l1tex__texin_sm2tex_req_cycles_active'
+  MEMC='dram__cycles_active lts__xbar2lts_cycles_active lts__t_tag_requests lts__lts2xbar_cycles_active'
+  comps() { for m in $L1C; do echo $m.avg.pct_of_peak_sustained_active; echo $m.avg.pct_of_peak_sustained_elapsed; done
+            for m in $MEMC "$@"; do echo $m.avg.pct_of_peak_sustained_elapsed; done; }
+  mk l1mem "{ grep -v -E 'gpu__compute_memory_throughput|l1tex__throughput'; comps; }"
+  mk all "{ grep -v -E 'gpu__compute_memory_throughput|l1tex__throughput|lts__throughput'; comps lts__t_sectors lts__d_sectors; }"
+  for list in l1mem all shipped; do run footprint $list "" -- $D/footprint 0; done
+  for list in l1mem all shipped; do run diag_corpus $list "" -- $D/diag_corpus 1 -tiny_launches; done
+  # The values against the breakdowns themselves (shipped list) on the corpus, kernel by kernel.
+  python3 - $R <<'PY' | tee -a $TABLE
+import json, sys
+R = sys.argv[1]
+def vals(n):
+    try: return {k["mangled"]: k.get("values", {}) for k in json.load(open(f"{R}/counters-diag_corpus-{n}.json"))["kernels"]}
+    except (OSError, KeyError): return {}
+ref, l1m, al = vals("shipped"), vals("l1mem"), vals("all")
+a = ".avg.pct_of_peak_sustained_active"; e = ".avg.pct_of_peak_sustained_elapsed"
+def mx(v, names, suf): return max((v.get(n + suf, -1) for n in names), default=-1)
+L1 = ["l1tex__data_pipe_lsu_wavefronts", "l1tex__m_l1tex2xbar_req_cycles_active", "l1tex__texin_sm2tex_req_cycles_active"]
+MEM = ["dram__cycles_active", "lts__xbar2lts_cycles_active", "lts__t_tag_requests", "lts__lts2xbar_cycles_active"]
+print("kernel                      l1(ref) l1(comp)  mem(ref) mem(comp)  l2(ref) l2(comp)")
+for k, v in ref.items():
+    c = l1m.get(k, {}); d = al.get(k, {})
+    print("%-27s %7.1f %8.1f %9.1f %9.1f %8.1f %8.1f" % (k[:27], v.get("l1tex__throughput" + a, -1), mx(c, L1, a),
+          v.get("gpu__compute_memory_throughput" + e, -1), max(mx(c, L1, e), mx(c, MEM, e)),
+          v.get("lts__throughput" + e, -1), mx(d, MEM[1:] + ["lts__t_sectors", "lts__d_sectors"], e)))
+PY
+  (cd $R && tar czf $OUT/components.tgz *.json *.err table.txt)
   cat $S $TABLE > $OUT/table.txt; cat $TABLE; exit 0
 fi
 for list in one nosass lean shipped; do run footprint $list "" -- $D/footprint 0; done

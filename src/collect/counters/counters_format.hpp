@@ -32,6 +32,9 @@ inline constexpr char kEnvCount[] = "KPROF_COUNTERS_COUNT";      // stop after t
 inline constexpr char kEnvMax[] = "KPROF_COUNTERS_MAX";          // launches profiled at most
 inline constexpr std::size_t kDefaultMaxKernels = 512;
 inline constexpr std::size_t kMaxKernelsLimit = 100000;          // KPROF_COUNTERS_MAX is clamped to 1..this
+inline constexpr char kEnvImage[] = "KPROF_COUNTERS_IMAGE";      // ranges one counter image holds before renewal
+inline constexpr std::size_t kDefaultImageRanges = 32;
+inline constexpr std::size_t kMaxImageRanges = 512;              // KPROF_COUNTERS_IMAGE is clamped to 1..this
 
 // Keys of the document (top level, then per kernel).
 namespace key {
@@ -47,7 +50,7 @@ inline constexpr char device_sms[] = "sm_count";
 inline constexpr char replay[] = "replay";
 inline constexpr char passes[] = "passes";
 inline constexpr char setup_ms[] = "setup_ms";
-inline constexpr char phases_ms[] = "phases_ms";  // a kernel's {launch, stop, decode, evaluate, write: ms}
+inline constexpr char phases_ms[] = "phases_ms";  // a kernel's {select, start, launch (attributes inside), stop, decode, evaluate, write: ms}
 inline constexpr char setup_steps_ms[] = "setup_steps_ms";  // {step: ms}, setup_ms by step
 inline constexpr char metrics[] = "metrics";
 inline constexpr char units[] = "units";

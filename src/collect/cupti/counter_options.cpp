@@ -40,6 +40,8 @@ CounterOptions CounterOptions::from_env() {
   o.count = env_u64(cf::kEnvCount, 0);
   o.max_kernels = static_cast<std::size_t>(env_u64(cf::kEnvMax, cf::kDefaultMaxKernels));
   o.max_kernels = std::clamp<std::size_t>(o.max_kernels, 1, cf::kMaxKernelsLimit);
+  o.image_ranges = std::clamp<std::size_t>(static_cast<std::size_t>(env_u64(cf::kEnvImage, cf::kDefaultImageRanges)), 1,
+                                           cf::kMaxImageRanges);
   return o;
 }
 

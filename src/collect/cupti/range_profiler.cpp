@@ -11,7 +11,8 @@
 
 namespace kprof::cupti {
 
-std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& metrics, std::size_t max_ranges) {
+std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& metrics, std::size_t max_ranges,
+                                 std::size_t image_ranges) {
   auto t0 = std::chrono::steady_clock::now();
   auto last = t0;
   setup_steps_.clear();
@@ -100,9 +101,9 @@ std::string RangeProfiler::setup(CUcontext ctx, const std::vector<std::string>& 
 
   ctx_ = ctx;
   // The counter image holds a few ranges and is renewed when full (start()): its set-up costs about 1 ms per range
-  // it can hold on the H200 (a 512-range image took 540-700 ms to enable, an 8-range one 11 ms) and each profiled
-  // launch reads back only its own range.
-  max_ranges_ = std::min(max_ranges, kImageRanges);
+  // it can hold on the H200 (a 512-range image took 540-700 ms to enable, an 8-range one 11 ms), a renewal ~180 ms,
+  // and each profiled launch reads back only its own range.
+  max_ranges_ = std::max<std::size_t>(1, std::min(max_ranges, image_ranges));
   if (std::string e = enable(); !e.empty()) return e;
   step("enable");
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

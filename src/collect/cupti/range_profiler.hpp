@@ -19,11 +19,16 @@ namespace kprof::cupti {
 
 class RangeProfiler {
  public:
-  static constexpr std::size_t kImageRanges = 8;  // ranges one counter image holds before it is renewed
+  // Ranges one counter image holds before it is renewed (KPROF_COUNTERS_IMAGE overrides it). On the H200 an image
+  // costs ~1 ms a range to enable, and renewing a full one ~180 ms (disable, enable, and the first range's start on
+  // the new configuration, ~150 ms; bench/RESULTS.md §1a⁶): 32 leaves a program of up to 32 profiled kernels with
+  // none (8 renewed the many-kernel program's image twice) and costs ~25 ms more to enable than 8.
+  static constexpr std::size_t kImageRanges = 32;
   // "" when the profiler is ready for `ctx`; else what failed ("cuptiProfilerInitialize: ..."). Metrics the chip
   // lacks are left out (unsupported()); none supported is a failure. The device facts (name, compute capability,
   // SMs) are read once CUPTI is initialised, even when a later step fails.
-  std::string setup(CUcontext ctx, const std::vector<std::string>& metrics, std::size_t max_ranges);
+  std::string setup(CUcontext ctx, const std::vector<std::string>& metrics, std::size_t max_ranges,
+                    std::size_t image_ranges = kImageRanges);
   // Stream capture: the range profiler is disabled on the context before a capture begins (while it is enabled,
   // a global-mode capture elsewhere in the process was invalidated on the H200) and enabled again, with a fresh
   // counter image, for the next profiled launch once no capture is open. "" on success.

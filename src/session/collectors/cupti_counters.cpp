@@ -39,6 +39,7 @@ std::map<std::string, std::string> counter_pass_env(const CollectorContext& ctx)
   env[cf::kEnvSkip] = std::to_string(std::max(0, f.launch_skip));
   env[cf::kEnvCount] = std::to_string(std::max(0, f.launch_count));
   env[cf::kEnvMax] = "";
+  env[cf::kEnvImage] = "";
   return env;
 }
 
