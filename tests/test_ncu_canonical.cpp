@@ -90,12 +90,13 @@ TEST(NcuCanonical, ThroughputsFromTheirComponentsWithoutTheBreakdowns) {
   auto pct = [](double v) { return MetricValue{v, "%", "", true}; };
   KernelLaunch k;
   const std::string a = ".avg.pct_of_peak_sustained_active", e = ".avg.pct_of_peak_sustained_elapsed";
-  k.metrics["l1tex__data_pipe_lsu_wavefronts" + a] = pct(97.8);
-  k.metrics["l1tex__m_l1tex2xbar_req_cycles_active" + a] = pct(20.1);
-  k.metrics["l1tex__texin_sm2tex_req_cycles_active" + a] = pct(0);
-  k.metrics["l1tex__data_pipe_lsu_wavefronts" + e] = pct(96.5);
-  k.metrics["l1tex__m_l1tex2xbar_req_cycles_active" + e] = pct(19.8);
-  k.metrics["l1tex__texin_sm2tex_req_cycles_active" + e] = pct(0);
+  const char* l1[] = {"l1tex__data_pipe_lsu_wavefronts", "l1tex__m_l1tex2xbar_req_cycles_active",
+                      "l1tex__texin_sm2tex_req_cycles_active"};
+  const double l1_active[] = {97.8, 20.1, 0}, l1_elapsed[] = {96.5, 19.8, 0};
+  for (int i = 0; i < 3; ++i) {
+    k.metrics[l1[i] + a] = pct(l1_active[i]);
+    k.metrics[l1[i] + e] = pct(l1_elapsed[i]);
+  }
   k.metrics["dram__cycles_active" + e] = pct(12.0);
   k.metrics["lts__xbar2lts_cycles_active" + e] = pct(18.0);
   k.metrics["lts__t_tag_requests" + e] = pct(19.5);
@@ -108,9 +109,7 @@ TEST(NcuCanonical, ThroughputsFromTheirComponentsWithoutTheBreakdowns) {
   EXPECT_DOUBLE_EQ(*c.memory_throughput_pct, 96.5);  // the L1 data pipe over elapsed cycles is the largest
   EXPECT_DOUBLE_EQ(*c.l2_throughput_pct, 19.5);      // the tag requests
   // Only the elapsed L1 components: scaled to active cycles by the SMs' elapsed/active cycles.
-  for (const char* m : {"l1tex__data_pipe_lsu_wavefronts", "l1tex__m_l1tex2xbar_req_cycles_active",
-                        "l1tex__texin_sm2tex_req_cycles_active"})
-    k.metrics.erase(std::string(m) + a);
+  for (const char* m : l1) k.metrics.erase(m + a);
   k.metrics["sm__cycles_elapsed.avg"] = MetricValue{1000, "cycle", "", true};
   k.metrics["sm__cycles_active.avg"] = MetricValue{800, "cycle", "", true};
   EXPECT_DOUBLE_EQ(*derive_canonical(k).l1_throughput_pct, 96.5 * 1000 / 800);
