@@ -63,6 +63,12 @@ inline const char* source_name(Source s) {
   return s == Source::annotation_ncu ? "annotation (ncu)" : s == Source::annotation_cupti ? "annotation (cupti)" : "ncu";
 }
 
+// Metric names to leave out before scoring (a regex; empty: none). Only bench/diagnosis_score sets it.
+inline std::string& drop_metrics() {
+  static std::string pattern;
+  return pattern;
+}
+
 // Assembles the run from the captured raw files through the session's own assemble() (what a live run and
 // `kprof analyze <artifact>` do), then analyses it with the shipped data.
 inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& program, bool reanalysis = false) {
@@ -86,10 +92,16 @@ inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& pro
       c.passes.push_back(session::PassRecord{k});
   auto assembled = session::assemble(spec, plan, c);
   ProfileRun run = std::move(assembled.run);
-  // KPROF_SCORE_DROP_METRICS=<regex>: the captured metrics whose names match are removed before the canonical
-  // quantities are derived, as if the list had not asked for them (what a shorter counter list would give).
-  if (const char* drop = std::getenv("KPROF_SCORE_DROP_METRICS"); drop && *drop) {
-    const std::regex re(drop);
+  // diagnosis_score's KPROF_SCORE_DROP_METRICS=<regex> (drop_metrics): the captured metrics whose names match are
+  // removed before the canonical quantities are derived, as if the list had not asked for them (what a shorter
+  // counter list would give). Details-page labels stay. The tests never set it.
+  if (!drop_metrics().empty()) {
+    std::regex re;
+    try {
+      re = std::regex(drop_metrics());
+    } catch (const std::regex_error& e) {
+      throw std::runtime_error("KPROF_SCORE_DROP_METRICS is not a regular expression: " + std::string(e.what()));
+    }
     for (auto& st : run.stages)
       for (auto& g : st.kernels)
         for (auto& l : g.launches)

@@ -38,6 +38,16 @@ std::filesystem::path labels_of(const std::string& set) {
 
 // `diagnosis_score --summary`: the totals of the designed corpus and of every held-out set, with this kprof.
 int main(int argc, char** argv) {
+  // KPROF_SCORE_DROP_METRICS=<regex>: score as if the captures lacked the metrics it matches (bench/RESULTS.md §1a⁶).
+  if (const char* drop = std::getenv("KPROF_SCORE_DROP_METRICS"); drop && *drop) {
+    try {
+      (void)std::regex(drop);
+    } catch (const std::regex_error& e) {
+      std::cerr << "diagnosis_score: KPROF_SCORE_DROP_METRICS is not a regular expression: " << e.what() << "\n";
+      return 2;
+    }
+    kprof::corpus::drop_metrics() = drop;
+  }
   const std::string which = argc > 1 ? argv[1] : "";
   // `diagnosis_score --metrics <labels file suffix: "", 2, 3, ...> <stage>`: the canonical metrics of the stage's main
   // kernel in each capture source (without provenance), to read a miss against the numbers.

@@ -209,13 +209,14 @@ TEST(Cli, CuptiCountersRunPassesFiltersAndSurvivesABadFile) {
   std::string common = "run --prof_type=annotation --counters cupti --timing counters --kernel probe ";
   auto ok = run_kprof(common + "--kernel-regex 'copy|gemm' --nvtx-include stage_gemm/ --launch-skip 2 --out " +
                           (dir / "good").string() + " -- " + script.string(),
-                      "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true KPROF_COUNTERS_MAX=7");
+                      "KPROF_ASSUME_GPU=1 KPROF_INJECT_LIB=/bin/true KPROF_COUNTERS_MAX=7 KPROF_COUNTERS_IMAGE=3");
   ASSERT_EQ(ok.code, 0) << ok.err;
   std::string env = kprof::read_file(dir / "env.txt");
   EXPECT_NE(env.find("KPROF_COUNTERS_KERNEL=copy|gemm"), std::string::npos) << env;
   EXPECT_NE(env.find("KPROF_COUNTERS_NVTX=stage_gemm\n"), std::string::npos) << env;
   EXPECT_NE(env.find("KPROF_COUNTERS_SKIP=2"), std::string::npos) << env;
   EXPECT_NE(env.find("KPROF_COUNTERS_MAX=\n"), std::string::npos) << env;  // the shell's 7 does not leak in
+  EXPECT_NE(env.find("KPROF_COUNTERS_IMAGE=\n"), std::string::npos) << env;  // nor its 3
   EXPECT_NE(env.find("KPROF_COUNTERS_METRICS=gpu__time_duration.sum,"), std::string::npos) << env;
   EXPECT_EQ(env.find("smsp__sass_"), std::string::npos) << env;  // SASS-patching metrics are not asked for
   std::string profile = kprof::read_file(dir / "good" / "profile.json");

@@ -85,7 +85,8 @@ TEST(NcuCanonical, TensorOpFamilyWhenSourceFamilyIsAbsent) {
 }
 
 // The annotation list asks for the components of the three throughput breakdowns (they cost the CUPTI pass ~70 ms a
-// kernel on the H200): the maxima stand in for them; a breakdown present still wins.
+// kernel on the H200): the maxima stand in for them. Memory's and L1's breakdowns, present, still win; L2 reads its
+// components in every mode (lts__throughput also follows DRAM traffic), the breakdown only without them.
 TEST(NcuCanonical, ThroughputsFromTheirComponentsWithoutTheBreakdowns) {
   auto pct = [](double v) { return MetricValue{v, "%", "", true}; };
   KernelLaunch k;
@@ -120,13 +121,17 @@ TEST(NcuCanonical, ThroughputsFromTheirComponentsWithoutTheBreakdowns) {
   c = derive_canonical(k);
   EXPECT_DOUBLE_EQ(*c.l1_throughput_pct, 99.0);
   EXPECT_DOUBLE_EQ(*c.memory_throughput_pct, 97.0);
-  EXPECT_DOUBLE_EQ(*c.l2_throughput_pct, 31.0);
-  // Too few components: nothing is made up.
+  EXPECT_DOUBLE_EQ(*c.l2_throughput_pct, 19.5);
+  for (const char* m : {"lts__t_sectors", "lts__d_sectors", "lts__t_tag_requests"}) k.metrics.erase(m + e);
+  EXPECT_DOUBLE_EQ(*derive_canonical(k).l2_throughput_pct, 31.0);  // two components left: the breakdown
+  // Too few components, or memory's without DRAM's: nothing is made up.
   KernelLaunch sparse;
   sparse.metrics["lts__t_sectors" + e] = pct(40.0);
-  sparse.metrics["dram__cycles_active" + e] = pct(50.0);
+  for (const char* m : {"lts__xbar2lts_cycles_active", "lts__t_tag_requests", "lts__lts2xbar_cycles_active"})
+    sparse.metrics[m + e] = pct(10.0);
+  for (const char* m : l1) sparse.metrics[m + e] = pct(5.0);
   c = derive_canonical(sparse);
-  EXPECT_FALSE(c.l2_throughput_pct.has_value());
+  EXPECT_DOUBLE_EQ(*c.l2_throughput_pct, 40.0);
   EXPECT_FALSE(c.memory_throughput_pct.has_value());
   EXPECT_FALSE(c.l1_throughput_pct.has_value());
 }

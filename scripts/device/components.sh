@@ -18,7 +18,7 @@ if [ "${SKIP_COST:-0}" != 1 ]; then
   PROGRAMS=corpus SKIP_PEERS=1 ROUNDS=1 STEP_TIMEOUT=200 bash bench/cost.sh > $OUT/cost.log 2>&1
   log "cost.sh rc=$? ($(left) s left)"
   [ -f /tmp/kprof-cost/summary.txt ] && cp /tmp/kprof-cost/summary.txt $OUT/cost-summary.txt
-  f=$(find /tmp/kprof-cost/profiles -name counters.json | head -1)
+  f=$(find /tmp/kprof-cost/profiles/corpus/annotation-1 -name counters.json | head -1)  # the first default run
   [ -n "$f" ] && log "  corpus counters: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); ks=d['kernels']; print('passes', d['passes'], 'kernels', len(ks), 'replay %.2f s' % (sum(k['replay_wall_ms'] for k in ks)/1000))" $f)"
 fi
 R=/tmp/kprof-recapture; rm -rf $R; mkdir -p $R
@@ -27,7 +27,8 @@ capture() {  # capture NAME COMMAND...: annotation with ncu and with CUPTI count
   local name=$1; shift; local O=$R/$name; mkdir -p $O
   step ${name}_ncu   kprof run --prof-type=annotation --counters-min-share=0 --counters ncu --kernel $name --out $O/annotation-ncu -- "$@"
   step ${name}_cupti kprof run --prof-type=annotation --counters-min-share=0 --counters cupti --kernel $name --out $O/annotation-cupti -- "$@"
-  (cd $O && tar czf $OUT/$name-annotation.tgz $(find . -name trace.kptrace -o -name ncu_raw.csv -o -name 'counters*.json' | grep -v '/compiled/'))
+  local files; files=$(cd $O && find . -name trace.kptrace -o -name ncu_raw.csv -o -name 'counters*.json' | grep -v '/compiled/')
+  if [ -n "$files" ]; then (cd $O && tar czf $OUT/$name-annotation.tgz $files); else log "  $name: no raw files to archive"; fi
 }
 for PROG in ${PROGS:-diag_corpus diag_holdout7 diag_holdout9 diag_torch diag_holdout diag_holdout2 diag_holdout3 diag_holdout4 diag_holdout5 diag_holdout6 diag_holdout8}; do
   need=40; [ -x "$D/$PROG" ] || need=100

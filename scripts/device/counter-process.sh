@@ -10,17 +10,19 @@ set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
 S=$OUT/summary.txt; : > $S; R=$OUT
 log "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader)"
-LIST=$(grep -v '^#' data/ncu-annotation-metrics.txt | grep . | paste -sd, -)
+# What `kprof run` asks the collector for: the list less Nsight Compute's launch__* and SASS-patching metrics.
+LIST=$(grep -v '^#' data/ncu-annotation-metrics.txt | grep . | grep -v -E '^(launch__|smsp__sass_)' | paste -sd, -)
 stamp() {  # stamp LABEL [VAR=value ...]: one run of diag_corpus, its phases
   local label=$1; shift; local f=/tmp/kprof-cp-$label.json; rm -f $f
   local t0=$EPOCHREALTIME first="" last=""
   while IFS= read -r line; do [ -z "$first" ] && first=$EPOCHREALTIME; last=$EPOCHREALTIME; done < <(
     env "$@" KPROF_COUNTERS_FILE=$f stdbuf -oL $D/diag_corpus 1 -tiny_launches 2>/dev/null)
   local t1=$EPOCHREALTIME
+  [ -n "$first" ] || { first=$t1; last=$t1; }  # no output: the whole run counts as start-up
   local extra=$( [ -f $f ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); ks=d.get('kernels',[]); import statistics as st; ph={}; [ph.setdefault(p,[]).append(v) for k in ks for p,v in k.get('phases_ms',{}).items()]; print('setup %.0f ms, %d profiled, replay %.0f ms, passes %s; phase medians (sums) ms: %s' % (d.get('setup_ms',0), len(ks), sum(k.get('replay_wall_ms',0) for k in ks), d.get('passes'), ' '.join('%s %.1f (%.0f)' % (p, st.median(v), sum(v)) for p,v in ph.items())))" $f)
   log "$(awk -v a=$t0 -v b=$first -v c=$last -v d=$t1 -v l=$label 'BEGIN{printf "%-14s start->first %6.0f ms  kernels %6.0f ms  last->end %6.0f ms  total %6.0f ms", l, (b-a)*1000, (c-b)*1000, (d-c)*1000, (d-a)*1000}')  ${extra}"
 }
-INJ="CUDA_INJECTION64_PATH=$D/libkprof_inject.so"
+INJ="CUDA_INJECTION64_PATH=$D/libkprof_inject.so"  # one word: $D has no spaces (steps.sh)
 for round in 1 2; do
   stamp plain KPROF_NONE=1
   stamp inject_none $INJ KPROF_COUNTERS_METRICS=sm__cycles_elapsed.avg 'KPROF_COUNTERS_KERNEL=^no_such_kernel$'

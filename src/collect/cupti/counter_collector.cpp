@@ -80,8 +80,8 @@ void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_Callb
   // synchronises threads around launches): if one lands inside a profiled window, the range count below shows
   // it and that launch's counters are dropped with an error instead of being misattributed.
   std::string mangled = cb->symbolName ? cb->symbolName : "";
-  const auto entered = std::chrono::steady_clock::now();
   std::lock_guard<std::timed_mutex> lock(mu_);
+  const auto entered = std::chrono::steady_clock::now();
   std::uint64_t order = launches_++;
   // While a capture is open no CUDA call is made from here at all (not even a stream query): a global-mode
   // capture was invalidated on the H200 with the collector subscribed and no launch profiled.
@@ -129,7 +129,8 @@ void CounterCollector::on_launch_enter(const CUpti_CallbackData* cb, CUpti_Callb
   r.nvtx.assign(nvtx.begin(), nvtx.begin() + static_cast<std::ptrdiff_t>(std::min(stage_entries, nvtx.size())));
   r.api = cb->functionName ? cb->functionName : "";
   // Where a profiled launch's time goes before its replay (issue 27: ~25 ms a kernel fell outside the replay's
-  // wall time on the H200): the selection and set-up, then the range's start (and the image's renewal in it).
+  // wall time on the H200): the selection (with the counter set-up on the first profiled launch, also in setup_ms,
+  // and the resumption after a capture), then the range's start (and the image's renewal in it).
   const auto before_start = std::chrono::steady_clock::now();
   if (std::string e = profiler_.start(); !e.empty()) {
     r.error = e;

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "collect/counters/counters_format.hpp"
+
 namespace kprof::cupti {
 
 struct CounterOptions {
@@ -33,7 +35,7 @@ struct CounterOptions {
   std::uint64_t skip = 0;            // KPROF_COUNTERS_SKIP: selected launches to pass over first
   std::uint64_t count = 0;           // KPROF_COUNTERS_COUNT: stop after this many profiled launches (0 = no limit)
   std::size_t max_kernels = 512;     // KPROF_COUNTERS_MAX: launches profiled at most (1..100000)
-  std::size_t image_ranges = 32;     // KPROF_COUNTERS_IMAGE: ranges a counter image holds (1..512; RangeProfiler)
+  std::size_t image_ranges = counters_format::kDefaultImageRanges;  // KPROF_COUNTERS_IMAGE (1..512; RangeProfiler)
   static CounterOptions from_env();  // empty output when KPROF_COUNTERS_FILE is unset
 };
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "collect/counters/counters_format.hpp"
 #include "collect/cupti/kernel_record.hpp"
 
 namespace kprof::cupti {
@@ -23,7 +24,7 @@ class RangeProfiler {
   // costs ~1 ms a range to enable, and renewing a full one ~180 ms (disable, enable, and the first range's start on
   // the new configuration, ~150 ms; bench/RESULTS.md §1a⁶): 32 leaves a program of up to 32 profiled kernels with
   // none (8 renewed the many-kernel program's image twice) and costs ~25 ms more to enable than 8.
-  static constexpr std::size_t kImageRanges = 32;
+  static constexpr std::size_t kImageRanges = counters_format::kDefaultImageRanges;
   // "" when the profiler is ready for `ctx`; else what failed ("cuptiProfilerInitialize: ..."). Metrics the chip
   // lacks are left out (unsupported()); none supported is a failure. The device facts (name, compute capability,
   // SMs) are read once CUPTI is initialised, even when a later step fails.
