@@ -141,3 +141,30 @@ TEST(CountersImport, LaunchesWithoutValuesAreNoCounterSource) {
   EXPECT_NE(s.warnings[0].find("the launch failed"), std::string::npos) << s.warnings[0];
   EXPECT_NE(s.warnings[1].find("lts__t_sector_hit_rate.pct"), std::string::npos) << s.warnings[1];
 }
+
+// Where the counter run's time went (issue 27), from the collector's own timings: the set-up, each profiled
+// launch's replay, the range starts (the counter image's renewals are in them) and the file's rewrites.
+TEST(CountersImport, CostOfTheCounterRun) {
+  const std::string doc = R"({"schema":"kprof.counters/1","passes":15,"setup_ms":300,"kernels":[
+    {"mangled":"_Z1av","grid":[1,1,1],"block":[32,1,1],"values":{"sm__cycles_elapsed.avg":1},"replay_wall_ms":200,
+     "phases_ms":{"select":300,"start":150,"launch":199,"write":1}},
+    {"mangled":"_Z1bv","grid":[1,1,1],"block":[32,1,1],"values":{"sm__cycles_elapsed.avg":1},"replay_wall_ms":240,
+     "phases_ms":{"select":0,"start":0.5,"launch":239,"write":2}},
+    {"mangled":"_Z1cv","grid":[1,1,1],"block":[32,1,1],"values":{"sm__cycles_elapsed.avg":1},"replay_wall_ms":260,
+     "phases_ms":{"select":0,"start":180,"launch":259,"write":3}}]})";
+  const auto s = counters::parse_counters(doc, "c.json");
+  EXPECT_EQ(s.cost.replayed, 3u);
+  EXPECT_DOUBLE_EQ(s.cost.replay_ms, 700);
+  EXPECT_DOUBLE_EQ(s.cost.replay_median_ms, 240);
+  EXPECT_DOUBLE_EQ(s.cost.start_ms, 330.5);
+  EXPECT_DOUBLE_EQ(s.cost.write_ms, 6);
+  EXPECT_TRUE(s.cost.has_phases);
+  EXPECT_EQ(counters::describe_cost(s, 2.0),
+            "counter run 2.00 s: set-up 0.30 s; 3 launches replayed (15 passes each) 0.70 s, 240 ms the median; range "
+            "starts 0.33 s; file writes 0.01 s; the program and its process 0.66 s");
+  // An older file (no phases, no replay times): only what it holds.
+  const auto old = counters::parse_counters(
+      R"({"schema":"kprof.counters/1","passes":1,"setup_ms":200,"kernels":[]})", "o.json");
+  EXPECT_FALSE(old.cost.has_phases);
+  EXPECT_EQ(counters::describe_cost(old, 0.5), "counter run 0.50 s: set-up 0.20 s; the program and its process 0.30 s");
+}

@@ -22,6 +22,7 @@ struct Assembled {
   ProfileRun run;
   std::optional<Trace> trace;  // the tracer pass's trace, for the mode's trace outputs
   SourceView source;           // ncu's source page (ncu mode), for source/
+  std::vector<std::string> cost_notes;  // where a pass's time went, from its raw files (kprof run says them)
 };
 
 // Stages come from the tracer's launches when the tracer ran (counters joined to them), else from the counter

@@ -122,6 +122,7 @@ ProfileResult profile(const RunSpec& spec, std::shared_ptr<ArtifactStage> stage)
   std::vector<std::string> parts;
   for (const auto& [name, s] : spent) parts.push_back(fmt::format("{} {:.2f} s", name, s));
   ctx.log(LogLevel::progress, fmt::format("time: {}", fmt::join(parts, ", ")));
+  for (const auto& note : a.cost_notes) ctx.log(LogLevel::progress, note);
   r.run = std::move(a.run);
   r.trace = std::move(a.trace);
   r.source = std::move(a.source);

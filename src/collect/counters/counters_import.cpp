@@ -1,6 +1,8 @@
 #include "collect/counters/counters_import.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <fmt/ranges.h>
 
 #include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
@@ -117,6 +119,28 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
           fmt::format("counters: not available on {} through CUPTI: {}", s.chip, fmt::join(not_collected, ", ")));
     int id = 0;
     ncu::ValueWarnings bad_values;
+    s.cost.setup_ms = s.setup_ms;
+    std::vector<double> replays;
+    auto ms_of = [](const json& o, const char* name) {
+      auto it = o.find(name);
+      return it != o.end() && it->is_number() && it->get<double>() >= 0 ? it->get<double>() : 0.0;
+    };
+    for (const auto& k : doc.at(key::kernels)) {
+      if (k.is_object() && k.contains(key::replay_wall_ms) && k.at(key::replay_wall_ms).is_number())
+        replays.push_back(ms_of(k, key::replay_wall_ms));
+      if (k.is_object() && k.contains(key::phases_ms) && k.at(key::phases_ms).is_object()) {
+        const auto& ph = k.at(key::phases_ms);
+        s.cost.has_phases = s.cost.has_phases || ph.contains("start");
+        s.cost.start_ms += ms_of(ph, "start");
+        s.cost.write_ms += ms_of(ph, "write");
+      }
+    }
+    s.cost.replayed = replays.size();
+    for (double r : replays) s.cost.replay_ms += r;
+    if (!replays.empty()) {
+      std::sort(replays.begin(), replays.end());
+      s.cost.replay_median_ms = replays[replays.size() / 2];
+    }
     for (const auto& k : doc.at(key::kernels)) {
       KernelLaunch l;
       l.id = id++;
@@ -184,6 +208,19 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
     throw ParseError(where, 0, e.what());
   }
   return s;
+}
+
+std::string describe_cost(const CounterSession& s, double process_seconds) {
+  const CounterCost& c = s.cost;
+  std::string out = fmt::format("counter run {:.2f} s: set-up {:.2f} s", process_seconds, c.setup_ms / 1000);
+  if (c.replayed > 0)
+    out += fmt::format("; {} launch{} replayed ({} pass{} each) {:.2f} s, {:.0f} ms the median", c.replayed,
+                       c.replayed == 1 ? "" : "es", s.passes, s.passes == 1 ? "" : "es", c.replay_ms / 1000,
+                       c.replay_median_ms);
+  if (c.has_phases) out += fmt::format("; range starts {:.2f} s; file writes {:.2f} s", c.start_ms / 1000, c.write_ms / 1000);
+  const double rest = process_seconds - (c.setup_ms + c.replay_ms + c.start_ms + c.write_ms) / 1000;
+  if (process_seconds > 0 && rest >= 0) out += fmt::format("; the program and its process {:.2f} s", rest);
+  return out;
 }
 
 CounterSession import_counters(const std::filesystem::path& file) {

@@ -12,6 +12,16 @@
 
 namespace kprof::counters {
 
+// Where the counter run's time went, from the collector's own timings (issue 27): set-up once, then per profiled
+// launch its replay (every pass), the range's start (a renewal of the counter image in it) and the file's rewrite.
+struct CounterCost {
+  double setup_ms = 0;
+  std::size_t replayed = 0;  // launches with a replay time
+  double replay_ms = 0, replay_median_ms = 0;
+  double start_ms = 0, write_ms = 0;
+  bool has_phases = false;   // files before 2026-12-03 have no start phase
+};
+
 struct CounterSession {
   std::string chip;                   // "GH100"
   DeviceInfo device;                  // name, compute capability, SMs (from the driver; empty in older files)
@@ -23,7 +33,11 @@ struct CounterSession {
   bool interrupted = false;
   std::vector<KernelLaunch> launches;  // profiled launches, in launch order
   std::vector<std::string> warnings;   // collector errors, unsupported metrics, per-kernel failures
+  CounterCost cost;
 };
+
+// One line for a reader of the run's progress: "set-up 0.36 s; 22 launches replayed (15 passes) 5.17 s, ...".
+std::string describe_cost(const CounterSession& s, double process_seconds);
 
 // Throws ParseError (file and reason) on a file that is not kprof.counters/1 JSON.
 CounterSession import_counters(const std::filesystem::path& file);

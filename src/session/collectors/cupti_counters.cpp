@@ -115,6 +115,8 @@ void read_counter_pass(Assembled& a, const PassReading& r) {
     a.run.device.sm_count = d.sm_count;
   }
   for (const auto& w : session.warnings) a.run.warnings.push_back({WarningCode::Counters, w});
+  if (!r.collected.reanalysis)
+    a.cost_notes.push_back(counters::describe_cost(session, r.pass.process ? r.pass.process->wall_seconds : 0.0));
   if (session.launches.empty() && session.warnings.empty())
     a.run.warnings.push_back({WarningCode::Counters, "the counter run profiled no kernel launch"});
   use_counter_launches(a, std::move(session.launches));
