@@ -39,8 +39,7 @@ bool detect_shared_atomic_contention(RuleContext& r) {
   const double per = *per_inst;
   const double share = m.shared_atomic_share().value_or(0);
   const double l1 = val(m.l1_throughput_pct) / 100.0;
-  if (per < r.p("shared_atomic_wavefronts_per_inst") || share < r.p("shared_atomic_share_min") || l1 * 100.0 < r.p("onchip_bound_pct"))
-    return false;
+  if (per < r.p("shared_atomic_wavefronts_per_inst") || share < r.p("shared_atomic_share_min")) return false;
   double at_stake = std::min(1.0, l1);
   if (auto wait = m.shared_wait_share()) at_stake = std::min(at_stake, *wait);
   r.add(CauseId::atomic_contention, "shared-memory atomic contention",
