@@ -1,9 +1,10 @@
 #include "collect/counters/counters_import.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
-#include <fmt/ranges.h>
+#include <optional>
 
 #include "model/json_support.hpp"  // integer reads range-checked (not nlohmann/json.hpp directly)
 
@@ -121,27 +122,21 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
     ncu::ValueWarnings bad_values;
     s.cost.setup_ms = s.setup_ms;
     std::vector<double> replays;
-    auto ms_of = [](const json& o, const char* name) {
+    // A non-negative number of milliseconds under `name`, else none.
+    auto ms_of = [](const json& o, const char* name) -> std::optional<double> {
       auto it = o.find(name);
-      return it != o.end() && it->is_number() && it->get<double>() >= 0 ? it->get<double>() : 0.0;
+      if (it == o.end() || !it->is_number() || it->get<double>() < 0) return std::nullopt;
+      return it->get<double>();
     };
     for (const auto& k : doc.at(key::kernels)) {
-      if (k.is_object() && k.contains(key::replay_wall_ms) && k.at(key::replay_wall_ms).is_number())
-        replays.push_back(ms_of(k, key::replay_wall_ms));
-      if (k.is_object() && k.contains(key::phases_ms) && k.at(key::phases_ms).is_object()) {
-        const auto& ph = k.at(key::phases_ms);
-        s.cost.has_phases = s.cost.has_phases || ph.contains("start");
-        s.cost.start_ms += ms_of(ph, "start");
-        s.cost.write_ms += ms_of(ph, "write");
+      if (k.is_object()) {  // the collector's own timings of this launch (CounterCost)
+        if (auto r = ms_of(k, key::replay_wall_ms)) replays.push_back(*r);
+        if (auto ph = k.find(key::phases_ms); ph != k.end() && ph->is_object()) {
+          s.cost.has_phases = s.cost.has_phases || ph->contains("start");
+          s.cost.start_ms += ms_of(*ph, "start").value_or(0);
+          s.cost.write_ms += ms_of(*ph, "write").value_or(0);
+        }
       }
-    }
-    s.cost.replayed = replays.size();
-    for (double r : replays) s.cost.replay_ms += r;
-    if (!replays.empty()) {
-      std::sort(replays.begin(), replays.end());
-      s.cost.replay_median_ms = replays[replays.size() / 2];
-    }
-    for (const auto& k : doc.at(key::kernels)) {
       KernelLaunch l;
       l.id = id++;
       l.mangled = k.at(key::mangled).get<std::string>();
@@ -202,6 +197,12 @@ CounterSession parse_counters(const std::string& text, const std::string& where)
                                          k.at(key::non_finite).dump()));
       // A launch without counters is no counter source: the join would otherwise label it as profiled.
       if (collected > 0) s.launches.push_back(std::move(l));
+    }
+    s.cost.replayed = replays.size();
+    for (double r : replays) s.cost.replay_ms += r;
+    if (!replays.empty()) {
+      std::sort(replays.begin(), replays.end());
+      s.cost.replay_median_ms = replays[replays.size() / 2];
     }
     for (auto& w : bad_values.messages()) s.warnings.push_back("counters: " + w);
   } catch (const json::exception& e) {
