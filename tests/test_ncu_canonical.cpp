@@ -17,6 +17,7 @@ const LaunchPage& full_raw() {
   return p;
 }
 CanonicalMetrics raw_id(int id) { return derive_canonical(full_raw().launches.at(id)); }
+MetricValue num(double x) { return MetricValue{x, "", "", true}; }
 bool unavailable(const CanonicalMetrics& c, const std::string& f) {
   return std::find(c.unavailable.begin(), c.unavailable.end(), f) != c.unavailable.end();
 }
@@ -82,6 +83,60 @@ TEST(NcuCanonical, TensorOpFamilyWhenSourceFamilyIsAbsent) {
   CanonicalMetrics c = derive_canonical(k);
   EXPECT_DOUBLE_EQ(*c.flops_tensor, 1024);
   EXPECT_EQ(c.tensor_precision, "fp16");
+}
+
+// A capture may hold tensor ops per instruction (HGMMA by precision, dense HMMA) beside the totals of other
+// precisions (FP8, FP64): per precision, a total where present, else its parts.
+TEST(NcuCanonical, TensorOpsPerPrecisionFromTotalsAndParts) {
+  KernelLaunch k;
+  k.metrics["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum"] = num(1000);
+  k.metrics["sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.sum"] = num(24);
+  k.metrics["sm__ops_path_tensor_op_hgmma_src_fp16.sum"] = num(0);
+  k.metrics["sm__ops_path_tensor_op_igmma_src_int8.sum"] = num(0);
+  k.metrics["sm__ops_path_tensor_src_fp8.sum"] = num(4000);
+  k.metrics["sm__ops_path_tensor_src_fp64.sum"] = num(0);
+  CanonicalMetrics c = derive_canonical(k);
+  EXPECT_DOUBLE_EQ(*c.flops_tensor, 5024);
+  EXPECT_EQ(c.tensor_precision, "fp8");
+  // A total of a precision wins over its parts (a raw page of `--set full` may hold both).
+  k.metrics["sm__ops_path_tensor_src_bf16_dst_fp32.sum"] = num(2000);
+  k.metrics["sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum"] = num(24);
+  c = derive_canonical(k);
+  EXPECT_DOUBLE_EQ(*c.flops_tensor, 6000);
+  EXPECT_EQ(c.provenance["flops_tensor"], "sum of sm__ops_path_tensor_src_*.sum + sm__ops_path_tensor_op_*.sum");
+}
+
+// Matrix instructions on the tensor pipe whose precision was not collected (here: HMMA with FP16 accumulation,
+// counted by neither the dense BF16/FP16→FP32/TF32 parts nor a total): tensor FLOPs are absent, not 0.
+TEST(NcuCanonical, TensorFlopsAbsentWhenTheBusyPrecisionWasNotCollected) {
+  KernelLaunch k;
+  k.metrics["sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active"] = num(23.5);
+  k.metrics["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum"] = num(0);
+  k.metrics["sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum"] = num(0);
+  k.metrics["sm__ops_path_tensor_src_fp8.sum"] = num(0);
+  CanonicalMetrics c = derive_canonical(k);
+  EXPECT_FALSE(c.flops_tensor.has_value());
+  EXPECT_NE(std::find(c.unavailable.begin(), c.unavailable.end(), "flops_tensor"), c.unavailable.end());
+  EXPECT_NE(c.provenance["flops_tensor"].find("not counted"), std::string::npos);
+  // With the totals collected a zero is a zero (the pipe's reading is then something else).
+  for (const char* t : {"bf16_dst_fp32", "fp16", "tf32_dst_fp32"})
+    k.metrics[std::string("sm__ops_path_tensor_src_") + t + ".sum"] = num(0);
+  c = derive_canonical(k);
+  ASSERT_TRUE(c.flops_tensor.has_value());
+  EXPECT_DOUBLE_EQ(*c.flops_tensor, 0);
+  // IMMA busy with no IMMA count: absent as well.
+  KernelLaunch i;
+  i.metrics["sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active"] = num(0);
+  i.metrics["sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active"] = num(13.55);
+  i.metrics["sm__ops_path_tensor_src_bf16_dst_fp32.sum"] = num(0);
+  c = derive_canonical(i);
+  EXPECT_FALSE(c.flops_tensor.has_value());
+  i.metrics["sm__ops_path_tensor_op_igmma_src_int8.sum"] = num(0);  // warpgroup INT8 is not IMMA
+  c = derive_canonical(i);
+  EXPECT_FALSE(c.flops_tensor.has_value());
+  i.metrics["sm__ops_path_tensor_op_imma_src_int8.sum"] = num(0);
+  c = derive_canonical(i);
+  EXPECT_TRUE(c.flops_tensor.has_value());
 }
 
 // The annotation list asks for the components of the three throughput breakdowns (they cost the CUPTI pass ~70 ms a

@@ -50,7 +50,8 @@ inline constexpr char device_sms[] = "sm_count";
 inline constexpr char replay[] = "replay";
 inline constexpr char passes[] = "passes";
 inline constexpr char setup_ms[] = "setup_ms";
-inline constexpr char phases_ms[] = "phases_ms";  // a kernel's {select, start, launch (attributes inside), stop, decode, evaluate, write: ms}
+// a kernel's {select, start, launch (attributes inside), stop, decode, evaluate, write: ms}
+inline constexpr char phases_ms[] = "phases_ms";
 inline constexpr char setup_steps_ms[] = "setup_steps_ms";  // {step: ms}, setup_ms by step
 inline constexpr char metrics[] = "metrics";
 inline constexpr char units[] = "units";

@@ -218,7 +218,8 @@ std::string describe_cost(const CounterSession& s, double process_seconds) {
     out += fmt::format("; {} launch{} replayed ({} pass{} each) {:.2f} s, {:.0f} ms the median", c.replayed,
                        c.replayed == 1 ? "" : "es", s.passes, s.passes == 1 ? "" : "es", c.replay_ms / 1000,
                        c.replay_median_ms);
-  if (c.has_phases) out += fmt::format("; range starts {:.2f} s; file writes {:.2f} s", c.start_ms / 1000, c.write_ms / 1000);
+  if (c.has_phases)
+    out += fmt::format("; range starts {:.2f} s; file writes {:.2f} s", c.start_ms / 1000, c.write_ms / 1000);
   const double rest = process_seconds - (c.setup_ms + c.replay_ms + c.start_ms + c.write_ms) / 1000;
   if (process_seconds > 0 && rest >= 0) out += fmt::format("; the program and its process {:.2f} s", rest);
   return out;

@@ -152,7 +152,8 @@ void CounterCollector::on_launch_exit(const CUpti_CallbackData* cb, CUpti_Callba
   t_pending = nullptr;
   const auto f0 = std::chrono::steady_clock::now();
   fill_function(r, r.function);
-  r.phases_ms.emplace_back("attributes", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count());
+  r.phases_ms.emplace_back("attributes",
+                           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count());
   // A launch that failed ran nothing: whatever the image holds belongs to an earlier kernel.
   int launch_result = 0;
   if (cb->functionReturnValue)

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <functional>
 #include <initializer_list>
+#include <map>
+#include <vector>
 
 namespace kprof::ncu {
 
@@ -125,9 +127,14 @@ std::string precision_of(const std::string& stem) {
   return "";
 }
 
-// Tensor FLOPs from one family of `<prefix><stem>.sum` metrics; stems that extend another stem of the family
-// ("fp8_sparsity_on" next to "fp8") are parts of it and are not added twice.
-bool derive_tensor_family(Deriver& d, const std::string& prefix) {
+// One family of `<prefix><stem>.sum` tensor-op metrics, summed by precision; stems that extend another stem of the
+// family ("fp8_sparsity_on" next to "fp8") are parts of it and are not added twice.
+struct TensorFamily {
+  std::map<std::string, double> by_precision;
+  bool imma = false;  // IMMA's own metrics (integer mma.sync) are among them
+};
+
+TensorFamily tensor_family(const Deriver& d, const std::string& prefix) {
   std::vector<std::pair<std::string, double>> members;
   const auto& metrics = d.launch().metrics;
   for (auto it = metrics.lower_bound(prefix); it != metrics.end() && it->first.compare(0, prefix.size(), prefix) == 0;
@@ -139,20 +146,50 @@ bool derive_tensor_family(Deriver& d, const std::string& prefix) {
     if (stem.find('.') != std::string::npos) continue;
     members.emplace_back(stem, mv.value);
   }
-  if (members.empty()) return false;
-  double total = 0, best = 0;
-  std::string best_precision;
+  TensorFamily f;
   for (const auto& [stem, v] : members) {
     bool part_of_other = false;
     for (const auto& [other, ov] : members)
       if (other != stem && stem.compare(0, other.size() + 1, other + "_") == 0) part_of_other = true;
     if (part_of_other) continue;
-    total += v;
-    if (v > best) { best = v; best_precision = precision_of(stem); }
+    const std::string p = precision_of(stem);
+    f.by_precision[p] += v;
+    if (stem.rfind("imma_", 0) == 0) f.imma = true;
   }
-  d.set(d.out.flops_tensor, "flops_tensor", total, fmt::format("sum of {}*.sum", prefix));
+  return f;
+}
+
+// Tensor FLOPs per precision: the total sm__ops_path_tensor_src_<p>.sum where it was collected, else the sum of that
+// precision's per-instruction counters sm__ops_path_tensor_op_<op>_src_<p>….sum (a raw page or a metric list may
+// hold either or both). The annotation list asks for the totals: per-instruction counters (HGMMA by precision, dense
+// HMMA) took two replay passes fewer on the H200 but cost the corpus 12 ms a kernel more (bench/RESULTS.md §1a⁷).
+struct TensorCoverage {
+  bool float_totals = false;  // the BF16, FP16 and TF32 totals were collected: no HMMA form is left out
+  bool imma = false;          // IMMA (integer mma.sync) was counted: the INT8 total or IMMA's own metrics
+};
+TensorCoverage derive_tensor(Deriver& d) {
+  const TensorFamily src = tensor_family(d, "sm__ops_path_tensor_src_");
+  const TensorFamily ops = tensor_family(d, "sm__ops_path_tensor_op_");
+  std::map<std::string, double> total = ops.by_precision;
+  std::map<std::string, const char*> family;  // precision → the prefix its count came from
+  for (const auto& [p, v] : ops.by_precision) family[p] = "sm__ops_path_tensor_op_";
+  for (const auto& [p, v] : src.by_precision) total[p] = v, family[p] = "sm__ops_path_tensor_src_";
+  const TensorCoverage cover{
+      src.by_precision.count("bf16") && src.by_precision.count("fp16") && src.by_precision.count("tf32"),
+      src.by_precision.count("int8") > 0 || ops.imma};
+  if (total.empty()) return cover;
+  double sum = 0, best = 0;
+  std::string best_precision;
+  std::vector<std::string> used;
+  for (const auto& [p, v] : total) {
+    sum += v;
+    if (v > best) best = v, best_precision = p;
+    const std::string from = fmt::format("{}*.sum", family[p]);
+    if (std::find(used.begin(), used.end(), from) == used.end()) used.push_back(from);
+  }
+  d.set(d.out.flops_tensor, "flops_tensor", sum, fmt::format("sum of {}", fmt::join(used, " + ")));
   d.out.tensor_precision = best_precision;
-  return true;
+  return cover;
 }
 
 }  // namespace
@@ -284,7 +321,7 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
     if (auto v = d.metric("sm__thread_inst_executed_pipe_fp64_pred_on.sum"))
       d.set(c.flops_fp64, "flops_fp64", 2.0 * *v, "2*sm__thread_inst_executed_pipe_fp64_pred_on.sum (upper bound: every FP64 instruction counted as an FMA)");
   derive_flops(d, c.flops_fp16, "flops_fp16", 'h');
-  if (!derive_tensor_family(d, "sm__ops_path_tensor_src_")) derive_tensor_family(d, "sm__ops_path_tensor_op_");
+  const TensorCoverage tensor_cover = derive_tensor(d);
 
   d.first_of(c.registers_per_thread, "registers_per_thread", {"launch__registers_per_thread"}, "Launch Statistics",
              "Registers Per Thread");
@@ -310,6 +347,15 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
           c.provenance["tensor_pipe_pct"] + " read " + fmt::format("{:.3g}", *c.tensor_pipe_pct) +
               "% but no tensor FLOPs were counted: HFMA2.MMA only, no matrix math");
     c.tensor_pipe_includes_hfma2 = false;
+  }
+  // Matrix instructions on the tensor pipe with no tensor op counted, where the list leaves their precision out
+  // (sparse HMMA or FP16 accumulation when HMMA is counted by precision; IMMA without an INT8 count): absent, not 0.
+  if (c.flops_tensor && *c.flops_tensor == 0 && !c.tensor_pipe_includes_hfma2 && c.tensor_pipe_pct &&
+      *c.tensor_pipe_pct >= 1.0 && (c.tensor_pipe_imma ? !tensor_cover.imma : !tensor_cover.float_totals)) {
+    c.flops_tensor.reset();
+    c.provenance["flops_tensor"] = fmt::format(
+        "not counted: the tensor pipe read {:.3g}% on matrix instructions of a precision the metric list leaves out "
+        "({})", *c.tensor_pipe_pct, c.tensor_pipe_imma ? "INT8 IMMA" : "sparse HMMA or FP16 accumulation");
   }
 
   // Pipes and issue.

@@ -9,9 +9,10 @@
 //   3. ncu's derived rates derived__smsp__sass_thread_inst_executed_op_<p>fma_pred_on_x2 (…) × cycles
 //   FP32/FP64: add + mul + 2·fma. FP16 follows ncu's own roofline weights (its derived metrics are
 //   hadd_x2, hmul_x2, hfma_x4: HADD2/HMUL2/HFMA2 are packed pairs), i.e. 2·add + 2·mul + 4·fma.
-// Tensor FLOPs: sm__ops_path_tensor_src_<type>.sum (already counted in FLOPs: a 4096³ bf16 WMMA GEMM reads
-//   exactly 2·4096³), else the sum of sm__ops_path_tensor_op_<op>_src_<type>.sum; tensor_precision is the
-//   source type with the largest count.
+// Tensor FLOPs, per precision: sm__ops_path_tensor_src_<type>.sum (already counted in FLOPs: a 4096³ bf16 WMMA
+//   GEMM reads exactly 2·4096³), else the sum of sm__ops_path_tensor_op_<op>_src_<type>….sum; tensor_precision is
+//   the type with the largest count. A tensor pipe busy on matrix instructions whose precision was not collected
+//   (e.g. IMMA: the annotation list has no INT8 total) leaves flops_tensor absent, not 0.
 #pragma once
 #include "model/canonical_metrics.hpp"
 #include "model/profile.hpp"
