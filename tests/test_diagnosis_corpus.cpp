@@ -213,7 +213,7 @@ void expect_holdout_score(const std::filesystem::path& labels, int cases, const 
 // Issue 23 (barrier stalls a cause of their own) took one off each: CUB's scan (cumsum) now reads "barrier stalls"
 // (57% of waiting stalls), labelled "latency" with low confidence by a labeller whose id list had no barrier cause.
 TEST(DiagnosisHoldout, ScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(), 13, {{13, 12}, {13, 12}, {13, 11}});
+  expect_holdout_score(corpus::holdout_file(), 13, {{13, 12}, {13, 12}, {13, 12}});
 }
 
 // The second held-out set, scored as captured (labels written before kprof was run against them; topk relabelled
@@ -227,7 +227,7 @@ TEST(DiagnosisHoldout, ScoreDoesNotRegress) {
 // cutting at 70% (as the bank-conflict rule does); gemm_skinny reads DRAM at 86.7% of its roof (83.2% before), at
 // the roof: no DRAM item leads, as labelled (first fix +1 in both).
 TEST(DiagnosisHoldout, SecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout2_file(), 13, {{9, 9}, {9, 9}, {9, 8}});
+  expect_holdout_score(corpus::holdout2_file(), 13, {{11, 10}, {11, 10}, {11, 9}});
 }
 
 // The third held-out set (11 labelled cases), scored as captured after every change the first two prompted:
@@ -315,7 +315,7 @@ TEST(DiagnosisHoldout, FourthSetRuleChangesHoldInEverySource) {
 // Issue 27 (2026-12-03, fifth session): with the annotation captures retaken (breakdown-free list) unfold's first
 // fix through CUPTI matches too (pipe throughput: its arithmetic waits now outweigh its memory waits there).
 TEST(DiagnosisHoldout, FifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(5), 15, {{15, 15}, {15, 15}, {15, 14}});
+  expect_holdout_score(corpus::holdout_file(5), 15, {{15, 15}, {15, 15}, {15, 15}});
 }
 
 // cuDNN's 7x7 stem conv (48% of shared wavefronts conflicted) and PyTorch's fp32 memory-efficient attention
@@ -374,8 +374,40 @@ TEST(DiagnosisHoldout, StoresWrittenInPiecesAreNamedInEverySource) {
 // 11/11 and 9/11.
 // Issue 23 (2026-12-03): overlap advice no longer outranks filling the grids of the two 60-block chases: first fix
 // +2 in annotation, 10/11 (ncu counters) and 9/11 (CUPTI counters).
+// One estimate per remedy, the same in every source: where kprof's own cause proposes a remedy that an Nsight Compute
+// rule also estimates, kprof's estimate is kept and the rule named beside it. The ninth set's under-filled pointer
+// chases (60 blocks for 132 SMs, 32 sectors per request) ranked "coalesce" first in ncu mode only, on
+// UncoalescedGlobalAccess's 87% (its share of excess sectors, not of time); kprof's 50% ranks under filling the GPU
+// (55%) in every source. And an occupancy estimate of Nsight Compute's that kprof's own occupancy rules do not
+// corroborate is weighed down (cuDNN's 7x7 stem conv, 2 warps per scheduler by design: ncu 28%).
+TEST(DiagnosisHoldout, ARemedyKprofMeasuredKeepsItsEstimateInEverySource) {
+  in_every_source("diag_holdout9", [](const ProfileRun& run) {
+    for (const char* k : {"underfilled_a", "underfilled_b"}) {
+      const auto& a = analysis_of(run, k);
+      ASSERT_FALSE(a.opportunities.empty()) << k;
+      EXPECT_EQ(a.opportunities.front().remedy, "grid_fill") << k;
+      const auto coalesce = std::find_if(a.opportunities.begin(), a.opportunities.end(),
+                                         [](const Opportunity& o) { return o.remedy == "coalesce"; });
+      ASSERT_NE(coalesce, a.opportunities.end()) << k;
+      EXPECT_EQ(coalesce->source, "kprof") << k << ": " << coalesce->rationale;
+      EXPECT_LT(coalesce->est_gain_pct, 60.0) << k;  // kprof's 50%, not UncoalescedGlobalAccess's 87%
+    }
+  });
+  // Nsight Compute's occupancy estimate for the conv (ncu mode holds the rules) is weighed down and ranks after
+  // kprof's own items.
+  const auto run = corpus::assemble(corpus::capture_dir("diag_holdout5", corpus::Source::ncu_full),
+                                    corpus::Source::ncu_full, "diag_holdout5");
+  const auto& conv = analysis_of(run, "conv7x7_s2_fp16_cudnn");
+  ASSERT_FALSE(conv.opportunities.empty());
+  EXPECT_EQ(conv.opportunities.front().remedy, "smem_conflicts");
+  const auto occupancy = std::find_if(conv.opportunities.begin(), conv.opportunities.end(),
+                                      [](const Opportunity& o) { return o.remedy == "occupancy"; });
+  ASSERT_NE(occupancy, conv.opportunities.end());
+  EXPECT_NE(occupancy->rationale.find("weighed down"), std::string::npos) << occupancy->rationale;
+}
+
 TEST(DiagnosisHoldout, NinthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(9), 11, {{11, 11}, {10, 10}, {11, 9}});
+  expect_holdout_score(corpus::holdout_file(9), 11, {{11, 11}, {11, 11}, {11, 11}});
 }
 
 TEST(DiagnosisHoldout, SeventhAndEighthSetScoresDoNotRegress) {

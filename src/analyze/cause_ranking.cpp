@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "analyze/remedies.hpp"
 #include "analyze/rule_table.hpp"
@@ -62,12 +63,14 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
       break;
     }
   const std::optional<CauseId> saturated_id = saturated ? std::optional(saturated->id) : std::nullopt;
+  // Nor past a plain bound of at least its own gain that it says it does not explain (a partial last wave beside a
+  // bound worth more; bank conflicts beside a latency bound whose warps wait mostly elsewhere: CUB's onesweep sort on
+  // the H200, 20% of its waits on shared memory).
   auto leads = [&](const Finding& c) {
     if (!c.specific) return false;
-    if (c.id == CauseId::tail_wave &&
-        std::any_of(causes.begin(), causes.end(), [&](const Finding& b) {
-          return !b.specific && std::find(c.does_not_explain.begin(), c.does_not_explain.end(), b.id) !=
-                                    c.does_not_explain.end();
+    if (std::any_of(causes.begin(), causes.end(), [&](const Finding& b) {
+          return !b.specific && b.gain_pct >= c.gain_pct &&
+                 std::find(c.does_not_explain.begin(), c.does_not_explain.end(), b.id) != c.does_not_explain.end();
         }))
       return false;
     if (cause_spec(c.id).leads_without_gain) return true;
@@ -76,11 +79,21 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   // When no specific cause leads, the unit that binds the kernel (DRAM or a pipe) names it, even with no
   // headroom left: a GEMV at the DRAM roof is DRAM-bound, not "grid too small" with nothing to gain.
   auto binding = [&](const Finding& c) { return !c.specific && throughput_bound(c.id); };
-  std::stable_sort(causes.begin(), causes.end(), [&](const Finding& a, const Finding& b) {
-    if (leads(a) != leads(b)) return leads(a);
-    if (!leads(a) && binding(a) != binding(b)) return binding(a);
+  // Whether each cause leads is decided over the whole list before the sort moves any of it (leads() reads the
+  // other causes); the sort then orders indices.
+  std::vector<bool> leading(causes.size());
+  std::vector<std::size_t> order(causes.size());
+  for (std::size_t i = 0; i < causes.size(); ++i) leading[i] = leads(causes[i]), order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    const Finding &a = causes[i], &b = causes[j];
+    if (leading[i] != leading[j]) return bool(leading[i]);
+    if (!leading[i] && binding(a) != binding(b)) return binding(a);
     return a.gain_pct > b.gain_pct;
   });
+  std::vector<Finding> sorted;
+  sorted.reserve(causes.size());
+  for (std::size_t i : order) sorted.push_back(std::move(causes[i]));
+  causes = std::move(sorted);
 }
 
 }  // namespace kprof::analyze

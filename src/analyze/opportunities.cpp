@@ -20,6 +20,7 @@ struct Candidate {
   std::optional<RemedyId> remedy;  // op.remedy as kprof knows it; nullopt for an Nsight Compute rule it has none for
   double raw_gain = 0;            // fraction of kernel time, before the bounds
   bool bounded_by_unit = false;   // its estimate was cut to the binding unit's headroom
+  bool contradicted = false;      // an Nsight Compute estimate kprof's own counters argue against (weighed down)
 };
 
 std::string first_sentence(const std::string& text) {
@@ -79,10 +80,11 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   out.push_back(std::move(k));
 }
 
-// Why kprof's own counters contradict an access-pattern or occupancy rule of Nsight Compute, or "" when they do not (or are
-// missing). Its estimate assumes the excess sectors or conflict wavefronts cost time; on average-coalesced loads
-// the excess comes from a few instructions whose sectors mostly hit L1 (PyTorch's layer/RMS norm and max pooling
-// on the H200: 8 sectors per request, Nsight Compute estimated 42-54%).
+// Why kprof's own counters contradict an access-pattern or occupancy rule of Nsight Compute, or "" when they do not
+// (or are missing; an occupancy rule is contradicted whenever kprof's occupancy rules found no occupancy cause). Its
+// estimate assumes the excess sectors or conflict wavefronts cost time; on average-coalesced loads the excess comes
+// from a few instructions whose sectors mostly hit L1 (PyTorch's layer/RMS norm and max pooling on the H200: 8
+// sectors per request, Nsight Compute estimated 42-54%).
 std::string contradicted(std::optional<RemedyId> remedy, const std::vector<Cause>& causes, const CanonicalMetrics& m,
                          const Thresholds& t) {
   if (remedy == RemedyId::coalesce && !has_cause(causes, CauseId::uncoalesced_global) &&
@@ -106,6 +108,11 @@ std::string contradicted(std::optional<RemedyId> remedy, const std::vector<Cause
     if (m.theoretical_occupancy_pct && *m.theoretical_occupancy_pct > t.param("diagnosis.occupancy_low_pct"))
       return fmt::format("a theoretical occupancy of {:.1f}% already hides latency by kprof's threshold ({:.0f}%)",
                          *m.theoretical_occupancy_pct, t.param("diagnosis.occupancy_low_pct"));
+    // Nsight Compute's occupancy rules estimate the share of warp slots left empty, whether or not more warps would
+    // be waited on; kprof's occupancy rules weigh that against the stalls and the issue room, and found no limit
+    // binding (cuDNN's 7x7 stem conv on the H200: 2 warps per scheduler by design, its time in bank-conflict
+    // replays; ncu 28%).
+    return "kprof's occupancy rules do not find too few warps to be what slows this kernel";
   }
   // LaunchConfiguration's partial-wave estimate is the last wave's empty share, however many full waves come
   // before it: 3.88 waves (PyTorch's Welford var_mean) or 1.78 (a column mean) leave the GPU idle for a small part
@@ -165,6 +172,7 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
     if (auto against = contradicted(remedy, causes, m, t); !against.empty()) {
       k.raw_gain *= t.param("opportunities.uncorroborated_rule_weight");
       k.op.rationale += " (weighed down: " + against + ")";
+      k.contradicted = true;
     }
     // Conflict replays cost time only while warps wait on shared memory: the conflict rules' estimate (the share
     // of excess wavefronts) cannot exceed the share of stalls spent so (CUB's select sweep on the H200: 40%
@@ -313,7 +321,6 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
     }
     if (!why.empty() && c.raw_gain > bound) c.op.rationale += " (bounded by the " + why + ")";
     c.op.est_gain_pct = std::min(std::max(c.raw_gain, 0.0), bound) * 100.0;
-    if (c.op.est_gain_pct < t.param("opportunities.min_gain_pct")) continue;
     auto it = best.find(c.op.remedy);
     if (it == best.end()) {
       best[c.op.remedy] = kept.size();
@@ -321,16 +328,27 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
       continue;
     }
     Candidate& have = kept[it->second];
-    // Keep the larger estimate (kprof's on a tie: its formula is documented); name the other source.
-    Candidate& other = c.op.est_gain_pct > have.op.est_gain_pct ? have : c;
+    // One estimate per remedy, the same in every mode: kprof's where its own cause proposes the remedy (its formula
+    // is documented and weighs the stalls and the binding unit; Nsight Compute's access-pattern and occupancy
+    // estimates are shares of excess sectors or empty warp slots, not of time: 87% for coalescing an under-filled
+    // pointer chase whose grid leaves 55% of the SMs idle), else the larger; the other source is named.
+    const bool have_kprof = have.op.source == "kprof", c_kprof = c.op.source == "kprof";
+    Candidate& other = have_kprof != c_kprof ? (have_kprof ? c : have)
+                                             : (c.op.est_gain_pct > have.op.est_gain_pct ? have : c);
     std::string also = other.op.source;
     if (&other == &have) std::swap(have, c);
     if (also != have.op.source && have.op.rationale.find(also) == std::string::npos)
       have.op.rationale += " (also suggested by " + also + ")";
   }
-  // Equal bounded gains (several capped by the same headroom) rank by the unbounded estimate, after the
-  // remedies that act on the binding unit itself (its own remedy carries exactly that headroom).
+  // Dropped below the floor only after the merge: an Nsight Compute estimate for a remedy kprof weighed at under
+  // 1% does not come back in its place.
+  std::erase_if(kept, [&](const Candidate& c) { return c.op.est_gain_pct < t.param("opportunities.min_gain_pct"); });
+  // An estimate kprof's counters contradict ranks after those they do not (sort's and a 2D FFT's occupancy on the
+  // H200, weighed down to 12% and 9%, came before kprof's own bank-conflict items); equal bounded gains (several
+  // capped by the same headroom) rank by the unbounded estimate, after the remedies that act on the binding unit
+  // itself (its own remedy carries exactly that headroom).
   std::stable_sort(kept.begin(), kept.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.contradicted != b.contradicted) return !a.contradicted;
     if (a.op.est_gain_pct != b.op.est_gain_pct) return a.op.est_gain_pct > b.op.est_gain_pct;
     if (a.bounded_by_unit != b.bounded_by_unit) return !a.bounded_by_unit;
     return a.raw_gain > b.raw_gain;

@@ -62,7 +62,8 @@ std::vector<Rule> make_rules() {
        detect_bank_conflicts,
        {specific(C::smem_bank_conflicts, R::smem_conflicts, kMemory,
                  {C::l1_bandwidth, C::memory_bound, C::latency, C::memory_latency, C::tensor_underfed})},
-       {"diagnosis.bank_conflict_share", "diagnosis.shared_atomic_share_min", "diagnosis.shared_atomic_wavefronts_per_inst"}},
+       {"diagnosis.bank_conflict_share", "diagnosis.shared_atomic_share_min",
+        "diagnosis.shared_atomic_wavefronts_per_inst", "diagnosis.latency_stall_share"}},
       {"access_pattern",
        detect_access_pattern,
        {specific(C::uncoalesced_global, R::coalesce, kMemory, kAccessExplains),
@@ -72,7 +73,8 @@ std::vector<Rule> make_rules() {
         "diagnosis.uncoalesced_l2_hit_min_pct", "diagnosis.scattered_sectors_per_request",
         "diagnosis.scattered_l2_hit_max_pct", "diagnosis.dram_bound_pct", "diagnosis.sector_bytes_min", "diagnosis.onchip_bound_pct",
         "diagnosis.atomic_spread_dram_bytes", "diagnosis.store_sector_rewrites_min",
-        "diagnosis.rewrite_min_dram_write_mb", "diagnosis.store_rewrite_waste_min", "diagnosis.dram_at_roof_pct",
+        "diagnosis.rewrite_min_dram_write_mb", "diagnosis.store_rewrite_waste_min", "diagnosis.store_fill_min",
+        "diagnosis.store_fill_max", "diagnosis.store_fill_writes_share", "diagnosis.dram_at_roof_pct",
         "classify.busy_pct", "classify.streaming_bytes_ratio"}},
       // Removing a local array removes the instructions that address it: a pipe those instructions keep busy (the
       // integer pipe of a kernel with 8.8 GB of local traffic) does not bound the fix.

@@ -137,10 +137,15 @@ void detect_bank_conflicts(RuleContext& r) {
     at_stake = std::min(at_stake, *wait);
     waits = fmt::format(", warps waiting on shared memory in {} of stalls", pct(*wait));
   }
-  r.add(CauseId::smem_bank_conflicts, "shared-memory bank conflicts",
+  Finding& f = r.add(CauseId::smem_bank_conflicts, "shared-memory bank conflicts",
         fmt::format("{} of shared-memory wavefronts are bank conflicts (L1/shared unit {:.1f}% busy{})", pct(*share),
                     l1 * 100.0, waits),
         *share * at_stake, fmt::format("bank_conflicts={} of wavefronts", pct(*share)));
+  // Warps that wait mostly elsewhere (global loads, barriers) are not slowed mainly by the replays: the conflicts
+  // do not explain a latency-type bound then (cause_ranking.cpp).
+  if (auto wait = m.shared_wait_share(); wait && *wait < r.p("latency_stall_share"))
+    for (CauseId b : {CauseId::latency, CauseId::memory_latency, CauseId::memory_bound})
+      f.does_not_explain.push_back(b);
 }
 
 // Partial coalescing without Nsight Compute's bytes-per-sector count (CUPTI's counters, older exports): stores
@@ -172,6 +177,36 @@ void detect_rewritten_store_sectors(RuleContext& r, double spr) {
         waste * std::min(1.0, r.memory_max() / r.busy()),
         fmt::format("store_sectors/dram_writes={:.1f}, sectors_per_request={:.1f}", times, spr));
   f.does_not_explain.push_back(CauseId::tensor_underfed);
+}
+
+// The same without the bytes-per-sector count where DRAM is the bound: a store that covers part of a sector makes L2
+// read the sector from DRAM to merge it, so DRAM reads more than all global and local load sectors could have
+// brought (an upper bound on what the loads read from DRAM), by about the bytes written. Only where the stores write
+// what DRAM writes and the extra reads are at most store_fill_max fills per written byte (a kernel whose operands
+// arrive by TMA reads far more than it writes; one that streams its input with cp.async and stores it back whole
+// would read about what it writes, and is not told apart here).
+bool detect_store_fills(RuleContext& r) {
+  const auto& m = r.m;
+  if (!m.global_load_sectors || !m.global_store_sectors || m.global_store_bytes_per_sector || !m.dram_write_bytes ||
+      !m.dram_read_bytes || *m.dram_write_bytes < r.p("rewrite_min_dram_write_mb") * 1e6 ||
+      r.dram_pct() < r.p("dram_bound_pct"))
+    return false;
+  if (*m.global_store_sectors * 32.0 < r.p("store_fill_writes_share") * *m.dram_write_bytes) return false;
+  const double fills = *m.dram_read_bytes - 32.0 * *m.global_load_sectors - val(m.local_memory_bytes);
+  const double per_written = fills / *m.dram_write_bytes;
+  if (per_written < r.p("store_fill_min") || per_written > r.p("store_fill_max")) return false;
+  const double waste = fills / (*m.dram_read_bytes + *m.dram_write_bytes);
+  const double st = val(m.store_sectors_per_request());
+  Finding& f = r.add(CauseId::uncoalesced_global, "partially written global store sectors",
+        fmt::format("DRAM reads {:.3g} GB, {:.3g} GB more than all {:.3g} M global load sectors could bring, about the "
+                    "{:.3g} GB it writes ({:.1f} sectors per store request): each stored sector is partly written and "
+                    "filled from DRAM first, {} of the DRAM traffic",
+                    *m.dram_read_bytes / 1e9, fills / 1e9, *m.global_load_sectors / 1e6, *m.dram_write_bytes / 1e9,
+                    st, pct(waste)),
+        waste * std::min(1.0, r.memory_max() / r.busy()),
+        fmt::format("dram_fill_reads/dram_writes={:.2f}, store_sectors_per_request={:.1f}", per_written, st));
+  f.does_not_explain.push_back(CauseId::tensor_underfed);
+  return true;
 }
 
 void detect_access_pattern(RuleContext& r) {
@@ -282,7 +317,7 @@ void detect_access_pattern(RuleContext& r) {
     if (unused > 0 && (!worst || *side.bytes_per_sector < *worst->bytes_per_sector)) worst = &side;
   }
   if (!worst) {
-    detect_rewritten_store_sectors(r, spr);
+    if (!detect_store_fills(r)) detect_rewritten_store_sectors(r, spr);
     return;
   }
   if (*worst->bytes_per_sector >= r.p("sector_bytes_min") || sectors <= 0) return;
