@@ -1032,3 +1032,100 @@ TEST(Advice, APartialWaveLeadsOnlyWhenItSavesMoreThanTheFullWavesBound) {
   m.waves_per_sm = 1.02;  // a last wave of 2%: the GPU idles half the run
   EXPECT_EQ(analyse(m).bottleneck.cause, "tail_wave");
 }
+
+// A latency-bound kernel whose warps wait on several reasons, none of them dominant, with few warps resident by its
+// registers and shared memory (CUB's onesweep radix sort on the H200: long scoreboard 27%, barrier 25%, short
+// scoreboard 15% of waits; 2 blocks per SM, 37.5% theoretical occupancy): more resident warps hide every kind of
+// wait, so occupancy is the remedy. Not when memory waits dominate (more requests per thread), nor when the
+// occupancy is high, nor when the limit is the launch's block count rather than a resource.
+TEST(Advice, MixedWaitsUnderAResourceLimitAskForOccupancy) {
+  CanonicalMetrics m;
+  m.duration_ns = 322e3;
+  m.sm_throughput_pct = 39;
+  m.issue_active_pct = 36;
+  m.memory_throughput_pct = 51;
+  m.dram_throughput_pct = 51;
+  m.grid_size = 2048;
+  m.block_size = 384;
+  m.waves_per_sm = 7.8;
+  m.achieved_occupancy_pct = 36.5;
+  m.theoretical_occupancy_pct = 37.5;
+  m.occupancy_limit_registers = 2, m.occupancy_limit_shared_mem = 2, m.occupancy_limit_warps = 5,
+  m.occupancy_limit_blocks = 32;
+  m.stalls = {{"long_scoreboard", 2.7}, {"barrier", 2.5}, {"short_scoreboard", 1.5}, {"wait", 1.2},
+              {"selected", 1.0}, {"not_selected", 0.3}, {"branch_resolving", 0.4}, {"math_pipe_throttle", 0.2},
+              {"mio_throttle", 0.5}, {"no_instruction", 0.4}, {"dispatch_stall", 0.1}};
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "latency");
+  EXPECT_EQ(first_fix(a), "occupancy");
+  EXPECT_NE(a.causes.front().evidence.find("set by registers and shared memory"), std::string::npos)
+      << a.causes.front().evidence;
+  auto high = m;
+  high.theoretical_occupancy_pct = 62.5;  // enough warps resident by kprof's mixed-wait threshold (50%)
+  EXPECT_EQ(first_fix(analyse(high)), "memory_parallelism");
+  auto shape = m;
+  shape.occupancy_limit_blocks = 1;  // the launch's block limit binds, not a resource
+  EXPECT_EQ(first_fix(analyse(shape)), "memory_parallelism");
+  auto memory = m;
+  memory.stalls["long_scoreboard"] = 7.0;  // 51% of the waiting: memory latency, more requests per thread
+  auto b = analyse(memory);
+  EXPECT_EQ(b.bottleneck.cause, "memory_latency");
+  EXPECT_EQ(first_fix(b), "memory_parallelism");
+}
+
+// A memory-bound kernel with no single unit named is told to reuse data on chip only where something is re-read:
+// global loads that fetch about what DRAM reads (cuFFT's strided pass on the H200: 1.08x) leave nothing for a tile
+// to keep, and more bytes in flight is the remedy; loads fetching twice what DRAM reads keep the reuse advice.
+TEST(Advice, ReuseOnChipNeedsBytesFetchedMoreThanOnce) {
+  CanonicalMetrics m;
+  m.duration_ns = 139e3;
+  m.sm_throughput_pct = 25;
+  m.issue_active_pct = 26;
+  m.memory_throughput_pct = 62;
+  m.dram_throughput_pct = 37;
+  m.dram_measured_pct = 41;
+  m.l2_throughput_pct = 62;
+  m.l1_throughput_pct = 50;
+  m.local_memory_bytes = 0;
+  m.dram_read_bytes = 134e6, m.dram_write_bytes = 114e6, m.dram_bytes = 248e6;
+  m.global_load_requests = 720896, m.global_load_sectors = 4521984;  // 145 MB: 1.08x DRAM's reads
+  m.global_store_requests = 524288, m.global_store_sectors = 4194304;
+  m.grid_size = 1024, m.block_size = 1024, m.waves_per_sm = 7.8;
+  m.achieved_occupancy_pct = 47, m.theoretical_occupancy_pct = 50;
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "memory_bound");
+  EXPECT_EQ(first_fix(a), "memory_parallelism");
+  auto reread = m;
+  reread.global_load_sectors = 2.0 * 134e6 / 32;  // the loads fetch twice what DRAM reads
+  EXPECT_EQ(first_fix(analyse(reread)), "onchip_reuse");
+  auto local = m;
+  local.local_memory_bytes = 1e9;  // L2 busy with local traffic: not a plain stream
+  EXPECT_NE(first_fix(analyse(local)), "memory_parallelism");
+}
+
+// Waiting for room in the local/global queue is the global path's stall: bank conflicts (shared memory, the MIO
+// path) do not explain it, so it is named even where they were found; MIO-queue waits still defer to them.
+TEST(Advice, TheGlobalQueueStallIsNotExplainedByBankConflicts) {
+  CanonicalMetrics m;
+  m.duration_ns = 139e3;
+  m.sm_throughput_pct = 25;
+  m.issue_active_pct = 26;
+  m.memory_throughput_pct = 45;
+  m.dram_throughput_pct = 30;
+  m.l2_throughput_pct = 45;
+  m.l1_throughput_pct = 50;
+  m.shared_wavefronts = 7340032, m.shared_bank_conflicts = 3145728;  // 43% conflicted
+  m.grid_size = 1024, m.block_size = 1024, m.waves_per_sm = 7.8;
+  m.achieved_occupancy_pct = 47, m.theoretical_occupancy_pct = 50;
+  m.stalls = {{"lg_throttle", 11.6}, {"long_scoreboard", 3.6}, {"barrier", 2.8}, {"mio_throttle", 2.7},
+              {"short_scoreboard", 1.1}, {"selected", 1.0}, {"not_selected", 3.5}, {"wait", 0.6},
+              {"drain", 0.8}, {"dispatch_stall", 0.4}, {"math_pipe_throttle", 0.4}};
+  auto a = analyse(m);
+  EXPECT_TRUE(std::any_of(a.causes.begin(), a.causes.end(), [](const Cause& c) { return c.id == "lsu_queue"; }));
+  auto mio = m;
+  std::swap(mio.stalls["lg_throttle"], mio.stalls["mio_throttle"]);  // the MIO queue full instead: the conflicts' own
+  auto b = analyse(mio);
+  EXPECT_FALSE(std::any_of(b.causes.begin(), b.causes.end(), [](const Cause& c) { return c.id == "mio_queue"; }));
+  EXPECT_TRUE(std::any_of(b.causes.begin(), b.causes.end(),
+                          [](const Cause& c) { return c.id == "smem_bank_conflicts"; }));
+}

@@ -165,14 +165,22 @@ TEST(DiagnosisHoldout, NcuOccupancyRulesLeadOnlyWhereKprofFindsOccupancyLimiting
     const Opportunity* occ = nullptr;
     for (const auto& o : ops)
       if (o.remedy == "occupancy") occ = &o;
+    // The short-K linear is at its tensor roof: the weighed-down estimate would be all that is left, and is not
+    // ranked alone (set aside in the notes).
+    if (c.stage == "linear_shortk_bf16") {
+      EXPECT_TRUE(ops.empty()) << ops.front().remedy;
+      const auto& notes = g->analysis->notes;
+      EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+        return n.find("not ranked") != std::string::npos && n.find("weighed down") != std::string::npos;
+      })) << c.stage;
+      continue;
+    }
     if (c.weighed) {
       ASSERT_NE(occ, nullptr) << c.stage;
       EXPECT_NE(occ->rationale.find("weighed down"), std::string::npos) << c.stage;
       ASSERT_TRUE(occ->trigger_value) << c.stage;
       EXPECT_LE(occ->est_gain_pct, 0.25 * *occ->trigger_value + 1e-6) << c.stage;
-      // The short-K linear is at its tensor roof: the weighed-down estimate is all that is left, and small.
-      if (c.stage == "linear_shortk_bf16") EXPECT_LT(occ->est_gain_pct, 5.0);
-      else EXPECT_NE(ops.front().remedy, "occupancy") << c.stage;
+      EXPECT_NE(ops.front().remedy, "occupancy") << c.stage;
     } else {
       ASSERT_NE(occ, nullptr) << c.stage;
       EXPECT_EQ(occ->rationale.find("weighed down"), std::string::npos) << c.stage;
@@ -226,8 +234,11 @@ TEST(DiagnosisHoldout, ScoreDoesNotRegress) {
 // first fix -1 in both annotation sources) until that rule weighed its gain by the unit's busy share instead of
 // cutting at 70% (as the bank-conflict rule does); gemm_skinny reads DRAM at 86.7% of its roof (83.2% before), at
 // the roof: no DRAM item leads, as labelled (first fix +1 in both).
+// Issue 23 (2026-12-03, seventh session): CUB's onesweep sort, latency-bound with its waits spread over several
+// reasons and 37.5% theoretical occupancy set by registers and shared memory, reads "raise occupancy" as labelled
+// (was "more memory requests in flight"): first fix +1 in every source.
 TEST(DiagnosisHoldout, SecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout2_file(), 13, {{11, 10}, {11, 10}, {11, 9}});
+  expect_holdout_score(corpus::holdout2_file(), 13, {{11, 11}, {11, 11}, {11, 10}});
 }
 
 // The third held-out set (11 labelled cases), scored as captured after every change the first two prompted:
@@ -236,9 +247,12 @@ TEST(DiagnosisHoldout, SecondSetScoreDoesNotRegress) {
 // against regressions only; the misses are in bench/RESULTS.md §9c.
 // Issue 23 (2026-12-03): a pipe at its own roof and busier than DRAM is the bound; argmax (ALU 88.7%, DRAM 82%)
 // right for the cause everywhere, for the first fix in annotation.
+// Issue 23 (2026-12-03, seventh session): and in ncu mode, where Nsight Compute's store-pattern estimate, which
+// kprof's counters contradict, no longer leads as the only item left (below).
 TEST(DiagnosisHoldout, ThirdSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(3), 11, {{10, 9}, {10, 9}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(3), 11, {{10, 9}, {10, 9}, {10, 9}});
 }
+
 
 // The fourth held-out set (17 labelled kernels), scored as captured after every change the first three prompted
 // (kprof ced110c): cause 11/17 and first fix 8/17 in annotation (both counter sources), 11/17 and 9/17 in ncu
@@ -252,8 +266,11 @@ TEST(DiagnosisHoldout, ThirdSetScoreDoesNotRegress) {
 // several kernels passing 0.5 GB intermediates through DRAM; the labels' id list had no fusion remedy): one more off.
 // Issue 23 (2026-12-03): atomics that saturate L2 (scatter_add, every source) and an L2-bound gather at 19.8
 // sectors per request (annotation): 13/17 and 11/17 in every source.
+// Issue 23 (2026-12-03, seventh session): cuFFT's strided pass, nothing re-read on chip, reads "more bytes in
+// flight" as labelled (was reuse on chip): first fix +1 in every source; its cause (lsu_queue, labelled memory
+// latency) is still a miss.
 TEST(DiagnosisHoldout, FourthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(4), 17, {{15, 12}, {15, 12}, {15, 12}});
+  expect_holdout_score(corpus::holdout_file(4), 17, {{15, 13}, {15, 13}, {15, 13}});
 }
 
 
@@ -266,6 +283,7 @@ const KernelAnalysis& analysis_of(const ProfileRun& run, const std::string& stag
     }
   throw std::runtime_error("no analysed stage " + stage);
 }
+
 // `check` on the program's capture in each of the three sources, the source named in any failure.
 template <class Check>
 void in_every_source(const std::string& program, Check check) {
@@ -275,6 +293,40 @@ void in_every_source(const std::string& program, Check check) {
   }
 }
 }  // namespace
+
+// PyTorch's argmax in ncu mode: its ALU pipe at its roof (88.7%), 16 sectors per global request. Nsight Compute's
+// MemoryCacheAccessPattern estimated 66% for its stores; kprof's counters contradict it and weigh it down to 11%,
+// and as the only item left it led the contract. An estimate kprof argues against is not ranked when nothing else
+// is: the kernel has no opportunity, and the note says what was set aside and why.
+TEST(DiagnosisHoldout, AnEstimateKprofsCountersContradictDoesNotLeadAlone) {
+  const auto run = corpus::assemble(corpus::capture_dir("diag_holdout3", corpus::Source::ncu_full),
+                                    corpus::Source::ncu_full, "diag_holdout3");
+  const auto& a = analysis_of(run, "argmax_f32");
+  EXPECT_EQ(a.bottleneck.cause, "int_pipe");
+  EXPECT_TRUE(a.opportunities.empty()) << a.opportunities.front().remedy;
+  const auto note = std::find_if(a.notes.begin(), a.notes.end(), [](const std::string& n) {
+    return n.find("not ranked") != std::string::npos && n.find("MemoryCacheAccessPattern") != std::string::npos;
+  });
+  ASSERT_NE(note, a.notes.end());
+  EXPECT_NE(note->find("weighed down"), std::string::npos) << *note;
+}
+
+// cuFFT's strided 2D pass (set 4): memory throughput 62% with L2 the busiest unit, DRAM at 41% of its roof, and
+// the global loads fetching 1.08x what DRAM reads, nothing re-read; its warps wait for the local/global queue
+// (lg_throttle, 48% of waits) beside 43% conflicted shared wavefronts. The queue stall is the global path's, which
+// bank conflicts do not fill, and with nothing re-read the memory side's remedy is more bytes in flight, not reuse
+// on chip (was "memory bound, reuse on chip, 58%" in every source).
+TEST(DiagnosisHoldout, AStreamingPassWaitingOnTheGlobalQueueIsNotToldToReuseOnChip) {
+  in_every_source("diag_holdout4", [](const ProfileRun& run) {
+    const auto& a = analysis_of(run, "fft2_c64");
+    EXPECT_EQ(a.bottleneck.cause, "lsu_queue");
+    ASSERT_FALSE(a.opportunities.empty());
+    EXPECT_EQ(a.opportunities.front().remedy, "memory_parallelism");
+    EXPECT_NE(a.opportunities.front().rationale.find("nothing is re-read on chip"), std::string::npos)
+        << a.opportunities.front().rationale;
+    for (const auto& o : a.opportunities) EXPECT_NE(o.remedy, "onchip_reuse");
+  });
+}
 
 // Set 4's rule changes, each on the kernel that showed it, in every capture source:
 // - CUB's select sweep (nonzero): 33% of shared wavefronts conflicted with the L1/shared unit 54% busy, but warps

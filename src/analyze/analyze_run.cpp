@@ -205,7 +205,7 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
     rules = g.launches[static_cast<std::size_t>(g.representative)].rules;
   else if (g.launches.size() == 1)
     rules = g.launches.front().rules;
-  a.opportunities = find_opportunities(a.causes, trusted, rules, t, declared, headroom);
+  a.opportunities = find_opportunities(a.causes, trusted, rules, t, declared, headroom, &a.notes);
 
   if (!m.unavailable.empty()) a.notes.push_back(fmt::format("not in this profile: {}", fmt::join(m.unavailable, ", ")));
   return a;

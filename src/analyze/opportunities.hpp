@@ -19,11 +19,14 @@ namespace kprof::analyze {
 //    opportunities.local_speedup_weight;
 // then the preconditions: no "fill the GPU" or occupancy change for a launch-bound or contention-bound kernel.
 // Every estimate is bounded by `headroom` (0..1, the share of the kernel's time above its roofline floor) and
-// by diagnosis.max_gain_pct; two sources of one remedy keep the larger estimate and name the other. Candidates
-// under opportunities.min_gain_pct are dropped.
+// by diagnosis.max_gain_pct; two sources of one remedy keep kprof's estimate where its own cause proposes the
+// remedy, else the larger, and name the other. Candidates under opportunities.min_gain_pct are dropped. An Nsight
+// Compute estimate kprof's own counters contradict is weighed down and ranks after the rest; where every item left
+// is such an estimate, none is ranked and each is described in `set_aside` (the kernel's notes) instead.
 std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, const CanonicalMetrics& m,
                                             const std::vector<RuleResult>& rules, const Thresholds& t,
-                                            const DeclaredWork& declared, double headroom);
+                                            const DeclaredWork& declared, double headroom,
+                                            std::vector<std::string>* set_aside = nullptr);
 
 // "AchievedOccupancy" → "Achieved occupancy": a readable short name from an NCU rule name.
 std::string rule_short_name(const std::string& rule_name);

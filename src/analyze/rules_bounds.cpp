@@ -3,11 +3,48 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "analyze/diagnosis_rule.hpp"
 
 namespace kprof::analyze {
+namespace {
+
+// A latency-bound kernel whose warps wait on no one reason for at least latency_stall_share of their waiting time,
+// and whose theoretical occupancy is under mixed_wait_occupancy_max_pct, set by its registers or shared memory (the
+// limit on blocks per SM that binds): what more resident warps would hide, or nullopt.
+struct MixedWaits {
+  std::string top_reason;
+  double top_share = 0;
+  std::string resource;
+};
+std::optional<MixedWaits> mixed_waits_occupancy_limit(const RuleContext& r, double total) {
+  const auto& m = r.m;
+  if (total <= 0 || !m.theoretical_occupancy_pct ||
+      *m.theoretical_occupancy_pct >= r.p("mixed_wait_occupancy_max_pct"))
+    return std::nullopt;
+  MixedWaits w;
+  for (const auto& [reason, v] : m.stalls)
+    if (reason != "selected" && reason != "not_selected" && v / total > w.top_share) w.top_reason = reason, w.top_share = v / total;
+  if (w.top_reason.empty() || w.top_share >= r.p("latency_stall_share")) return std::nullopt;
+  // The binding limit: the fewest blocks per SM any resource allows; registers or shared memory must be among those
+  // that bind (a block-count or warp limit is the launch's shape, not the kernel's resources).
+  double fewest = std::numeric_limits<double>::infinity();
+  for (const auto& l : {m.occupancy_limit_registers, m.occupancy_limit_shared_mem, m.occupancy_limit_warps,
+                        m.occupancy_limit_blocks})
+    if (l) fewest = std::min(fewest, *l);
+  std::vector<std::string> by;
+  if (m.occupancy_limit_registers && *m.occupancy_limit_registers <= fewest) by.push_back("registers");
+  if (m.occupancy_limit_shared_mem && *m.occupancy_limit_shared_mem <= fewest) by.push_back("shared memory");
+  if (by.empty()) return std::nullopt;
+  w.resource = by.size() == 1 ? by[0] : by[0] + " and " + by[1];
+  return w;
+}
+
+}  // namespace
 
 void detect_plain_bounds(RuleContext& r) {
   const auto& m = r.m;
@@ -135,7 +172,19 @@ void detect_plain_bounds(RuleContext& r) {
                         val(m.sm_throughput_pct), val(m.memory_throughput_pct), r.busy(),
                         arithmetic > memory ? "; warps wait on dependent arithmetic more than on memory" : ""),
             gain, fmt::format("sm={:.1f}%, memory={:.1f}%", val(m.sm_throughput_pct), val(m.memory_throughput_pct)));
-      if (arithmetic > memory) f.remedy = RemedyId::pipe_throughput;
+      if (arithmetic > memory) {
+        f.remedy = RemedyId::pipe_throughput;
+      } else if (auto limit = mixed_waits_occupancy_limit(r, total)) {
+        // Waits spread over several reasons, none of them the memory share that calls for more requests per
+        // thread, and few warps resident by the kernel's registers or shared memory: more resident warps hide
+        // every kind of wait at once (CUB's onesweep radix sort on the H200: long scoreboard 27%, barrier 25%,
+        // short scoreboard 15% of waits, 2 blocks per SM of 80 registers x 384 threads and 45 KB, 37.5%).
+        f.remedy = RemedyId::occupancy;
+        f.evidence += fmt::format("; its waits spread over several reasons (the largest, {}, {}) with a theoretical "
+                                  "occupancy of {:.1f}% set by {}",
+                                  limit->top_reason, pct(limit->top_share), *m.theoretical_occupancy_pct,
+                                  limit->resource);
+      }
     }
     return;
   }
@@ -158,12 +207,26 @@ void detect_plain_bounds(RuleContext& r) {
     add_dram(false, ", the busiest memory unit");
     return;
   }
-  if (m.memory_throughput_pct && mem >= r.busy() && mem > val(m.sm_throughput_pct))
-    r.add(CauseId::memory_bound, "memory bound",
-          fmt::format("memory throughput {:.1f}% against SM {:.1f}%, no single memory unit named", mem,
-                      val(m.sm_throughput_pct)),
-          floor_known ? headroom : std::min(headroom, 1.0 - mem / 100.0), fmt::format("memory_throughput={:.1f}%", mem));
-  else if (m.sm_throughput_pct && val(m.sm_throughput_pct) >= r.busy()) {
+  if (m.memory_throughput_pct && mem >= r.busy() && mem > val(m.sm_throughput_pct)) {
+    // Reuse on chip needs bytes fetched more than once: where the global loads bring about what DRAM reads (at most
+    // reuse_reread_min times), no local traffic runs, and L2 rather than L1/shared is the busier unit, nothing is
+    // re-read that a tile could keep, and the bytes in flight set the pace (cuFFT's strided pass on the H200: loads
+    // 1.08x DRAM's reads, L2 62%, DRAM 41% of its roof).
+    const std::optional<double> reread =
+        m.global_load_sectors && m.dram_read_bytes && *m.dram_read_bytes > 0
+            ? std::optional(*m.global_load_sectors * 32.0 / *m.dram_read_bytes)
+            : std::nullopt;
+    const bool streams = reread && *reread <= r.p("reuse_reread_min") && val(m.local_memory_bytes) <= 0 && l2 >= l1;
+    Finding& f = r.add(
+        CauseId::memory_bound, "memory bound",
+        fmt::format("memory throughput {:.1f}% against SM {:.1f}%, no single memory unit named{}", mem,
+                    val(m.sm_throughput_pct),
+                    streams ? fmt::format("; the global loads fetch {:.2f}x what DRAM reads: nothing is re-read on chip",
+                                          *reread)
+                            : ""),
+        floor_known ? headroom : std::min(headroom, 1.0 - mem / 100.0), fmt::format("memory_throughput={:.1f}%", mem));
+    if (streams) f.remedy = RemedyId::memory_parallelism;
+  } else if (m.sm_throughput_pct && val(m.sm_throughput_pct) >= r.busy()) {
     // No single pipe saturated: instruction issue is the limit; what is left is the idle issue slots.
     double issued = std::max(val(m.issue_active_pct), val(m.sm_throughput_pct));
     r.add(CauseId::compute_bound, "compute bound (instruction issue)",
