@@ -362,3 +362,31 @@ TEST(Opportunities, AtomicsSpreadOverManyAddressesAreScatteredNotContended) {
   ASSERT_FALSE(b.causes.empty());
   EXPECT_EQ(b.causes.front().id, "atomic_contention");
 }
+
+// "Use tensor cores" estimates the matmul at a quarter of the tensor roof (a first mma/WMMA port), not at the roof:
+// the bundled gemm v2 (24 TFLOP/s of bf16 on the CUDA cores) reads 88% against the H200's measured bf16 roof (796),
+// which its WMMA successor realised as 77%; at the roof it read 97%. Here against the datasheet's roof (this test's
+// spec): 90% where the roof itself would give 98%. The evidence names both roofs.
+TEST(Opportunities, TheTensorCoreEstimateAssumesAFirstPortNotTheRoof) {
+  CanonicalMetrics m;
+  m.duration_ns = 5.72e6;
+  m.sm_throughput_pct = 70;
+  m.memory_throughput_pct = 64;
+  m.dram_throughput_pct = 1.4;
+  m.fma_pipe_pct = 65;
+  m.tensor_pipe_pct = 0;
+  m.flops_fp32 = 137438953472.0;  // 4096^3 x 2 at 24.0 TFLOP/s
+  m.dram_bytes = 100e6;
+  DeclaredWork declared;
+  declared.precision = "bf16";
+  auto a = analyse(m, {}, "gemm_tiled", declared);
+  const Opportunity* tc = by_remedy(a.opportunities, "tensor_cores");
+  ASSERT_NE(tc, nullptr);
+  const double achieved = 137438953472.0 / 5.72e-3 / 1e12;
+  auto roof = datasheet_db().find("h200-sxm")->peak("bf16_tflops");
+  ASSERT_TRUE(roof);
+  EXPECT_NEAR(tc->est_gain_pct, 100.0 * (1.0 - achieved / (0.25 * roof->value)), 0.5);
+  EXPECT_LT(tc->est_gain_pct, 100.0 * (1.0 - achieved / roof->value) - 5.0);
+  EXPECT_NE(a.causes.front().evidence.find("a first port"), std::string::npos) << a.causes.front().evidence;
+  EXPECT_NE(tc->assumes.find("a quarter of the tensor roof"), std::string::npos) << tc->assumes;
+}

@@ -117,7 +117,8 @@ const char* remedy_assumption(RemedyId id) {
     case R::coalesce: case R::locality: case R::local_memory: case R::dram_traffic:
       return "the wasted share of the memory traffic goes and the kernel moves the rest at today's rate";
     case R::divergence: return "masked-off lanes do useful work, at the issue rate the kernel has now";
-    case R::tensor_cores: return "the same FLOPs run at the tensor roof for this arithmetic intensity";
+    case R::tensor_cores:
+      return "the same FLOPs run at a quarter of the tensor roof (a first mma/WMMA port), or at the memory roof if lower";
     case R::whole_waves: return "the idle SMs of the last wave get work at the rate of the full waves";
     case R::grid_fill: return "every SM gets work at the rate the busy SMs reach now (the work splits into more blocks)";
     case R::occupancy: return "more resident warps hide latency until the busiest unit reaches its peak";
