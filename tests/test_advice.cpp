@@ -1066,6 +1066,9 @@ TEST(Advice, MixedWaitsUnderAResourceLimitAskForOccupancy) {
   auto shape = m;
   shape.occupancy_limit_blocks = 1;  // the launch's block limit binds, not a resource
   EXPECT_EQ(first_fix(analyse(shape)), "memory_parallelism");
+  auto partial = m;  // three reasons collected: the total is Little's law's, and no spread can be read from them
+  partial.stalls = {{"long_scoreboard", 2.7}, {"barrier", 2.5}, {"selected", 1.0}};
+  EXPECT_NE(first_fix(analyse(partial)), "occupancy");
   auto memory = m;
   memory.stalls["long_scoreboard"] = 7.0;  // 51% of the waiting: memory latency, more requests per thread
   auto b = analyse(memory);
@@ -1099,8 +1102,20 @@ TEST(Advice, ReuseOnChipNeedsBytesFetchedMoreThanOnce) {
   reread.global_load_sectors = 2.0 * 134e6 / 32;  // the loads fetch twice what DRAM reads
   EXPECT_EQ(first_fix(analyse(reread)), "onchip_reuse");
   auto local = m;
-  local.local_memory_bytes = 1e9;  // L2 busy with local traffic: not a plain stream
-  EXPECT_NE(first_fix(analyse(local)), "memory_parallelism");
+  local.l1_bytes = 300e6;
+  local.local_memory_bytes = 3e6;  // some local traffic (1% of L1's bytes, under the local-memory rule): not a plain stream
+  EXPECT_EQ(first_fix(analyse(local)), "onchip_reuse");
+  auto unseen = m;
+  unseen.global_load_sectors = 1000;  // loads the counter does not see (TMA, cp.async): nothing is known of re-reads
+  EXPECT_EQ(first_fix(analyse(unseen)), "onchip_reuse");
+  auto l1_busier = m;
+  l1_busier.l1_throughput_pct = 70;
+  EXPECT_EQ(first_fix(analyse(l1_busier)), "onchip_reuse");
+  auto no_local_reading = m;
+  no_local_reading.local_memory_bytes.reset();
+  EXPECT_EQ(first_fix(analyse(no_local_reading)), "onchip_reuse");
+  // More bytes in flight gains at most the memory side's distance to saturation, not the roofline floor's.
+  EXPECT_LE(a.opportunities.front().est_gain_pct, 100.0 * (1.0 - 62.0 / 80.0) + 0.01);
 }
 
 // Waiting for room in the local/global queue is the global path's stall: bank conflicts (shared memory, the MIO

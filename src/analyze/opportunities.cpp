@@ -32,7 +32,7 @@ std::string first_sentence(const std::string& text) {
 bool has_occupancy_cause(const std::vector<Cause>& causes) {
   return std::any_of(causes.begin(), causes.end(), [](const Cause& c) {
     auto id = cause_id(c.id);
-    return id && cause_spec(*id).remedy == RemedyId::occupancy;
+    return c.remedy == name(RemedyId::occupancy) || (id && cause_spec(*id).remedy == RemedyId::occupancy);
   });
 }
 

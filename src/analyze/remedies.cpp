@@ -38,7 +38,7 @@ const Remedy kRemedies[] = {
      "block or a different block size lets more warps in."},
     {RemedyId::memory_parallelism, "Put more independent memory requests in flight (ILP, unrolling, prefetching)",
      "Warps wait on memory with too few requests outstanding to cover its latency (one small load per thread, or "
-     "each load waiting for the one before) while the memory system idles; more independent loads per thread "
+     "each load waiting for the one before) while the memory system has room; more independent loads per thread "
      "(unrolling, wider loads, prefetching) keep more bytes in flight."},
     {RemedyId::onchip_reuse, "Reuse data on chip (shared-memory / register tiling)",
      "The same bytes are fetched again and again from L1/L2; tiles held in shared memory or registers serve the "
@@ -118,7 +118,8 @@ const char* remedy_assumption(RemedyId id) {
       return "the wasted share of the memory traffic goes and the kernel moves the rest at today's rate";
     case R::divergence: return "masked-off lanes do useful work, at the issue rate the kernel has now";
     case R::tensor_cores:
-      return "the same FLOPs run at a quarter of the tensor roof (a first mma/WMMA port), or at the memory roof if lower";
+      return "the same FLOPs run at the share of the tensor roof a first mma/WMMA port reaches (tensor_port_roof_share), "
+             "or at the memory roof if lower";
     case R::whole_waves: return "the idle SMs of the last wave get work at the rate of the full waves";
     case R::grid_fill: return "every SM gets work at the rate the busy SMs reach now (the work splits into more blocks)";
     case R::occupancy: return "more resident warps hide latency until the busiest unit reaches its peak";

@@ -29,7 +29,12 @@ std::optional<MixedWaits> mixed_waits_occupancy_limit(const RuleContext& r, doub
   MixedWaits w;
   for (const auto& [reason, v] : m.stalls)
     if (reason != "selected" && reason != "not_selected" && v / total > w.top_share) w.top_reason = reason, w.top_share = v / total;
-  if (w.top_reason.empty() || w.top_share >= r.p("latency_stall_share")) return std::nullopt;
+  // Only over the reasons measured: a total raised by Little's law (too few reasons collected) would dilute the
+  // largest share.
+  if (w.top_reason.empty() || w.top_share >= r.p("latency_stall_share") || m.waiting_stalls() < 0.9 * total)
+    return std::nullopt;
+  for (char& c : w.top_reason)
+    if (c == '_') c = ' ';
   // The binding limit: the fewest blocks per SM any resource allows; registers or shared memory must be among those
   // that bind (a block-count or warp limit is the launch's shape, not the kernel's resources).
   double fewest = std::numeric_limits<double>::infinity();
@@ -216,7 +221,10 @@ void detect_plain_bounds(RuleContext& r) {
         m.global_load_sectors && m.dram_read_bytes && *m.dram_read_bytes > 0
             ? std::optional(*m.global_load_sectors * 32.0 / *m.dram_read_bytes)
             : std::nullopt;
-    const bool streams = reread && *reread <= r.p("reuse_reread_min") && val(m.local_memory_bytes) <= 0 && l2 >= l1;
+    // Loads the counter sees must account for most of DRAM's reads (TMA and cp.async loads are not global load
+    // sectors), and local traffic and both cache readings must have been measured.
+    const bool streams = reread && *reread >= 0.5 && *reread <= r.p("reuse_reread_min") && m.local_memory_bytes &&
+                         *m.local_memory_bytes <= 0 && m.l1_throughput_pct && m.l2_throughput_pct && l2 >= l1;
     Finding& f = r.add(
         CauseId::memory_bound, "memory bound",
         fmt::format("memory throughput {:.1f}% against SM {:.1f}%, no single memory unit named{}", mem,
@@ -224,7 +232,10 @@ void detect_plain_bounds(RuleContext& r) {
                     streams ? fmt::format("; the global loads fetch {:.2f}x what DRAM reads: nothing is re-read on chip",
                                           *reread)
                             : ""),
-        floor_known ? headroom : std::min(headroom, 1.0 - mem / 100.0), fmt::format("memory_throughput={:.1f}%", mem));
+        // More bytes in flight does not move the floor: it gains at most the memory side's distance to saturation.
+        streams                 ? std::min(headroom, 1.0 - mem / r.param("classify.saturated_pct"))
+        : floor_known ? headroom : std::min(headroom, 1.0 - mem / 100.0),
+        fmt::format("memory_throughput={:.1f}%", mem));
     if (streams) f.remedy = RemedyId::memory_parallelism;
   } else if (m.sm_throughput_pct && val(m.sm_throughput_pct) >= r.busy()) {
     // No single pipe saturated: instruction issue is the limit; what is left is the idle issue slots.
