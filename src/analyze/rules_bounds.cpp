@@ -27,8 +27,8 @@ std::optional<MixedWaits> mixed_waits_occupancy_limit(const RuleContext& r, doub
       *m.theoretical_occupancy_pct >= r.p("mixed_wait_occupancy_max_pct"))
     return std::nullopt;
   MixedWaits w;
-  for (const auto& [reason, v] : m.stalls)
-    if (reason != "selected" && reason != "not_selected" && v / total > w.top_share) w.top_reason = reason, w.top_share = v / total;
+  const auto [top, top_v] = m.top_waiting_stall();
+  w.top_reason = top, w.top_share = top_v / total;
   // Only over the reasons measured: a total raised by Little's law (too few reasons collected) would dilute the
   // largest share.
   if (w.top_reason.empty() || w.top_share >= r.p("latency_stall_share") || m.waiting_stalls() < 0.9 * total)
@@ -223,7 +223,8 @@ void detect_plain_bounds(RuleContext& r) {
             : std::nullopt;
     // Loads the counter sees must account for most of DRAM's reads (TMA and cp.async loads are not global load
     // sectors), and local traffic and both cache readings must have been measured.
-    const bool streams = reread && *reread >= 0.5 && *reread <= r.p("reuse_reread_min") && m.local_memory_bytes &&
+    const bool streams = reread && *reread >= r.p("stream_loads_min") && *reread <= r.p("reuse_reread_min") &&
+                         m.local_memory_bytes &&
                          *m.local_memory_bytes <= 0 && m.l1_throughput_pct && m.l2_throughput_pct && l2 >= l1;
     Finding& f = r.add(
         CauseId::memory_bound, "memory bound",

@@ -91,8 +91,8 @@ void detect_matmul_off_tensor(RuleContext& r) {
       if (auto bw = r.spec->peak("dram_gbps"); bw && m.dram_bytes && *m.dram_bytes > 0)
         roof = std::min(roof, flops / *m.dram_bytes * bw->value * 1e9 / 1e12);
       gain = std::clamp(1.0 - achieved / roof, 0.0, 1.0);
-      at = fmt::format(" at {:.1f} TFLOP/s against a {} tensor roof of {:.0f} (a first port reaches {:.0f}{})", achieved, prec,
-                       peak->value, port,
+      at = fmt::format(" at {:.1f} TFLOP/s against a {} tensor roof of {:.0f} (a first port reaches {:.0f}{})",
+                       achieved, prec, peak->value, port,
                        roof < port ? fmt::format(", the memory roof at this intensity {:.0f}", roof) : std::string());
     }
   }

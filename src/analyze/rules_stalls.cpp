@@ -29,10 +29,7 @@ void detect_dominant_stall(RuleContext& r) {
   if (m.stalls.empty()) return;
   const double total = r.waiting_total();
   if (total <= 0) return;
-  std::string_view top;
-  double top_v = 0;
-  for (const auto& [reason, v] : m.stalls)
-    if (reason != "selected" && reason != "not_selected" && v > top_v) top = reason, top_v = v;
+  const auto [top, top_v] = m.top_waiting_stall();
   const double share = top_v / total;
   if (top.empty() || share < r.p("dominant_stall_share")) return;
   // Warps that are ready but not picked (not_selected) or issuing (selected) mean the scheduler has work: when they

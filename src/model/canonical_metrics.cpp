@@ -81,6 +81,13 @@ double CanonicalMetrics::waiting_stalls(std::initializer_list<std::string_view> 
   return sum;
 }
 
+std::pair<std::string, double> CanonicalMetrics::top_waiting_stall() const {
+  std::pair<std::string, double> top{"", 0.0};
+  for (const auto& [reason, v] : stalls)
+    if (reason != "selected" && reason != "not_selected" && v > top.second) top = {reason, v};
+  return top;
+}
+
 std::optional<double> CanonicalMetrics::shared_wait_share() const {
   if (!stalls.count("short_scoreboard")) return std::nullopt;
   const double total = waiting_stalls();

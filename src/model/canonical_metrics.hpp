@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 #include "model/json_support.hpp"
@@ -117,6 +118,8 @@ struct CanonicalMetrics {
   // Warp cycles spent waiting: the stall reasons in `reasons` (every reason when empty), never selected or
   // not selected (those issued or could have).
   double waiting_stalls(std::initializer_list<std::string_view> reasons = {}) const;
+  // The waiting stall reason with the most warp cycles, and those cycles ({"", 0} without stall data).
+  std::pair<std::string, double> top_waiting_stall() const;
   // Share of waiting stalls spent on shared memory (short scoreboard, which also covers special-function results,
   // plus MIO throttle), 0..1; none without stall data.
   std::optional<double> shared_wait_share() const;
