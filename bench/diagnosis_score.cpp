@@ -70,6 +70,32 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  // `diagnosis_score --stage <set> <stage>`: every kernel of the stage in each capture source with its time, DRAM
+  // bytes and cause, to read a pipeline miss (which kernel wrote what the next one read).
+  if (which == "--stage" && argc > 3) {
+    const std::string set = argv[2], stage = argv[3];
+    for (const auto& e : kprof::corpus::load_expected(labels_of(set))) {
+      if (e.stage != stage) continue;
+      for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
+                       kprof::corpus::Source::ncu_full}) {
+        const auto run = kprof::corpus::assemble(kprof::corpus::capture_dir(e.program, src), src, e.program);
+        std::cout << "## " << kprof::corpus::source_name(src) << "\n";
+        for (const auto& st : run.stages)
+          if (st.name == stage)
+            for (const auto& g : st.kernels) {
+              const auto& m = g.metrics;
+              std::cout << fmt::format("- {:.60} {:.1f} us x{}: DRAM read {:.3f} GB, written {:.3f} GB, {:.1f}% of "
+                                       "the roof; {}\n",
+                                       g.label.empty() ? g.kernel : g.label, g.duration_ns.median / 1e3,
+                                       g.duration_ns.count, m.dram_read_bytes.value_or(-1e9) / 1e9,
+                                       m.dram_write_bytes.value_or(-1e9) / 1e9,
+                                       m.dram_measured_pct.value_or(m.dram_throughput_pct.value_or(-1)),
+                                       g.analysis ? g.analysis->bottleneck.cause : std::string("no analysis"));
+            }
+      }
+    }
+    return 0;
+  }
   // `diagnosis_score --program <set>`: the items across kernels (fusion, overlap, launch gaps) of each capture.
   if (which == "--program" && argc > 2) {
     const std::string set = argv[2];
