@@ -595,7 +595,8 @@ TEST(Advice, AnIntermediateThroughDramRanksFusionInTheTop3) {
   EXPECT_EQ(f.scope, "pipeline");
   ASSERT_EQ(f.kernels.size(), 3u);
   EXPECT_EQ(f.kernels[1], "softmax");
-  EXPECT_NEAR(f.run_gain_pct, 385216.0 / (547776.0 + 385216.0 + 350272.0) * 100.0, 1.0);
+  // The bytes kept on chip save the time they take at DRAM's roof: the softmax's time at its 86.6% of the roof.
+  EXPECT_NEAR(f.run_gain_pct, 385216.0 / (547776.0 + 385216.0 + 350272.0) * 100.0 * 0.866, 1.0);
   EXPECT_FALSE(f.assumes.empty());
   auto top = render::top_opportunities(run, 3);
   bool in_top = false;

@@ -366,23 +366,42 @@ TEST(DiagnosisHoldout, FourthSetRuleChangesHoldInEverySource) {
 // first fix 11/15 in every source; 13/15 and 13/15 after the change it prompted (below).
 // Issue 27 (2026-12-03, fifth session): with the annotation captures retaken (breakdown-free list) unfold's first
 // fix through CUPTI matches too (pipe throughput: its arithmetic waits now outweigh its memory waits there).
+// Issue 23 (eighth session): the stem conv's call leads over its conflicts (below): 14/15, 14/15.
 TEST(DiagnosisHoldout, FifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(5), 15, {{15, 15}, {15, 15}, {15, 15}});
+  expect_holdout_score(corpus::holdout_file(5), 15, {{14, 14}, {14, 14}, {14, 14}});
 }
 
 // cuDNN's 7x7 stem conv (48% of shared wavefronts conflicted) and PyTorch's fp32 memory-efficient attention
 // (local memory) named their specific cause but ranked "feed the tensor cores" first, on the roofline headroom
-// (71%, 76%): the conflicts and the spills are why the tensor pipe is underfed, so they come first.
-TEST(DiagnosisHoldout, ASpecificCauseThatStarvesTheTensorPipeRanksFirst) {
+// (71%, 76%): the conflicts and the spills are why the tensor pipe is underfed, so they came first.
+// Issue 23 (eighth session): in a library kernel the user cannot edit, an in-kernel cause leads only where it accounts
+// for most of the idle tensor pipe (its gain at least 1/library_call_lead_ratio of the pipe's): the attention's spills
+// (59% of 75%) still do; the conv's conflicts (22% of 71%) do not, and the call leads there (set 5 -1, labelled
+// smem_bank_conflicts with medium confidence). cuDNN's attention with a float mask (set 11: spills worth 22% of
+// 57%) and a cuBLAS GEMM on an sm80 CUTLASS kernel for N = 4100 (L1 busy staging operands, 64% of 64%) lead with
+// the call in every source, as labelled.
+TEST(DiagnosisHoldout, ALibraryKernelsIdleTensorPipeLeadsUnlessAnInKernelCauseAccountsForMostOfIt) {
   in_every_source("diag_holdout5", [](const ProfileRun& run) {
     const auto& conv = analysis_of(run, "conv7x7_s2_fp16_cudnn");
-    EXPECT_EQ(conv.bottleneck.cause, "smem_bank_conflicts");
+    EXPECT_EQ(conv.bottleneck.cause, "tensor_underfed");
     ASSERT_FALSE(conv.opportunities.empty());
-    EXPECT_EQ(conv.opportunities.front().remedy, "smem_conflicts");
+    EXPECT_EQ(conv.opportunities.front().remedy, "library_tuning");
     const auto& attention = analysis_of(run, "sdpa_efficient_f32");
     EXPECT_EQ(attention.bottleneck.cause, "local_memory");
     ASSERT_FALSE(attention.opportunities.empty());
     EXPECT_EQ(attention.opportunities.front().remedy, "local_memory");
+  });
+  in_every_source("diag_holdout11", [](const ProfileRun& run) {
+    for (const char* k : {"sdpa_float_mask_bf16", "gemm_bf16_n4100_unaligned"}) {
+      const auto& a = analysis_of(run, k);
+      EXPECT_EQ(a.bottleneck.cause, "tensor_underfed") << k;
+      ASSERT_FALSE(a.opportunities.empty()) << k;
+      EXPECT_EQ(a.opportunities.front().remedy, "library_tuning") << k;
+      // Nsight Compute's in-kernel estimates (coalescing for the GEMM) rank after the call.
+      for (const auto& o : a.opportunities)
+        if (o.source.rfind("ncu:", 0) == 0 && (o.remedy == "coalesce" || o.remedy == "local_memory"))
+          EXPECT_NE(o.rationale.find("not the caller's to change"), std::string::npos) << k << ": " << o.rationale;
+    }
   });
 }
 
@@ -451,7 +470,7 @@ TEST(DiagnosisHoldout, ARemedyKprofMeasuredKeepsItsEstimateInEverySource) {
                                     corpus::Source::ncu_full, "diag_holdout5");
   const auto& conv = analysis_of(run, "conv7x7_s2_fp16_cudnn");
   ASSERT_FALSE(conv.opportunities.empty());
-  EXPECT_EQ(conv.opportunities.front().remedy, "smem_conflicts");
+  EXPECT_EQ(conv.opportunities.front().remedy, "library_tuning");
   const auto occupancy = std::find_if(conv.opportunities.begin(), conv.opportunities.end(),
                                       [](const Opportunity& o) { return o.remedy == "occupancy"; });
   ASSERT_NE(occupancy, conv.opportunities.end());
@@ -462,7 +481,62 @@ TEST(DiagnosisHoldout, NinthSetScoreDoesNotRegress) {
   expect_holdout_score(corpus::holdout_file(9), 11, {{11, 11}, {11, 11}, {11, 11}});
 }
 
+// Issue 23 (eighth session): FlashAttention-2's idle tensor pipe (the call: cuDNN or FA3) leads over its spills
+// (18% of 54%) with ncu counters and in ncu mode; through CUPTI its register-limited occupancy (33%) still leads.
 TEST(DiagnosisHoldout, SeventhAndEighthSetScoresDoNotRegress) {
   expect_holdout_score(corpus::holdout_file(7), 11, {{11, 11}, {10, 10}, {11, 11}});
-  expect_holdout_score(corpus::holdout_file(8), 9, {{8, 6}, {8, 6}, {8, 6}});
+  expect_holdout_score(corpus::holdout_file(8), 9, {{9, 7}, {8, 6}, {9, 7}});
+}
+
+// Sets 10 and 11 (eighth session of 2026-12-03), captured and labelled blind before the session's rule changes and
+// scored as captured: set 10 cause 10/10/9, first fix 8/8/7 of 12; set 11 cause 8/8/8, first fix 5/5/5 of 12
+// (annotation with ncu counters / CUPTI / ncu mode). These floors are the score after the changes they prompted
+// (bench/RESULTS.md §9l), so they guard against regressions only.
+TEST(DiagnosisHoldout, TenthAndEleventhSetScoresDoNotRegress) {
+  expect_holdout_score(corpus::holdout_file(10), 12, {{11, 10}, {11, 10}, {11, 10}});
+  expect_holdout_score(corpus::holdout_file(11), 12, {{10, 8}, {10, 8}, {10, 8}});
+}
+
+// Set 10's misses as captured, fixed in the shared mechanism (issue 23, eighth session):
+// - a shared-memory tree reduction with a barrier per step: Nsight Compute's SM throughput (90.4%) counts the unit
+//   that runs the barriers, which kprof does not name (issue 32.6%, no pipe above 9%); the barrier waits name the
+//   cause in ncu mode as in annotation;
+// - a shuffle butterfly keeps L1/TEX 99% busy while moving almost no data: the fix is fewer MIO instructions, not
+//   reuse on chip;
+// - one 4-byte field of a 32-byte struct: DRAM at its roof reads exactly the sectors the loads fetch, so the
+//   sectors are consecutive (a strided layout to coalesce), not gathers.
+TEST(DiagnosisHoldout, TenthSetBarriersShufflesAndStridedLayouts) {
+  in_every_source("diag_holdout10", [](const ProfileRun& run) {
+    const auto& sync = analysis_of(run, "sync_tree_reduce");
+    EXPECT_EQ(sync.bottleneck.cause, "barrier_stall");
+    ASSERT_FALSE(sync.opportunities.empty());
+    EXPECT_EQ(sync.opportunities.front().remedy, "block_balance");
+    const auto& shuffle = analysis_of(run, "shuffle_bound");
+    ASSERT_FALSE(shuffle.opportunities.empty());
+    EXPECT_EQ(shuffle.opportunities.front().remedy, "mio_pressure");
+    const auto& aos = analysis_of(run, "aos_one_field");
+    EXPECT_EQ(aos.bottleneck.cause, "uncoalesced_global");
+    ASSERT_FALSE(aos.opportunities.empty());
+    EXPECT_EQ(aos.opportunities.front().remedy, "coalesce");
+  });
+  // The designed random gather (DRAM reading 1.86x its load sectors: 64-byte atoms) stays a gather.
+  in_every_source("diag_corpus", [](const ProfileRun& run) {
+    EXPECT_EQ(analysis_of(run, "gather_random").bottleneck.cause, "scattered_access");
+  });
+}
+
+// Set 11 runs torch.compile: 162 launches over 20 s, the GPU idle 99.99% of the span while the host compiles. Gaps of
+// a millisecond or more are host work, not launch cost: no gap item claims them, a 1-block kernel launched a few
+// times does not own them, and kl_div's three 0.5 GB intermediates rank fusion first (a share of the kernels' time).
+TEST(DiagnosisHoldout, HostWorkBetweenKernelsIsNotLaunchOverhead) {
+  in_every_source("diag_holdout11", [](const ProfileRun& run) {
+    for (const auto& o : run.program_opportunities)
+      EXPECT_TRUE(o.remedy != "launch_overhead" && o.remedy != "host_sync") << o.remedy << ": " << o.trigger;
+    const auto fusion = std::find_if(run.program_opportunities.begin(), run.program_opportunities.end(),
+                                     [](const Opportunity& o) {
+                                       return o.remedy == "fuse_stages" && o.trigger.rfind("kl_div", 0) == 0;
+                                     });
+    ASSERT_NE(fusion, run.program_opportunities.end());
+    EXPECT_GE(fusion->run_gain_pct, 1.0) << fusion->trigger;
+  });
 }

@@ -85,17 +85,22 @@ void judge_for_kind(std::vector<MetricVerdict>& verdicts, const CanonicalMetrics
 
 // A group's part of the run: its GPU time, plus the idle gaps between its launches when launch overhead is its
 // cause (the remedy removes them).
-double owned_ns(const KernelGroup& g) {
+// Only a group of many launches owns the idle time between them: a tiny kernel launched a few times across a
+// program does not cause the seconds of host work between its launches (a PyTorch script with torch.compile on
+// the H200: a 1-block kernel launched 4 times over 20 s owned them all, and every other item became 0.01% of the run).
+double owned_ns(const KernelGroup& g, const Thresholds& t) {
   double own = g.gpu_time_or_profiled_ns();
-  if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == name(CauseId::launch_overhead))
+  if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == name(CauseId::launch_overhead) &&
+      (g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size())) >=
+          t.param("diagnosis.launch_bound_min_launches"))
     own += g.gpu_idle_ns.value_or(0);
   return own;
 }
 
-double owned_total(const ProfileRun& run) {
+double owned_total(const ProfileRun& run, const Thresholds& t) {
   double total = 0;
   for (const auto& stage : run.stages)
-    for (const auto& g : stage.kernels) total += owned_ns(g);
+    for (const auto& g : stage.kernels) total += owned_ns(g, t);
   return total;
 }
 
@@ -231,11 +236,11 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
   }
   // Run-level impact: each opportunity's share of the run. A launch-bound group also owns the GPU idle time
   // between its launches, which the remedy removes.
-  const double total = owned_total(run);
+  const double total = owned_total(run, t);
   for (auto& stage : run.stages)
     for (auto& g : stage.kernels) {
       if (!g.analysis) continue;
-      double share = total > 0 ? owned_ns(g) / total * 100.0 : 0.0;
+      double share = total > 0 ? owned_ns(g, t) / total * 100.0 : 0.0;
       for (auto& o : g.analysis->opportunities) {
         o.run_share_pct = share;
         o.run_gain_pct = o.est_gain_pct * share / 100.0;
@@ -266,7 +271,7 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
   // one scale, the span's: a kernel item worth 40% of the kernels' time in a program idle half its span is worth
   // 20% of the run.
   if (!gap.empty() && gaps.overlap.span_ns > 0) {
-    const double scale = std::min(1.0, owned_total(run) / gaps.overlap.span_ns);
+    const double scale = std::min(1.0, owned_total(run, t) / gaps.overlap.span_ns);
     for (auto& stage : run.stages)
       for (auto& g : stage.kernels)
         if (g.analysis)

@@ -135,8 +135,8 @@ const char* remedy_assumption(RemedyId id) {
       return "the waiting time of that stall reason becomes issued work at the kernel's current rate";
     case R::library_tuning: return "the library kernel reaches the tensor pipe's sustained peak on a better-shaped call";
     case R::fuse_stages:
-      return "the fused kernel keeps the intermediate on chip: the consumer's DRAM time goes and its math hides "
-             "under the producer's";
+      return "the fused kernel keeps the intermediate on chip: the time those bytes take at DRAM's roof goes and "
+             "the consumer's math hides under the producer's";
     case R::overlap_stages: return "the shorter of two independent stages hides under the longer";
     case R::host_sync: return "launches queue ahead of the GPU, so the gaps shrink to about a microsecond each";
     case R::none: break;

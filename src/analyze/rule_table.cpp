@@ -75,7 +75,7 @@ std::vector<Rule> make_rules() {
         "diagnosis.atomic_spread_dram_bytes", "diagnosis.store_sector_rewrites_min",
         "diagnosis.rewrite_min_dram_write_mb", "diagnosis.store_rewrite_waste_min", "diagnosis.store_fill_min",
         "diagnosis.store_fill_max", "diagnosis.store_fill_writes_share", "diagnosis.dram_at_roof_pct",
-        "classify.busy_pct", "classify.streaming_bytes_ratio"}},
+        "classify.busy_pct", "classify.streaming_bytes_ratio", "diagnosis.strided_dram_per_sector_max"}},
       // Removing a local array removes the instructions that address it: a pipe those instructions keep busy (the
       // integer pipe of a kernel with 8.8 GB of local traffic) does not bound the fix.
       {"local_memory",
@@ -133,7 +133,8 @@ std::vector<Rule> make_rules() {
         {.id = C::undiagnosed_stall, .specific = true, .remedy = R::none, .kind = kLatency,
          .explains = kStallExplains, .leads_without_gain = true}},
        {"diagnosis.dominant_stall_share", "diagnosis.pipe_bound_pct", "diagnosis.dram_bound_pct",
-        "classify.saturated_pct", "diagnosis.barrier_streaming_dram_pct", "diagnosis.barrier_memory_wait_share"}},
+        "classify.saturated_pct", "classify.busy_pct", "diagnosis.barrier_streaming_dram_pct",
+        "diagnosis.barrier_memory_wait_share"}},
       {"occupancy_limit",
        detect_occupancy_limit,
        {specific(C::occupancy_registers, R::occupancy, kLatency, kLatencyOnly),
@@ -160,7 +161,7 @@ std::vector<Rule> make_rules() {
        {"diagnosis.at_roof_pct", "diagnosis.dram_at_roof_pct", "diagnosis.dram_bound_pct", "diagnosis.pipe_bound_pct", "diagnosis.onchip_bound_pct",
         "diagnosis.latency_stall_share", "diagnosis.issue_bound_pct", "diagnosis.issue_over_pipe_pct", "diagnosis.library_kernel_names", "classify.busy_pct",
         "classify.saturated_pct", "diagnosis.mixed_wait_occupancy_max_pct", "diagnosis.reuse_reread_min",
-        "diagnosis.stream_loads_min"}},
+        "diagnosis.stream_loads_min", "diagnosis.l1_data_min_bytes_per_clk"}},
       {"tensor_underfed",
        detect_tensor_underfed,
        {bound(C::tensor_underfed, R::feed_tensor, std::nullopt)},

@@ -148,6 +148,25 @@ void detect_plain_bounds(RuleContext& r) {
     return;
   }
   if (l1 >= onchip && l1 >= sm - 10) {
+    // Busy without moving data: the bytes through L1's tag stage and the shared loads' and stores' wavefronts (128 B
+    // at most each) come to under l1_data_min_bytes_per_clk per SM cycle, so the unit's work is other MIO
+    // instructions (warp shuffles, ...), and fewer of them, not reuse on chip, is the fix (a shuffle butterfly on
+    // the H200: L1 99% busy, 1.1 MB through L1 in 673 us, MIO throttle half the waits).
+    const double clock_hz = m.sm_clock_hz ? *m.sm_clock_hz : r.spec ? r.spec->boost_clock_mhz * 1e6 : 0;
+    const double sms = r.spec ? r.spec->sm_count : 0;
+    std::optional<double> per_clk;
+    if (m.l1_bytes && m.shared_wavefronts && m.duration_ns && clock_hz > 0 && sms > 0)
+      per_clk = (*m.l1_bytes + 128.0 * *m.shared_wavefronts) / (sms * clock_hz * *m.duration_ns * 1e-9);
+    if (per_clk && *per_clk < r.p("l1_data_min_bytes_per_clk")) {
+      Finding& f = r.add(CauseId::l1_bandwidth, "L1/shared-memory unit bound (MIO instructions, not data)",
+                         fmt::format("L1/TEX unit busy {:.1f}% while it moves {:.1f} B per SM cycle of loads, stores "
+                                     "and shared-memory wavefronts: the unit is busy with other MIO instructions "
+                                     "(warp shuffles, ...), not with re-read data",
+                                     l1, *per_clk),
+                         headroom, fmt::format("l1_throughput={:.1f}%, l1_data={:.1f} B/clk/SM", l1, *per_clk));
+      f.remedy = RemedyId::mio_pressure;
+      return;
+    }
     r.add(CauseId::l1_bandwidth, "L1/shared-memory bandwidth bound",
           fmt::format("L1/TEX unit busy {:.1f}% with DRAM at {:.1f}%: operands are re-read through L1", l1, dram),
           headroom, fmt::format("l1_throughput={:.1f}%, dram={:.1f}%", l1, dram));

@@ -272,6 +272,26 @@ void detect_access_pattern(RuleContext& r) {
     if (!is_load) f.does_not_explain.push_back(CauseId::tensor_underfed);
     return;
   }
+  // A strided layout, not gathers: DRAM near its roof reads no more than the sectors the loads fetch (scattered
+  // sectors each pull a 64-byte DRAM atom, about twice their bytes: the corpus's random gather at 1.86x), so the
+  // sectors are consecutive in memory and a warp's lanes step over the bytes between them (one 4-byte field of a
+  // 32-byte struct on the H200: 32 sectors per request, DRAM 97% of its roof reading 1.00x the load sectors, L2 hit
+  // 13%). Another layout (structure of arrays) or vector loads use every byte.
+  if (is_load && spr >= r.p("uncoalesced_sectors_per_request") && dram_now >= r.p("dram_bound_pct") &&
+      m.dram_read_bytes && val(m.global_load_sectors) > 0) {
+    const double per_sector = *m.dram_read_bytes / (32.0 * *m.global_load_sectors);
+    // Fewer DRAM bytes than sectors means sectors re-hit on chip: the rules below weigh that reuse.
+    if (per_sector >= 2.0 - r.p("strided_dram_per_sector_max") && per_sector <= r.p("strided_dram_per_sector_max")) {
+      r.add(CauseId::uncoalesced_global, "uncoalesced global loads (a strided layout)",
+            fmt::format("{:.1f} sectors per global load request, and DRAM at {:.0f}% of its roof reads {:.2f}x the "
+                        "sectors the loads fetch: consecutive sectors, each used for a few bytes by a lane that "
+                        "steps over the rest",
+                        spr, dram_now, per_sector),
+            excess_share(4.0) * memory_share,
+            fmt::format("sectors_per_load_request={:.1f}, dram_read_per_load_sector={:.2f}", spr, per_sector));
+      return;
+    }
+  }
   // Nsight Compute's count of the bytes each sector carries settles it: sectors whose bytes are used (at/above
   // sector_bytes_min of 32) were not pulled for one word each (PyTorch's global average pool on the H200: 12.8
   // sectors per load request of 16-byte loads, 30.75 bytes used per sector, DRAM moving the input once).
