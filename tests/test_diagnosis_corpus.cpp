@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <set>
 #include <stdexcept>
 
 #include "../bench/diagnosis_corpus.hpp"
@@ -195,7 +196,10 @@ namespace {
 struct Floor {
   int cause, fix;
 };
-void expect_holdout_score(const std::filesystem::path& labels, int cases, const Floor (&floors)[3]) {
+// `unfound`: cases whose range holds no kernel in the capture (set 13's embedding backward runs on autograd's
+// thread, outside the NVTX range its main thread pushed), allowed to be missing.
+void expect_holdout_score(const std::filesystem::path& labels, int cases, const Floor (&floors)[3],
+                          const std::set<std::string>& unfound = {}) {
   auto scores = corpus::score_all(labels);
   std::cout << corpus::score_table(scores);
   const corpus::Source sources[3] = {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti,
@@ -205,7 +209,7 @@ void expect_holdout_score(const std::filesystem::path& labels, int cases, const 
     for (const auto& s : scores)
       if (s.source == sources[i]) {
         ++n, cause += s.cause_ok, fix += s.fix_ok;
-        EXPECT_TRUE(s.found) << s.want.stage << ": " << s.note;
+        EXPECT_TRUE(s.found || unfound.count(s.want.stage)) << s.want.stage << ": " << s.note;
       }
     EXPECT_EQ(n, cases);
     EXPECT_GE(cause, floors[i].cause) << corpus::source_name(sources[i]);
@@ -538,5 +542,34 @@ TEST(DiagnosisHoldout, HostWorkBetweenKernelsIsNotLaunchOverhead) {
                                      });
     ASSERT_NE(fusion, run.program_opportunities.end());
     EXPECT_GE(fusion->run_gain_pct, 1.0) << fusion->trigger;
+  });
+}
+
+// Sets 12 and 13, written, captured and labelled after the session's first changes (kprof 112748c) to test them
+// unseen; scored as captured: set 12 cause 7/7/7, first fix 7/7/8 of 10; set 13 cause 7/7/7, first fix 3/3/3 of 11
+// (its labeller asks for "tune the library call" on six PyTorch-native kernels; the embedding backward's kernels run
+// on autograd's thread, outside the NVTX range its main thread pushed, so no source has counters for that range).
+// Then work imbalance across SMs became a cause (below): set 12's first fix 8/8/8.
+TEST(DiagnosisHoldout, TwelfthAndThirteenthSetScoresDoNotRegress) {
+  expect_holdout_score(corpus::holdout_file(12), 10, {{7, 8}, {7, 8}, {7, 8}});
+  expect_holdout_score(corpus::holdout_file(13), 11, {{7, 3}, {7, 3}, {7, 3}}, {"embedding_bwd_bf16"});
+}
+
+// Every 16th block of a one-wave grid does 48x the work: the SMs are active 16% of the kernel's time while the FMA
+// pipe is 64% busy on them. Annotation has no SM active cycles; issue active over elapsed against over active
+// cycles gives the same share, so every source names the imbalance.
+TEST(DiagnosisHoldout, WorkImbalanceAcrossSmsIsACause) {
+  in_every_source("diag_holdout12", [](const ProfileRun& run) {
+    const auto& a = analysis_of(run, "skewed_block_work");
+    EXPECT_EQ(a.bottleneck.cause, "sm_imbalance");
+    ASSERT_FALSE(a.opportunities.empty());
+    EXPECT_EQ(a.opportunities.front().remedy, "imbalance");
+  });
+  // Kernels that fill their SMs do not read so (the designed corpus: no case names it).
+  in_every_source("diag_corpus", [](const ProfileRun& run) {
+    for (const auto& st : run.stages)
+      for (const auto& g : st.kernels)
+        if (g.analysis)
+          for (const auto& c : g.analysis->causes) EXPECT_NE(c.id, "sm_imbalance") << g.kernel;
   });
 }

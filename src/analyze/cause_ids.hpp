@@ -22,6 +22,8 @@ enum class CauseId {
   // reason dominates when kprof has no remedy for it.
   barrier_stall, memory_fence, sleeping, constant_cache, instruction_cache, branch_resolution, lsu_queue, mio_queue,
   shared_latency, dependency_wait, undiagnosed_stall,
+  // Work spread unevenly over the SMs: a grid of whole waves whose SMs are active for a small share of its time.
+  sm_imbalance,
 };
 enum class RemedyId {
   none,  // nothing left to gain: a plain bound at its roof
@@ -81,6 +83,7 @@ inline constexpr IdName<CauseId> kCauseNames[] = {
     {CauseId::shared_latency, "shared_latency"},
     {CauseId::dependency_wait, "dependency_wait"},
     {CauseId::undiagnosed_stall, "undiagnosed_stall"},
+    {CauseId::sm_imbalance, "sm_imbalance"},
 };
 inline constexpr IdName<RemedyId> kRemedyNames[] = {
     {RemedyId::none, "none"},
@@ -123,7 +126,7 @@ constexpr bool in_declaration_order(const IdName<Id> (&names)[N]) {
   return true;
 }
 static_assert(in_declaration_order(kCauseNames) &&
-              std::size(kCauseNames) == static_cast<std::size_t>(CauseId::undiagnosed_stall) + 1);
+              std::size(kCauseNames) == static_cast<std::size_t>(CauseId::sm_imbalance) + 1);
 static_assert(in_declaration_order(kRemedyNames) &&
               std::size(kRemedyNames) == static_cast<std::size_t>(RemedyId::host_sync) + 1);
 

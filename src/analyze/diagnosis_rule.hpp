@@ -106,6 +106,7 @@ std::string pct(double fraction);  // 0.25 → "25%"
 // rules_launch.cpp: how the kernel is launched (launches, waves, grid, occupancy limits).
 void detect_launch_overhead(RuleContext& r);
 void detect_tail_wave(RuleContext& r);
+void detect_sm_imbalance(RuleContext& r);
 void detect_small_grid(RuleContext& r);
 void detect_occupancy_limit(RuleContext& r);
 // rules_memory_access.cpp: how the kernel touches memory.

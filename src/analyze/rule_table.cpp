@@ -105,6 +105,15 @@ std::vector<Rule> make_rules() {
                  {C::latency, C::memory_latency, C::fp32_pipe, C::fp16_pipe, C::int_pipe, C::fp64_pipe, C::sfu_pipe,
                   C::tensor_pipe, C::compute_bound, C::dram_bandwidth})},
        {"diagnosis.tail_wave_efficiency"}},
+      // Blocks of unequal work on a grid of whole waves: the SMs that drew short blocks idle while the others run
+      // (a grid of 8 blocks per SM where every 16th block does 48x the work, on the H200: SMs active 16% of the
+      // kernel's time, the FMA pipe 64% busy while they are). Like idle SMs, it explains every SM-local bound.
+      {"sm_imbalance",
+       detect_sm_imbalance,
+       {specific(C::sm_imbalance, R::imbalance, kLatency,
+                 {C::latency, C::memory_latency, C::tensor_underfed, C::fp32_pipe, C::fp16_pipe, C::int_pipe,
+                  C::fp64_pipe, C::sfu_pipe, C::tensor_pipe, C::compute_bound, C::l1_bandwidth})},
+       {"diagnosis.tail_wave_efficiency", "diagnosis.imbalance_sm_active_max_pct"}},
       // Idle SMs lower every unit's average, the tensor pipe's too: cuDNN's persistent LSTM on 64 of 132 SMs read
       // "tensor pipe underfed" at 24% busy, and filling the GPU is the first step.
       // A pipe's busy share is measured over the active SMs' cycles: 77% busy on 8 of 132 SMs bounds nothing on

@@ -44,6 +44,24 @@ void detect_tail_wave(RuleContext& r) {
         1.0 - eff, fmt::format("waves_per_sm={:.2f}", w));
 }
 
+// A grid of whole waves (no partial last wave) whose SMs are active for a small share of the kernel's time: some
+// blocks run far longer than others, and the SMs that drew short ones idle until the longest finishes. Balancing
+// the work makes the kernel take the average SM's time instead of the busiest's.
+void detect_sm_imbalance(RuleContext& r) {
+  const auto& m = r.m;
+  if (!m.sm_active_pct || !m.waves_per_sm || *m.waves_per_sm < 1.0) return;
+  if (r.found(CauseId::tail_wave) || r.found(CauseId::launch_overhead)) return;
+  const double w = *m.waves_per_sm, full = std::ceil(w - 0.005);
+  if (full < 1 || w / full < r.p("tail_wave_efficiency")) return;
+  const double active = *m.sm_active_pct;
+  if (active >= r.p("imbalance_sm_active_max_pct")) return;
+  r.add(CauseId::sm_imbalance, "work imbalance across SMs",
+        fmt::format("{:.2f} waves, yet the SMs are active {:.0f}% of the kernel's time: blocks of unequal work leave "
+                    "the SMs that drew short ones idle until the longest finishes",
+                    w, active),
+        1.0 - active / 100.0, fmt::format("sm_active={:.0f}%, waves_per_sm={:.2f}", active, w));
+}
+
 void detect_small_grid(RuleContext& r) {
   const auto& m = r.m;
   if (r.found(CauseId::launch_overhead) || r.found(CauseId::atomic_contention)) return;

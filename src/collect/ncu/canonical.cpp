@@ -491,6 +491,14 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
     if (auto elapsed = d.metric("sm__cycles_elapsed.avg"); elapsed && *elapsed > 0)
       d.set(c.sm_active_pct, "sm_active_pct", std::min(100.0, *active / *elapsed * 100.0),
             "sm__cycles_active.avg / sm__cycles_elapsed.avg");
+  // Without SM active cycles (the annotation list): instruction issue over elapsed cycles against over the
+  // sub-partitions' active cycles is the share of the time they were active. Only where issue is busy enough (5%)
+  // for the ratio to mean something.
+  if (!c.sm_active_pct)
+    if (auto over_elapsed = d.metric("smsp__issue_active.avg.pct_of_peak_sustained_elapsed"))
+      if (auto over_active = d.metric("smsp__issue_active.avg.pct_of_peak_sustained_active"); over_active && *over_active >= 5.0)
+        d.set(c.sm_active_pct, "sm_active_pct", std::min(100.0, *over_elapsed / *over_active * 100.0),
+              "smsp__issue_active over elapsed / over active cycles");
   {
     const std::string prefix = "smsp__average_warps_issue_stalled_", suffix = "_per_issue_active.ratio";
     const auto& metrics = k.metrics;
