@@ -112,10 +112,15 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   if (underfed != order.end() && underfed != order.begin()) {
     const Finding& first = causes[order.front()];
     const Finding& call = causes[*underfed];
-    const bool in_kernel = first.specific ? first.gain_pct * ratio < call.gain_pct
+    // Only an in-kernel cause gives way (a grid, a tail or launch overhead are the call's shape, weighed as they are).
+    const bool code_fix = in_kernel(cause_spec(first.id).remedy);
+    const bool gives_way = first.specific ? code_fix && first.gain_pct * ratio < call.gain_pct
                                           : onchip_bound(first.id) && first.gain_pct <= call.gain_pct;
-    if (in_kernel) {
-      causes[*underfed].remedy = RemedyId::library_tuning;
+    if (gives_way) {
+      Finding& lead = causes[*underfed];
+      lead.remedy = RemedyId::library_tuning;
+      // It leads now: the in-kernel cause below it no longer explains it.
+      if (auto at = lead.evidence.find("; explained by "); at != std::string::npos) lead.evidence.erase(at);
       std::rotate(order.begin(), underfed, underfed + 1);
     }
   }

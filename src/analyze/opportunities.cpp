@@ -90,12 +90,9 @@ std::string contradicted(std::optional<RemedyId> remedy, const std::vector<Cause
   // A library kernel whose idle tensor pipe kprof traces to the call: a change to the kernel's own code (its
   // access pattern, shared-memory layout, spills) is not the user's to make (a cuBLAS GEMM on an sm80 CUTLASS kernel
   // for N = 4100 on the H200: Nsight Compute's coalescing estimate 76%, the fix a padded N).
-  static constexpr RemedyId kInKernel[] = {RemedyId::coalesce, RemedyId::locality, RemedyId::smem_conflicts,
-                                           RemedyId::local_memory, RemedyId::onchip_reuse, RemedyId::wider_accesses,
-                                           RemedyId::mio_pressure, RemedyId::fp_instructions};
   if (remedy && !causes.empty() && causes.front().id == name(CauseId::tensor_underfed) &&
       causes.front().remedy == name(RemedyId::library_tuning) &&
-      std::find(std::begin(kInKernel), std::end(kInKernel), *remedy) != std::end(kInKernel))
+      in_kernel(*remedy))
     return "kprof finds a library kernel's tensor pipe underfed: its code is not the caller's to change";
   if (remedy == RemedyId::coalesce && !has_cause(causes, CauseId::uncoalesced_global) &&
       !has_cause(causes, CauseId::scattered_access)) {

@@ -144,6 +144,12 @@ const char* remedy_assumption(RemedyId id) {
   return "";
 }
 
+bool in_kernel(RemedyId id) {
+  using R = RemedyId;
+  return id == R::coalesce || id == R::locality || id == R::smem_conflicts || id == R::local_memory ||
+         id == R::onchip_reuse || id == R::wider_accesses || id == R::mio_pressure || id == R::fp_instructions;
+}
+
 bool cuts_traffic(RemedyId id) {
   return id == RemedyId::coalesce || id == RemedyId::locality || id == RemedyId::local_memory ||
          id == RemedyId::dram_traffic;

@@ -26,5 +26,8 @@ bool unbounded_by_floor(RemedyId id);
 // current roofline floor is computed from those very bytes, so it does not bound them either (a stride-2 stream at
 // the DRAM roof has 50% to gain from coalescing, not the 4% left to the roof).
 bool cuts_traffic(RemedyId id);
+// A change to the kernel's own code (access pattern, shared-memory layout, spills, reuse, instruction mix): not a
+// library caller's to make.
+bool in_kernel(RemedyId id);
 
 }  // namespace kprof::analyze

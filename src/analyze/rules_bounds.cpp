@@ -155,8 +155,16 @@ void detect_plain_bounds(RuleContext& r) {
     const double clock_hz = m.sm_clock_hz ? *m.sm_clock_hz : r.spec ? r.spec->boost_clock_mhz * 1e6 : 0;
     const double sms = r.spec ? r.spec->sm_count : 0;
     std::optional<double> per_clk;
-    if (m.l1_bytes && m.shared_wavefronts && m.duration_ns && clock_hz > 0 && sms > 0)
-      per_clk = (*m.l1_bytes + 128.0 * *m.shared_wavefronts) / (sms * clock_hz * *m.duration_ns * 1e-9);
+    // Shared atomics move data too; TMA and warpgroup-MMA operands reach shared memory past these counters, so
+    // kernels with tensor math are not judged so.
+    if (m.l1_bytes && m.shared_wavefronts && m.duration_ns && clock_hz > 0 && sms > 0 && val(m.flops_tensor) <= 0 &&
+        val(m.tensor_pipe_pct) < 5.0)
+      // (Annotation derives shared atomic wavefronts as all shared wavefronts less loads' and stores', which counts
+      // shuffles too: only with atomic instructions counted are they atomics.)
+      per_clk = (*m.l1_bytes +
+                 128.0 * (*m.shared_wavefronts +
+                          (val(m.shared_atomic_instructions) > 0 ? val(m.shared_atomic_wavefronts) : 0.0))) /
+                (sms * clock_hz * *m.duration_ns * 1e-9);
     if (per_clk && *per_clk < r.p("l1_data_min_bytes_per_clk")) {
       Finding& f = r.add(CauseId::l1_bandwidth, "L1/shared-memory unit bound (MIO instructions, not data)",
                          fmt::format("L1/TEX unit busy {:.1f}% while it moves {:.1f} B per SM cycle of loads, stores "

@@ -492,9 +492,10 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
       d.set(c.sm_active_pct, "sm_active_pct", std::min(100.0, *active / *elapsed * 100.0),
             "sm__cycles_active.avg / sm__cycles_elapsed.avg");
   // Without SM active cycles (the annotation list): instruction issue over elapsed cycles against over the
-  // sub-partitions' active cycles is the share of the time they were active. Only where issue is busy enough (5%)
-  // for the ratio to mean something.
-  if (!c.sm_active_pct)
+  // sub-partitions' active cycles is the share of the time they were active. That is the SMs' share only where
+  // every sub-partition has warps (at least 8 warps per SM on average: achieved occupancy 12.5%; with 2 warps the
+  // sub-partitions read half the SMs' 99.9%), and where issue is busy enough (5%) for the ratio to mean something.
+  if (!c.sm_active_pct && c.achieved_occupancy_pct && *c.achieved_occupancy_pct >= 12.5)
     if (auto over_elapsed = d.metric("smsp__issue_active.avg.pct_of_peak_sustained_elapsed"))
       if (auto over_active = d.metric("smsp__issue_active.avg.pct_of_peak_sustained_active"); over_active && *over_active >= 5.0)
         d.set(c.sm_active_pct, "sm_active_pct", std::min(100.0, *over_elapsed / *over_active * 100.0),
