@@ -48,8 +48,10 @@ void detect_dominant_stall(RuleContext& r) {
   // and every measured pipe are below the level at which a unit does real work, the SM figure is that unnamed unit,
   // and what the warps wait on says which (a shared-memory tree reduction with a barrier per step on the H200: SM
   // 90.4% in Nsight Compute's full set, issue 32.6%, no pipe above 9%, barrier 58% of the waits).
+  // (The LSU and indexed-constant units count among the named ones: annotation's SM figure is the maximum of them.)
+  const double named = std::max({pipe, val(m.lsu_pipe_pct), val(m.idc_pct)});
   const bool sm_unnamed = val(m.sm_throughput_pct) >= r.busy() && m.issue_active_pct &&
-                          val(m.issue_active_pct) < r.busy() && pipe < r.busy();
+                          val(m.issue_active_pct) < r.busy() && named < r.busy();
   const double sol = sm_unnamed ? val(m.memory_throughput_pct) : r.sol_max();
   if (sol >= r.param("classify.saturated_pct") || val(m.dram_measured_pct) >= r.p("dram_bound_pct") ||
       pipe >= r.param("classify.saturated_pct"))
