@@ -225,6 +225,14 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     // kernel's own by what the run saves, as in the contract's top 3: one that names this stage and saves more
     // than the kernel's first item is the first fix.
     const double kernel_run_gain = a.opportunities.empty() ? 0 : a.opportunities.front().run_gain_pct;
+    // The case's share of the run: its stage's GPU time over all stages'.
+    double stage_ns = 0, run_ns = 0;
+    for (const auto& other : run.stages)
+      for (const auto& k : other.kernels) {
+        run_ns += k.gpu_time_or_profiled_ns();
+        if (&other == &st) stage_ns += k.gpu_time_or_profiled_ns();
+      }
+    const double stage_share_pct = run_ns > 0 ? stage_ns / run_ns * 100.0 : 100.0;
     const Opportunity* across = nullptr;
     for (const auto& o : run.program_opportunities) {
       // The item must name this stage's main kernel (program_advice labels a kernel "stage · kernel" when its
@@ -233,9 +241,10 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
       const bool names_stage = std::find(o.kernels.begin(), o.kernels.end(), main_label) != o.kernels.end() ||
                                (o.scope == "program" && g->analysis && !a.causes.empty() &&
                                 a.causes.front().id == "launch_overhead");
-      // An item worth under 1% of the run leads nowhere: it does not displace the kernel's own first fix (a fusion
-      // worth 0.4% of a corpus run once did, for kernels whose own items were smaller still).
-      if (names_stage && o.run_gain_pct >= 1.0 && o.run_gain_pct > kernel_run_gain &&
+      // An item worth under 1% of the case's own time leads nowhere: it does not displace the kernel's own first
+      // fix (a fusion worth 0.4% of a corpus run once did, for kernels whose own items were smaller still). The
+      // case, not the whole test program, is what its label judges: a set runs a dozen unrelated cases.
+      if (names_stage && o.run_gain_pct >= 0.01 * stage_share_pct && o.run_gain_pct > kernel_run_gain &&
           (!across || o.run_gain_pct > across->run_gain_pct))
         across = &o;
     }

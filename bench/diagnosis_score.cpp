@@ -49,10 +49,11 @@ int main(int argc, char** argv) {
     kprof::corpus::drop_metrics() = drop;
   }
   const std::string which = argc > 1 ? argv[1] : "";
-  // `diagnosis_score --metrics <labels file suffix: "", 2, 3, ...> <stage>`: the canonical metrics of the stage's main
-  // kernel in each capture source (without provenance), to read a miss against the numbers.
+  // `diagnosis_score --metrics <labels file suffix: "", 2, 3, ...> <stage> [<kernel>]`: the canonical metrics of the
+  // stage's main kernel (or of its first kernel whose label contains <kernel>) in each capture source (without
+  // provenance), to read a miss against the numbers.
   if (which == "--metrics" && argc > 3) {
-    const std::string set = argv[2], stage = argv[3];
+    const std::string set = argv[2], stage = argv[3], part = argc > 4 ? argv[4] : "";
     const auto labels = labels_of(set);
     for (const auto& e : kprof::corpus::load_expected(labels)) {
       if (e.stage != stage) continue;
@@ -60,12 +61,16 @@ int main(int argc, char** argv) {
                        kprof::corpus::Source::ncu_full}) {
         const auto run = kprof::corpus::assemble(kprof::corpus::capture_dir(e.program, src), src, e.program);
         for (const auto& st : run.stages)
-          if (st.name == stage)
-            if (const auto* g = kprof::corpus::main_group(st)) {
+          if (st.name == stage) {
+            const kprof::KernelGroup* g = part.empty() ? kprof::corpus::main_group(st) : nullptr;
+            for (const auto& k : st.kernels)
+              if (!g && (k.label.empty() ? k.kernel : k.label).find(part) != std::string::npos) g = &k;
+            if (g) {
               nlohmann::json j = g->metrics;
               j.erase("provenance");
               std::cout << "## " << kprof::corpus::source_name(src) << " (" << g->label << ")\n" << j.dump(1) << "\n";
             }
+          }
       }
     }
     return 0;

@@ -489,7 +489,7 @@ TEST(DiagnosisHoldout, NinthSetScoreDoesNotRegress) {
 // (18% of 54%) with ncu counters and in ncu mode; through CUPTI its register-limited occupancy (33%) still leads.
 TEST(DiagnosisHoldout, SeventhAndEighthSetScoresDoNotRegress) {
   expect_holdout_score(corpus::holdout_file(7), 11, {{11, 11}, {10, 10}, {11, 11}});
-  expect_holdout_score(corpus::holdout_file(8), 9, {{9, 7}, {8, 6}, {9, 7}});
+  expect_holdout_score(corpus::holdout_file(8), 9, {{9, 8}, {8, 7}, {9, 8}});
 }
 
 // Sets 10 and 11 (eighth session of 2026-12-03), captured and labelled blind before the session's rule changes and
@@ -536,12 +536,16 @@ TEST(DiagnosisHoldout, HostWorkBetweenKernelsIsNotLaunchOverhead) {
   in_every_source("diag_holdout11", [](const ProfileRun& run) {
     for (const auto& o : run.program_opportunities)
       EXPECT_TRUE(o.remedy != "launch_overhead" && o.remedy != "host_sync") << o.remedy << ": " << o.trigger;
-    const auto fusion = std::find_if(run.program_opportunities.begin(), run.program_opportunities.end(),
-                                     [](const Opportunity& o) {
-                                       return o.remedy == "fuse_stages" && o.trigger.rfind("kl_div", 0) == 0;
-                                     });
-    ASSERT_NE(fusion, run.program_opportunities.end());
-    EXPECT_GE(fusion->run_gain_pct, 1.0) << fusion->trigger;
+    // One item per kernel of the chain (PyTorch's multiply, xlogy and add are one `vectorized_elementwise_kernel`
+    // of three functors, and three steps): the largest is the middle one, fused with both neighbours.
+    const Opportunity* fusion = nullptr;
+    for (const auto& o : run.program_opportunities)
+      if (o.remedy == "fuse_stages" && o.trigger.rfind("kl_div", 0) == 0 &&
+          (!fusion || o.run_gain_pct > fusion->run_gain_pct))
+        fusion = &o;
+    ASSERT_NE(fusion, nullptr);
+    EXPECT_GE(fusion->run_gain_pct, 1.5) << fusion->trigger;
+    EXPECT_EQ(fusion->kernels.size(), 3u) << fusion->trigger;
   });
 }
 
@@ -552,7 +556,51 @@ TEST(DiagnosisHoldout, HostWorkBetweenKernelsIsNotLaunchOverhead) {
 // Then work imbalance across SMs became a cause (below): set 12's first fix 8/8/8.
 TEST(DiagnosisHoldout, TwelfthAndThirteenthSetScoresDoNotRegress) {
   expect_holdout_score(corpus::holdout_file(12), 10, {{7, 8}, {7, 8}, {7, 8}});
-  expect_holdout_score(corpus::holdout_file(13), 11, {{7, 3}, {7, 3}, {7, 3}}, {"embedding_bwd_bf16"});
+  expect_holdout_score(corpus::holdout_file(13), 11, {{7, 4}, {7, 4}, {7, 4}}, {"embedding_bwd_bf16"});
+}
+
+namespace {
+const Opportunity* largest_item(const ProfileRun& run, const std::string& remedy, const std::string& kernel_part) {
+  const Opportunity* best = nullptr;
+  for (const auto& o : run.program_opportunities)
+    if (o.remedy == remedy && std::any_of(o.kernels.begin(), o.kernels.end(), [&](const std::string& k) {
+          return k.find(kernel_part) != std::string::npos;
+        }) && (!best || o.run_gain_pct > best->run_gain_pct))
+      best = &o;
+  return best;
+}
+}  // namespace
+
+// Fusion across the kernel boundary where the consumer is not at the DRAM roof (issue 23, ninth session).
+// SwiGLU's SiLU (PyTorch's strided elementwise kernel, bound by its index arithmetic at a third of the DRAM roof)
+// reads half of the up-projection's output and writes what the multiply reads: fusing it with both removes its
+// elements' work, most of its time. It is not an epilogue: it reads only half the product's output.
+TEST(DiagnosisHoldout, AnElementwiseConsumerBoundByItsIndexMathFuses) {
+  in_every_source("diag_holdout13", [](const ProfileRun& run) {
+    const Opportunity* o = largest_item(run, "fuse_stages", "lambda(Half)");
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(o->kernels.size(), 3u) << o->trigger;  // the up-projection, the SiLU and the multiply
+    EXPECT_NE(o->kernels.back().find("BinaryFunctor"), std::string::npos) << o->kernels.back();
+    EXPECT_GE(o->est_gain_pct, 80.0) << o->trigger;
+    EXPECT_EQ(largest_item(run, "library_tuning", "lambda(Half)"), nullptr);
+  });
+}
+
+// A GELU over the whole bf16 output of a cuBLAS GEMM (set 8): the library's epilogue takes it in the call, and the
+// consumer's whole time goes. The MLA softmax over cuBLAS scores is not an epilogue (it needs whole rows: shared
+// memory), and cuFFT's two passes are a closed call nobody fuses (set 4).
+TEST(DiagnosisHoldout, AnElementwisePassOverALibraryProductIsItsEpilogue) {
+  in_every_source("diag_holdout8", [](const ProfileRun& run) {
+    const Opportunity* o = largest_item(run, "library_tuning", "vectorized_elementwise_kernel");
+    ASSERT_NE(o, nullptr);
+    EXPECT_NE(o->name.find("epilogue"), std::string::npos) << o->name;
+    ASSERT_EQ(o->kernels.size(), 2u);
+    EXPECT_NE(o->kernels.front().find("nvjet"), std::string::npos) << o->kernels.front();
+    EXPECT_GE(o->est_gain_pct, 95.0);
+  });
+  in_every_source("diag_holdout4", [](const ProfileRun& run) {
+    EXPECT_EQ(largest_item(run, "fuse_stages", "fft"), nullptr);
+  });
 }
 
 // Every 16th block of a one-wave grid does 48x the work: the SMs are active 16% of the kernel's time while the FMA

@@ -51,11 +51,15 @@ double RuleContext::waiting_total() const {
 bool RuleContext::library_tensor_kernel() const {
   if (val(m.flops_tensor) <= 0 && val(m.tensor_pipe_pct) < 5.0) return false;
   // The name decides: a user's own wgmma kernel issues warpgroup MMAs too, and is told to feed them.
+  return library_kernel_name(g.kernel, g.signature, t);
+}
+
+bool library_kernel_name(const std::string& kernel, const std::string& signature, const Thresholds& t) {
   auto it = t.texts.find("diagnosis.library_kernel_names");
   if (it == t.texts.end() || it->second.empty()) return false;
   try {
     std::regex re(it->second, std::regex::ECMAScript | std::regex::icase);
-    return std::regex_search(g.kernel, re) || std::regex_search(g.signature, re);
+    return std::regex_search(kernel, re) || std::regex_search(signature, re);
   } catch (const std::regex_error&) {
     return false;
   }

@@ -18,6 +18,10 @@ namespace kprof::analyze {
 
 struct RuleContext;
 
+// Whether a kernel's name is a library's (diagnosis.library_kernel_names: cuBLAS nvjet, CUTLASS, cuDNN, flash
+// attention); false without the key or with a malformed pattern.
+bool library_kernel_name(const std::string& kernel, const std::string& signature, const Thresholds& t);
+
 // A cause as the rules and the ranking see it; find_causes hands it on as a model Cause, its ids as their names.
 struct Finding {
   CauseId id;

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "analyze/cause_ids.hpp"
+#include "analyze/diagnosis_rule.hpp"
 #include "analyze/remedies.hpp"
 #include "analyze/rule_table.hpp"
 
@@ -53,8 +54,14 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   if (order.size() < 2 || total_ns <= 0) return out;
   const double min_bytes = t.param("opportunities.fusion_min_bytes");
   const double min_dram = t.param("opportunities.fusion_min_dram_pct");
-  // The same kernel seen in two stages (a launch inside an NVTX range and the rest outside it) is one stage.
-  auto same = [](const Item& a, const Item& b) { return a.group->kernel == b.group->kernel; };
+  // The same kernel seen in two stages (a launch inside an NVTX range and the rest outside it) is one stage. Its
+  // full signature decides: PyTorch's SiLU and multiply are both `elementwise_kernel`, of different functors, and
+  // one stage's groups are different steps.
+  auto same = [](const Item& a, const Item& b) {
+    const bool signed_ = !a.group->signature.empty() && !b.group->signature.empty();
+    return a.stage != b.stage &&
+           (signed_ ? a.group->signature == b.group->signature : a.group->kernel == b.group->kernel);
+  };
   // Counters say how many bytes a kernel wrote and the next one read, not that they are the same bytes. Data flows
   // between the stages of a kernel package's pipeline, between kernels of one NVTX range, and between kernels the
   // program did not mark at all; two ranges a user marked apart are separate steps (independent ops of a test
@@ -62,6 +69,13 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   const bool package = !run.params.empty();
   auto flows = [&](const Item& a, const Item& b) {
     return package || a.stage == b.stage || (unmarked(*a.stage, *a.group) && unmarked(*b.stage, *b.group));
+  };
+  // A library kernel without matrix math is a closed call (cuFFT's passes, CUB's scans): no user kernel fuses
+  // with it (cuFFT's two passes of one 2-D transform; a window multiply before cuFFT's real-to-complex pass). A
+  // library matrix product is not closed: its epilogue or a fused library operator (attention) takes the work.
+  auto closed = [&](const KernelGroup& g) {
+    return library_kernel_name(g.kernel, g.signature, t) && g.metrics.flops_tensor.value_or(0) <= 0 &&
+           g.metrics.tensor_pipe_pct.value_or(0) < 5.0;
   };
   for (std::size_t i = 0; i < order.size(); ++i) {
     const KernelGroup& b = *order[i].group;
@@ -71,25 +85,52 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     const double dram = m.dram_measured_pct ? *m.dram_measured_pct : m.dram_throughput_pct.value_or(0);
     const bool dram_side = dram >= min_dram || (b.analysis && b.analysis->bottleneck.kind == BottleneckKind::memory &&
                                                 dram >= 0.5 * min_dram);
-    if (!dram_side) continue;
     const double reads = *m.dram_read_bytes, writes = *m.dram_write_bytes;
-    if (reads + writes <= 0) continue;
+    // Or it streams (loads each byte once: its global load sectors are no more than stream_load_ratio times what
+    // it reads from DRAM; no matrix math) and is bound in the SM by the work of each element it moves: PyTorch's
+    // strided elementwise kernels, bound by their index arithmetic at a third of the DRAM roof (SwiGLU's SiLU and
+    // multiply on the H200). Their time goes with their elements, not with DRAM's roof.
+    const bool sm_streaming =
+        !dram_side && b.analysis && b.analysis->bottleneck.kind == BottleneckKind::compute &&
+        m.flops_tensor.value_or(0) <= 0 && m.global_load_sectors && *m.global_load_sectors > 0 &&
+        *m.global_load_sectors * 32.0 <= t.param("opportunities.fusion_stream_load_ratio") * reads;
+    if (!dram_side && !sm_streaming) continue;
+    if (reads + writes <= 0 || closed(b)) continue;
+    // Bytes a kernel far below the DRAM roof wrote and an unmarked neighbour read are even less likely the same
+    // bytes (two independent test kernels of a CUDA program, each in a range named after itself): such a consumer
+    // pairs only inside one range or package.
+    auto linked = [&](const Item& a, const Item& c) {
+      return dram_side ? flows(a, c) : package || a.stage == c.stage;
+    };
     double in = 0, out_bytes = 0;
     std::vector<std::string> kernels;
     std::size_t prev = i, next = i;
     while (prev > 0 && same(order[prev - 1], order[i])) --prev;
     while (next + 1 < order.size() && same(order[next + 1], order[i])) ++next;
     if (prev != i) continue;  // the same kernel in consecutive stages: one item, made at its first stage
-    if (prev > 0 && flows(order[prev - 1], order[i])) {
+    const KernelGroup* producer = nullptr;
+    if (prev > 0 && linked(order[prev - 1], order[i]) && !closed(*order[prev - 1].group)) {
       const KernelGroup& a = *order[prev - 1].group;
       const double written = *a.metrics.dram_write_bytes;
       if (written >= min_bytes && std::min(written, reads) >= 0.5 * reads) {
         in = std::min(written, reads);
+        producer = &a;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
       }
     }
+    // An elementwise consumer of a matrix product's whole output belongs in the product's epilogue: it reads all
+    // the product wrote, writes about as much, and its threads exchange nothing on chip (no shared-memory traffic:
+    // a softmax or a norm needs whole rows, which span the product's tiles). The consumer's whole time goes; the
+    // product writes the result in place of its raw output. A library's product (cuBLAS) takes the epilogue in
+    // the call (cuBLASLt's bias and activation epilogues): that is tuning the call, not writing a kernel.
+    const double whole = t.param("opportunities.epilogue_whole_output_share");
+    const bool epilogue = producer && producer->metrics.flops_tensor.value_or(0) > 0 &&
+                          in >= whole * *producer->metrics.dram_write_bytes &&
+                          writes <= in / whole && writes >= in * whole && m.shared_wavefronts &&
+                          *m.shared_wavefronts == 0 && m.flops_tensor.value_or(0) <= 0;
+    const bool library_epilogue = epilogue && library_kernel_name(producer->kernel, producer->signature, t);
     kernels.push_back(stage_kernel_label(*order[i].stage, b));
-    if (next + 1 < order.size() && flows(order[i], order[next + 1])) {
+    if (next + 1 < order.size() && linked(order[i], order[next + 1]) && !closed(*order[next + 1].group)) {
       const KernelGroup& c = *order[next + 1].group;
       const double read = *c.metrics.dram_read_bytes;
       if (writes >= min_bytes && std::min(writes, read) >= 0.5 * writes) {
@@ -101,16 +142,34 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     const double share = std::min(1.0, (in + out_bytes) / (reads + writes));
     double own = 0;
     for (std::size_t k = prev; k <= next; ++k) own += order[k].group->gpu_time_or_profiled_ns();
-    Opportunity o = make(RemedyId::fuse_stages, "pipeline");
-    o.name = fmt::format("Fuse {} with {} (keep the intermediate on chip)", stage_kernel_label(*order[i].stage, b),
-                         in > 0 && out_bytes > 0 ? "the stages around it"
-                         : in > 0               ? "the stage before it"
-                                                : "the stage after it");
+    Opportunity o = make(library_epilogue ? RemedyId::library_tuning : RemedyId::fuse_stages, "pipeline");
+    if (epilogue) {
+      const std::string product = stage_kernel_label(*order[prev - 1].stage, *producer);
+      o.name = library_epilogue
+                   ? fmt::format("Apply {} in {}'s epilogue (the library call's fused epilogue)",
+                                 stage_kernel_label(*order[i].stage, b), product)
+                   : fmt::format("Fuse {} into {}'s epilogue (keep the product on chip)",
+                                 stage_kernel_label(*order[i].stage, b), product);
+      o.rationale = fmt::format(
+          "An elementwise pass over a matrix product's whole output reads back what the product just wrote; "
+          "applied in the product's epilogue it costs almost nothing{}.",
+          library_epilogue ? " (cuBLASLt's bias/activation epilogues; in PyTorch a fused linear + activation)" : "");
+      o.assumes = "the consumer is elementwise over the product's output (it reads all the product wrote, writes as "
+                  "much and exchanges nothing on chip), so its whole time goes";
+      kernels.resize(2);  // the product and the consumer
+    } else {
+      o.name = fmt::format("Fuse {} with {} (keep the intermediate on chip)", stage_kernel_label(*order[i].stage, b),
+                           in > 0 && out_bytes > 0 ? "the stages around it"
+                           : in > 0               ? "the stage before it"
+                                                  : "the stage after it");
+    }
     o.kernels = kernels;
     // The bytes kept on chip save the time they take at DRAM's roof: the byte share of the kernel's time where it
     // runs at the roof, less below it (a consumer at 38% of the roof, bound by its uncoalesced loads, spends most
-    // of its time elsewhere: PyTorch's bernoulli_ on the H200).
-    o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), share * std::min(1.0, dram / 100.0) * 100.0);
+    // of its time elsewhere: PyTorch's bernoulli_ on the H200). A consumer bound by per-element work in the SM
+    // saves its elements' share of that work; an epilogue saves the consumer's whole time.
+    const double factor = epilogue ? 1.0 / std::max(share, 1e-9) : sm_streaming ? 1.0 : std::min(1.0, dram / 100.0);
+    o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), std::min(1.0, share * factor) * 100.0);
     o.run_share_pct = own / total_ns * 100.0;
     o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
     o.trigger_metric = "dram_bytes";
