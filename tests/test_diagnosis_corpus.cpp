@@ -241,8 +241,11 @@ TEST(DiagnosisHoldout, ScoreDoesNotRegress) {
 // Issue 23 (2026-12-03, seventh session): CUB's onesweep sort, latency-bound with its waits spread over several
 // reasons and 37.5% theoretical occupancy set by registers and shared memory, reads "raise occupancy" as labelled
 // (was "more memory requests in flight"): first fix +1 in every source.
+// Issue 23 (ninth session): bincount's min and max reductions read the same 0.13 GB input one after the other at
+// the DRAM roof; one pass (aminmax) saves a read, worth more of the case than the histogram's shared atomics, which
+// the labeller named: first fix -1 with ncu counters and in ncu mode (a disagreement kept, bench/RESULTS.md §9m).
 TEST(DiagnosisHoldout, SecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout2_file(), 13, {{11, 11}, {11, 11}, {11, 10}});
+  expect_holdout_score(corpus::holdout2_file(), 13, {{11, 10}, {11, 11}, {11, 9}});
 }
 
 // The third held-out set (11 labelled cases), scored as captured after every change the first two prompted:
@@ -620,4 +623,45 @@ TEST(DiagnosisHoldout, WorkImbalanceAcrossSmsIsACause) {
         if (g.analysis)
           for (const auto& c : g.analysis->causes) EXPECT_NE(c.id, "sm_imbalance") << g.kernel;
   });
+}
+
+// Sets 14 and 15 (ninth session of issue 23), written by helpers who did not read the rules, captured and labelled
+// blind (scripts/holdout_label_kit.py). Scored as captured (kprof ebc7716): set 14 cause 9/9/9, first fix 4/4/4 of
+// 12; set 15 cause 8/8/8, first fix 5/6/5 of 12. These floors are the score after the changes they prompted.
+TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
+  expect_holdout_score(corpus::holdout_file(14), 12, {{10, 8}, {10, 8}, {10, 8}});
+  // Set 15's ncu-mode capture stopped at its 180 s step limit before the message-passing case's kernels.
+  expect_holdout_score(corpus::holdout_file(15), 12, {{8, 7}, {8, 7}, {8, 7}}, {"gnn_message_passing_f32"});
+}
+
+// What set 14 showed, each in the shared mechanism.
+TEST(DiagnosisHoldout, FourteenthSetReasoning) {
+  in_every_source("diag_holdout14", [](const ProfileRun& run) {
+    // A WMMA GEMM whose loads fetch 20 sectors per request where 16 do (worth 17%) beside a tensor pipe 29% busy
+    // (77%): the idle pipe leads, its remedy feeding it.
+    const auto& gemm = analysis_of(run, "gemm_then_bias_gelu");
+    EXPECT_EQ(gemm.bottleneck.cause, "tensor_underfed");
+    ASSERT_FALSE(gemm.opportunities.empty());
+    EXPECT_EQ(gemm.opportunities.front().remedy, "feed_tensor");
+    // WMMA fragments loaded from global memory keep L1 99.9% busy: L1 names the bound, and its re-read data being
+    // MMA operands, the remedy is to feed the tensor cores, not generic reuse.
+    const auto& frags = analysis_of(run, "wmma_global_frags");
+    EXPECT_EQ(frags.bottleneck.cause, "l1_bandwidth");
+    ASSERT_FALSE(frags.opportunities.empty());
+    EXPECT_EQ(frags.opportunities.front().remedy, "feed_tensor");
+    // A layer norm's statistics kernel reads the 0.54 GB input and writes almost nothing; the apply kernel reads it
+    // again: one pass reads it once.
+    const Opportunity* twice = largest_item(run, "fuse_stages", "ln_row_apply");
+    ASSERT_NE(twice, nullptr);
+    EXPECT_NE(twice->trigger.find("reads again"), std::string::npos) << twice->trigger;
+    EXPECT_GE(twice->est_gain_pct, 35.0) << twice->trigger;
+  });
+  // A 4-byte convergence read-back after every Jacobi iteration is a host wait, seen by the annotation tracer only
+  // as its blocking cudaMemcpy call: the launch gaps' remedy is to stop waiting (host_sync), not a graph.
+  for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti}) {
+    const auto run = corpus::assemble(corpus::capture_dir("diag_holdout14", src), src, "diag_holdout14");
+    const auto& jacobi = analysis_of(run, "jacobi_host_converge");
+    ASSERT_FALSE(jacobi.opportunities.empty());
+    EXPECT_EQ(jacobi.opportunities.front().remedy, "host_sync") << corpus::source_name(src);
+  }
 }

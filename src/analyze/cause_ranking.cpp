@@ -100,25 +100,30 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
     if (!leading[i] && binding(a) != binding(b)) return binding(a);
     return a.gain_pct > b.gain_pct;
   });
-  // A library kernel's idle tensor pipe is fixed in the call (shape, alignment, backend, precision): a user cannot
-  // edit the kernel. Its in-kernel causes (spills, bank conflicts, an L1 or L2 kept busy by operand staging) lead
+  // An idle tensor pipe leads over an in-kernel cause that explains only a small part of it: a WMMA GEMM's loads at
+  // 20 sectors per request where 16 would do (worth 17%) beside a tensor pipe 29% busy (77%). A library kernel's
+  // idle tensor pipe is fixed in the call (shape, alignment, backend, precision): a user cannot edit the kernel. Its in-kernel causes (spills, bank conflicts, an L1 or L2 kept busy by operand staging) lead
   // only where they account for most of the lost tensor time, their gain at least 1/library_call_lead_ratio of the
   // underfed pipe's (PyTorch's memory-efficient attention on the H200: spills worth 59% of 75%); otherwise the call
   // does (FlashAttention-2 and cuDNN attention with a float mask: spills worth 18-22% of 54-57%; a cuBLAS GEMM on an
   // sm80 kernel for N = 4100: L1 90% busy staging operands, tensor pipe 45%).
   const double ratio = t.param("diagnosis.library_call_lead_ratio");
   auto underfed = std::find_if(order.begin(), order.end(),
-                               [&](std::size_t i) { return library_call && causes[i].id == CauseId::tensor_underfed; });
+                               [&](std::size_t i) { return causes[i].id == CauseId::tensor_underfed; });
   if (underfed != order.end() && underfed != order.begin()) {
     const Finding& first = causes[order.front()];
     const Finding& call = causes[*underfed];
     // Only an in-kernel cause gives way (a grid, a tail or launch overhead are the call's shape, weighed as they are).
     const bool code_fix = in_kernel(cause_spec(first.id).remedy);
+    // An on-chip unit kept busy by the operands names the bound of one's own kernel (its remedy is already to feed
+    // the tensor cores: rules_bounds.cpp); of a library kernel, the call leads.
     const bool gives_way = first.specific ? code_fix && first.gain_pct * ratio < call.gain_pct
-                                          : onchip_bound(first.id) && first.gain_pct <= call.gain_pct;
+                                          : library_call && onchip_bound(first.id) && first.gain_pct <= call.gain_pct;
     if (gives_way) {
       Finding& lead = causes[*underfed];
-      lead.remedy = RemedyId::library_tuning;
+      // The call for a library's kernel; for one's own, feeding the pipe (its remedy, which the specific cause
+      // had taken over when it explained the bound).
+      lead.remedy = library_call ? RemedyId::library_tuning : cause_spec(lead.id).remedy;
       // It leads now: the in-kernel cause below it no longer explains it.
       if (auto at = lead.evidence.find("; explained by "); at != std::string::npos) lead.evidence.erase(at);
       std::rotate(order.begin(), underfed, underfed + 1);

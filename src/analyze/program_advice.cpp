@@ -109,12 +109,22 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     while (next + 1 < order.size() && same(order[next + 1], order[i])) ++next;
     if (prev != i) continue;  // the same kernel in consecutive stages: one item, made at its first stage
     const KernelGroup* producer = nullptr;
+    bool reread = false;
     if (prev > 0 && linked(order[prev - 1], order[i]) && !closed(*order[prev - 1].group)) {
       const KernelGroup& a = *order[prev - 1].group;
-      const double written = *a.metrics.dram_write_bytes;
+      const double written = *a.metrics.dram_write_bytes, read = *a.metrics.dram_read_bytes;
       if (written >= min_bytes && std::min(written, reads) >= 0.5 * reads) {
         in = std::min(written, reads);
         producer = &a;
+        kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
+      } else if (dram_side && (package || order[prev - 1].stage == order[i].stage) && read >= min_bytes &&
+                 written <= t.param("opportunities.fusion_reread_write_share") * read && reads >= 0.9 * read &&
+                 reads <= read / 0.9 + written) {
+        // A two-pass operation inside one range: the first kernel reads a large input and writes almost nothing
+        // (row statistics), the next reads as much again (the input, to apply them): one pass with the rows on
+        // chip reads it once (a layer norm's statistics and apply kernels on the H200, each at the DRAM roof).
+        in = read;
+        reread = true;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
       }
     }
@@ -175,7 +185,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     o.trigger_metric = "dram_bytes";
     o.trigger_value = in + out_bytes;
     std::vector<std::string> moved;
-    if (in > 0) moved.push_back(fmt::format("reads back {} its producer wrote", gb(in)));
+    if (in > 0) moved.push_back(reread ? fmt::format("reads again the {} the stage before it read", gb(in))
+                                       : fmt::format("reads back {} its producer wrote", gb(in)));
     if (out_bytes > 0) moved.push_back(fmt::format("writes {} the next stage reads", gb(out_bytes)));
     o.trigger = fmt::format("{} {} at {:.0f}% of DRAM {}", stage_kernel_label(*order[i].stage, b), fmt::join(moved, " and "),
                             dram, m.dram_measured_pct ? "copy bandwidth" : "peak");
@@ -271,9 +282,18 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
       ++waits, wait_starts.push_back(s.start_ns);
   // Without synchronisation records (the annotation and event tracer record API calls, not syncs): the
   // synchronising API calls themselves (cudaStreamSynchronize, cudaDeviceSynchronize, cuEventSynchronize, ...).
+  // Likewise, without copy records, the blocking copies (cudaMemcpy, not ...Async: the host waits for the copy and
+  // the work before it) and cudaFree (it synchronises the device): a 4-byte convergence read-back after every
+  // iteration is a host wait the annotation tracer sees only as its API call.
   if (trace.syncs.empty())
-    for (const auto& a : trace.api_calls)
-      if (trace.str(a.name).find("Synchronize") != std::string::npos) ++waits, wait_starts.push_back(a.start_ns);
+    for (const auto& a : trace.api_calls) {
+      const std::string_view call = trace.str(a.name);
+      const bool copy = trace.memcpys.empty() && (call.rfind("cudaMemcpy", 0) == 0 || call.rfind("cuMemcpy", 0) == 0) &&
+                        call.find("Async") == std::string_view::npos;
+      const bool free_sync = call == "cudaFree" || call.rfind("cudaFree_v", 0) == 0;
+      if (call.find("Synchronize") != std::string_view::npos || copy || free_sync)
+        ++waits, wait_starts.push_back(a.start_ns);
+    }
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::dtoh && !c.async) ++waits, wait_starts.push_back(c.start_ns);
   std::sort(wait_starts.begin(), wait_starts.end());

@@ -141,10 +141,18 @@ void detect_plain_bounds(RuleContext& r) {
   // On-chip bandwidth bounds the kernel when that unit is near its peak and at least about as busy as the SM:
   // an L2 at 62-66% beside SM issue at 73-80% (PyTorch's softmax and layer norm on the H200) is not the limit.
   const double onchip = r.p("onchip_bound_pct"), sm = val(m.sm_throughput_pct);
+  // In a kernel of matrix math the data re-read through L1 or L2 is the MMA operands: reusing it on chip is feeding
+  // the tensor cores (operand tiles staged in shared memory, larger MMA tiles per warp), and a library's kernel is
+  // fed through the call (a WMMA GEMM loading its fragments from global memory: L1 99.9%, tensor pipe 4.7%; Triton's
+  // 32x32 bf16 tiles: L2-bound with the tensor pipe under a third busy).
+  const bool matrix = val(m.flops_tensor) > 0 || (m.tensor_pipe_imma && val(m.tensor_pipe_pct) > 0);
+  auto operands = [&](Finding& f) {
+    if (matrix) f.remedy = r.library_tensor_kernel() ? RemedyId::library_tuning : RemedyId::feed_tensor;
+  };
   if (l2 >= onchip && l2 >= l1 && l2 >= sm - 10) {
-    r.add(CauseId::l2_bandwidth, "L2 bandwidth bound",
-          fmt::format("L2 busy {:.1f}% with DRAM at {:.1f}%: data is re-read from L2", l2, dram), headroom,
-          fmt::format("l2_throughput={:.1f}%, dram={:.1f}%", l2, dram));
+    operands(r.add(CauseId::l2_bandwidth, "L2 bandwidth bound",
+                   fmt::format("L2 busy {:.1f}% with DRAM at {:.1f}%: data is re-read from L2", l2, dram), headroom,
+                   fmt::format("l2_throughput={:.1f}%, dram={:.1f}%", l2, dram)));
     return;
   }
   if (l1 >= onchip && l1 >= sm - 10) {
@@ -175,9 +183,9 @@ void detect_plain_bounds(RuleContext& r) {
       f.remedy = RemedyId::mio_pressure;
       return;
     }
-    r.add(CauseId::l1_bandwidth, "L1/shared-memory bandwidth bound",
-          fmt::format("L1/TEX unit busy {:.1f}% with DRAM at {:.1f}%: operands are re-read through L1", l1, dram),
-          headroom, fmt::format("l1_throughput={:.1f}%, dram={:.1f}%", l1, dram));
+    operands(r.add(CauseId::l1_bandwidth, "L1/shared-memory bandwidth bound",
+                   fmt::format("L1/TEX unit busy {:.1f}% with DRAM at {:.1f}%: operands are re-read through L1", l1, dram),
+                   headroom, fmt::format("l1_throughput={:.1f}%, dram={:.1f}%", l1, dram)));
     return;
   }
   if (r.latency_bound()) {
@@ -265,6 +273,7 @@ void detect_plain_bounds(RuleContext& r) {
         : floor_known ? headroom : std::min(headroom, 1.0 - mem / 100.0),
         fmt::format("memory_throughput={:.1f}%", mem));
     if (streams) f.remedy = RemedyId::memory_parallelism;
+    else operands(f);
   } else if (m.sm_throughput_pct && val(m.sm_throughput_pct) >= r.busy()) {
     // No single pipe saturated: instruction issue is the limit; what is left is the idle issue slots.
     double issued = std::max(val(m.issue_active_pct), val(m.sm_throughput_pct));
