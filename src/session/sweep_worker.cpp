@@ -318,8 +318,12 @@ int run_worker(const WorkerOptions& o) {
       // The coordinator may empty the spool meanwhile (or NFS may hiccup): a queue that cannot be read is gone.
       std::error_code ec;
       if (!fs::exists(o.spool / "queue", ec) || ec) break;
+      // Claimed first, then the queue: a task another worker gives back moves from claimed/ to queue/ in one
+      // rename, so looking in that order never misses it (the other order could see an empty queue before the
+      // rename and no claimed task after it, and stop while the task waits for this worker's GPU).
+      const bool held_elsewhere = any_claimed(o.spool);
       const bool empty = fs::is_empty(o.spool / "queue", ec);
-      if (ec || (empty && !any_claimed(o.spool))) break;
+      if (ec || (empty && !held_elsewhere)) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
     }
