@@ -6,7 +6,8 @@ nothing of kprof's judgement.
 
 <capture folder> is what scripts/device/holdout.sh brought back, unpacked (it holds profiles/ncu_holdout[.interrupted]
 and profiles/nsys_holdout). The kit gets:
-  program.<ext>     the program with its comments and docstrings removed (the designer's intent stays out)
+  program.<ext>     the program with its comments and docstrings removed (the designer's intent stays out), and
+                    holdout_cases.py beside a Python program that imports it
   ncu/              Nsight Compute's pages of the ncu-mode capture (session, details with every section and rule,
                     raw metrics) and the SASS pages of its source view (no kprof annotation)
   timeline/         the nsys-mode trace as tables: timeline.md, kernels.csv, memcpy.csv, api.csv, overlap.csv
@@ -49,7 +50,7 @@ def vocabulary() -> str:
     ids = (ROOT / "src/analyze/cause_ids.hpp").read_text()
     causes = re.search(r"enum class CauseId \{(.*?)\};", ids, re.S).group(1)
     causes = [c.strip() for c in re.sub(r"//[^\n]*", "", causes).split(",") if c.strip()]
-    remedies = re.findall(r'\{RemedyId::(\w+), "([^"]*)"', (ROOT / "src/analyze/remedies.cpp").read_text())
+    remedies = re.findall(r'\{RemedyId::(\w+),\s*"([^"]*)"', (ROOT / "src/analyze/remedies.cpp").read_text())
     lines = ["# Label vocabulary", "",
              "A label names the case's cause (what limits its longest kernel, or the range for a program-level case)"
              " and the first fix an expert would try, each as one of these ids. `none` as the fix: nothing to gain"
@@ -73,6 +74,10 @@ def main() -> int:
     kit.mkdir(parents=True, exist_ok=True)
     text = program.read_text()
     (kit / f"program{program.suffix}").write_text(strip_python(text) if program.suffix == ".py" else strip_cpp(text))
+    # A Python set imports its case runner from beside it: the labeller reads it too (stripped the same way).
+    helper = program.parent / "holdout_cases.py"
+    if program.suffix == ".py" and "holdout_cases" in text and helper.exists():
+        (kit / "holdout_cases.py").write_text(strip_python(helper.read_text()))
     profiles = capture / "profiles"
     ncu = next((p for p in (profiles / "ncu_holdout", profiles / "ncu_holdout.interrupted") if p.is_dir()), None)
     if ncu is None:

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 #include <optional>
+#include <regex>
 
 #include "analyze/cause_ids.hpp"
 #include "analyze/diagnosis_rule.hpp"
@@ -54,6 +55,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   if (order.size() < 2 || total_ns <= 0) return out;
   const double min_bytes = t.param("opportunities.fusion_min_bytes");
   const double min_dram = t.param("opportunities.fusion_min_dram_pct");
+  const double match = t.param("opportunities.fusion_reread_match_share");
   // The same kernel seen in two stages (a launch inside an NVTX range and the rest outside it) is one stage. Its
   // full signature decides: PyTorch's SiLU and multiply are both `elementwise_kernel`, of different functors, and
   // one stage's groups are different steps.
@@ -93,7 +95,12 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     const bool sm_streaming =
         !dram_side && b.analysis && b.analysis->bottleneck.kind == BottleneckKind::compute &&
         m.flops_tensor.value_or(0) <= 0 && m.global_load_sectors && *m.global_load_sectors > 0 &&
-        *m.global_load_sectors * 32.0 <= t.param("opportunities.fusion_stream_load_ratio") * reads;
+        *m.global_load_sectors * 32.0 <= t.param("opportunities.fusion_stream_load_ratio") * reads &&
+        // ... and busier with integer work (indexing, conversions) than with floating-point math: a kernel bound by
+        // the math of each element (a 40-term series per element: the FMA pipe busiest) keeps that math when fused,
+        // so its time does not go with its elements' traffic. PyTorch's strided SiLU: ALU 43%, FMA 27%.
+        !(m.fma_pipe_pct && m.alu_pipe_pct &&
+          std::max(*m.fma_pipe_pct, m.fp64_pipe_pct.value_or(0)) >= *m.alu_pipe_pct);
     if (!dram_side && !sm_streaming) continue;
     if (reads + writes <= 0 || closed(b)) continue;
     // Bytes a kernel far below the DRAM roof wrote and an unmarked neighbour read are even less likely the same
@@ -118,12 +125,12 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
         producer = &a;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
       } else if (dram_side && (package || order[prev - 1].stage == order[i].stage) && read >= min_bytes &&
-                 written <= t.param("opportunities.fusion_reread_write_share") * read && reads >= 0.9 * read &&
-                 reads <= read / 0.9 + written) {
+                 written <= t.param("opportunities.fusion_reread_write_share") * read && reads >= match * read &&
+                 reads <= read / match + written) {
         // A two-pass operation inside one range: the first kernel reads a large input and writes almost nothing
         // (row statistics), the next reads as much again (the input, to apply them): one pass with the rows on
         // chip reads it once (a layer norm's statistics and apply kernels on the H200, each at the DRAM roof).
-        in = read;
+        in = std::min(read, reads);
         reread = true;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
       }
@@ -140,7 +147,9 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
                           *m.shared_wavefronts == 0 && m.flops_tensor.value_or(0) <= 0;
     const bool library_epilogue = epilogue && library_kernel_name(producer->kernel, producer->signature, t);
     kernels.push_back(stage_kernel_label(*order[i].stage, b));
-    if (next + 1 < order.size() && linked(order[i], order[next + 1]) && !closed(*order[next + 1].group)) {
+    // (An epilogue item is the product and its consumer: the consumer's whole time, whatever it feeds next.)
+    if (!epilogue && next + 1 < order.size() && linked(order[i], order[next + 1]) &&
+        !closed(*order[next + 1].group)) {
       const KernelGroup& c = *order[next + 1].group;
       const double read = *c.metrics.dram_read_bytes;
       if (writes >= min_bytes && std::min(writes, read) >= 0.5 * writes) {
@@ -163,10 +172,20 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       o.rationale = fmt::format(
           "An elementwise pass over a matrix product's whole output reads back what the product just wrote; "
           "applied in the product's epilogue it costs almost nothing{}.",
-          library_epilogue ? " (cuBLASLt's bias/activation epilogues; in PyTorch a fused linear + activation)" : "");
+          !library_epilogue ? ""
+          : std::regex_search(producer->kernel, std::regex("nvjet|cublas|gemm|sm90_xmma", std::regex::icase))
+              ? " (cuBLASLt's bias/activation epilogues; in PyTorch a fused linear + activation)"
+              : " (the library's fused operator or epilogue option for this operation)");
       o.assumes = "the consumer is elementwise over the product's output (it reads all the product wrote, writes as "
                   "much and exchanges nothing on chip), so its whole time goes";
-      kernels.resize(2);  // the product and the consumer
+    } else if (reread && out_bytes <= 0) {
+      o.name = fmt::format("Do {} and {} in one pass (read the input once, keep the rows on chip)", kernels[0],
+                           kernels[1]);
+      o.rationale = "Two kernels of one range read the same large input from DRAM: the first writes almost nothing "
+                    "(statistics), the second reads the input again to apply them. One kernel holding each row on "
+                    "chip between the two steps reads it once.";
+      o.assumes = "the second kernel reads the same bytes the first read (equal sizes, one range), and both run "
+                  "at the DRAM roof, so the saved read's share of the second kernel's time goes";
     } else {
       o.name = fmt::format("Fuse {} with {} (keep the intermediate on chip)", stage_kernel_label(*order[i].stage, b),
                            in > 0 && out_bytes > 0 ? "the stages around it"
@@ -178,8 +197,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     // runs at the roof, less below it (a consumer at 38% of the roof, bound by its uncoalesced loads, spends most
     // of its time elsewhere: PyTorch's bernoulli_ on the H200). A consumer bound by per-element work in the SM
     // saves its elements' share of that work; an epilogue saves the consumer's whole time.
-    const double factor = epilogue ? 1.0 / std::max(share, 1e-9) : sm_streaming ? 1.0 : std::min(1.0, dram / 100.0);
-    o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), std::min(1.0, share * factor) * 100.0);
+    const double saved = epilogue ? 1.0 : share * (sm_streaming ? 1.0 : std::min(1.0, dram / 100.0));
+    o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), std::min(1.0, saved) * 100.0);
     o.run_share_pct = own / total_ns * 100.0;
     o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
     o.trigger_metric = "dram_bytes";

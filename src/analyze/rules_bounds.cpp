@@ -145,7 +145,10 @@ void detect_plain_bounds(RuleContext& r) {
   // the tensor cores (operand tiles staged in shared memory, larger MMA tiles per warp), and a library's kernel is
   // fed through the call (a WMMA GEMM loading its fragments from global memory: L1 99.9%, tensor pipe 4.7%; Triton's
   // 32x32 bf16 tiles: L2-bound with the tensor pipe under a third busy).
-  const bool matrix = val(m.flops_tensor) > 0 || (m.tensor_pipe_imma && val(m.tensor_pipe_pct) > 0);
+  // Left of the roofline's ridge the kernel moves more bytes than its math can use: its re-read data is not the
+  // tensor pipe's to wait for, and the reuse remedy stands.
+  const bool matrix = (val(m.flops_tensor) > 0 || (m.tensor_pipe_imma && val(m.tensor_pipe_pct) > 0)) &&
+                      !(r.roof && r.roof->bound_by == "memory");
   auto operands = [&](Finding& f) {
     if (matrix) f.remedy = r.library_tensor_kernel() ? RemedyId::library_tuning : RemedyId::feed_tensor;
   };
