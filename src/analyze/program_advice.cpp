@@ -4,10 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include "analyze/cause_ids.hpp"
 #include "analyze/diagnosis_rule.hpp"
@@ -42,18 +44,52 @@ std::string stage_kernel_label(const Stage& s, const KernelGroup& g) {
 
 bool unmarked(const Stage& s, const KernelGroup& g) { return s.name.empty() || s.name == g.kernel; }
 
+namespace {
+
+// Whether a kernel's busy pipes do floating-point math more than integer work (ALU, and IMAD on the FMA pipe).
+bool floating_point_bound(const CanonicalMetrics& m) {
+  if (!m.fma_pipe_pct || !m.alu_pipe_pct) return false;
+  const double integer_share = std::clamp(m.fma_integer_share.value_or(0.0), 0.0, 1.0);
+  const double fp = std::max(*m.fma_pipe_pct * (1.0 - integer_share), m.fp64_pipe_pct.value_or(0));
+  return fp >= *m.alu_pipe_pct + *m.fma_pipe_pct * integer_share;
+}
+
+// Whether a kernel only moves data (a cast, a materialised broadcast or repeat, a layout copy): a name that says so
+// (opportunities.data_movement_names: PyTorch's copy kernels), or no floating-point math where the FLOPs were
+// counted (conversions and compares are not FLOPs). The name comes first: a bf16 copy's SASS moves registers with
+// HFMA2.MMA, which the FP16 FLOP count takes for math (PyTorch's repeat_kv copy on the H200: 6 per element).
+bool moves_only(const KernelGroup& g, const Thresholds& t) {
+  const CanonicalMetrics& m = g.metrics;
+  if (m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0) return false;
+  if (auto it = t.texts.find("opportunities.data_movement_names"); it != t.texts.end() && !it->second.empty()) {
+    try {
+      const std::regex re(it->second, std::regex::ECMAScript | std::regex::icase);
+      if (std::regex_search(g.signature.empty() ? g.kernel : g.signature, re)) return true;
+    } catch (const std::regex_error&) {
+    }
+  }
+  return m.flops_fp32 && m.flops_fp16 && m.flops_fp64 && *m.flops_fp32 + *m.flops_fp16 + *m.flops_fp64 <= 0;
+}
+
+}  // namespace
+
 std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t) {
   struct Item {
     const Stage* stage;
     const KernelGroup* group;
   };
   std::vector<Item> order;
+  const double min_bytes = t.param("opportunities.fusion_min_bytes");
+  // Inside a stage of several kernels, one that moves almost nothing (under 1/64 of an intermediate worth fusing:
+  // `std + eps` on 512 floats between `x - mean` and the division by it) stands between no producer and its
+  // consumer.
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)
-      if (g.metrics.dram_read_bytes && g.metrics.dram_write_bytes) order.push_back({&s, &g});
+      if (g.metrics.dram_read_bytes && g.metrics.dram_write_bytes &&
+          (s.kernels.size() < 3 || *g.metrics.dram_read_bytes + *g.metrics.dram_write_bytes >= min_bytes / 64))
+        order.push_back({&s, &g});
   std::vector<Opportunity> out;
   if (order.size() < 2 || total_ns <= 0) return out;
-  const double min_bytes = t.param("opportunities.fusion_min_bytes");
   const double min_dram = t.param("opportunities.fusion_min_dram_pct");
   const double match = t.param("opportunities.fusion_reread_match_share");
   // The same kernel seen in two stages (a launch inside an NVTX range and the rest outside it) is one stage. Its
@@ -79,6 +115,13 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     return library_kernel_name(g.kernel, g.signature, t) && g.metrics.flops_tensor.value_or(0) <= 0 &&
            g.metrics.tensor_pipe_pct.value_or(0) < 5.0;
   };
+  std::set<const KernelGroup*> folded;  // copies already folded into their consumer (one item per pair)
+  // A copy that keeps the size (a clone, a layout copy) may be what its consumer needs: an in-place factorisation
+  // works on its own copy (PyTorch's lu_factor before cuBLAS's batched getrf). It is no intermediate to fuse away.
+  auto clone = [&](const KernelGroup& g) {
+    const double r = *g.metrics.dram_read_bytes, w = *g.metrics.dram_write_bytes;
+    return r > 0 && std::abs(w / r - 1.0) <= 0.25 && moves_only(g, t);
+  };
   for (std::size_t i = 0; i < order.size(); ++i) {
     const KernelGroup& b = *order[i].group;
     const CanonicalMetrics& m = b.metrics;
@@ -97,10 +140,52 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
         m.flops_tensor.value_or(0) <= 0 && m.global_load_sectors && *m.global_load_sectors > 0 &&
         *m.global_load_sectors * 32.0 <= t.param("opportunities.fusion_stream_load_ratio") * reads &&
         // ... and busier with integer work (indexing, conversions) than with floating-point math: a kernel bound by
-        // the math of each element (a 40-term series per element: the FMA pipe busiest) keeps that math when fused,
-        // so its time does not go with its elements' traffic. PyTorch's strided SiLU: ALU 43%, FMA 27%.
-        !(m.fma_pipe_pct && m.alu_pipe_pct &&
-          std::max(*m.fma_pipe_pct, m.fp64_pipe_pct.value_or(0)) >= *m.alu_pipe_pct);
+        // the math of each element (a 40-term series per element: FFMA and FADD fill the FMA pipe) keeps that math
+        // when fused, so its time does not go with its elements' traffic. PyTorch's strided SiLU: ALU 43%, FMA 27%.
+        // The FMA pipe runs IMAD too (index arithmetic): its integer share counts as integer work.
+        !floating_point_bound(m);
+    // A kernel that only moves data, whose whole output the next stage of its range reads, is that stage's
+    // prologue: the consumer can read the source itself, converting or indexing as it loads, and the copy's whole
+    // time goes (PyTorch's `.float()` of bf16 logits before log_softmax, `repeat_kv`'s expand + reshape before
+    // attention, an int8 weight's `.to(bf16)` before the scale multiply; on the H200 each at 25-45% of the DRAM
+    // roof, bound by index arithmetic, or at the roof).
+    // Not a clone (above): a copy that converts or expands (its writes differ from its reads by over a quarter).
+    // A fill reads nothing: its output is made, not moved (an expansion reads at least 1/16 of what it writes).
+    const bool reshapes = reads > 0 && reads * 16 >= writes && std::abs(writes / reads - 1.0) > 0.25;
+    if (!closed(b) && reshapes && moves_only(b, t) && writes >= min_bytes &&
+        (i == 0 || !same(order[i - 1], order[i]))) {
+      std::size_t last = i;
+      while (last + 1 < order.size() && same(order[last + 1], order[i])) ++last;
+      const Item* consumer = last + 1 < order.size() && flows(order[i], order[last + 1]) &&
+                                     !closed(*order[last + 1].group) &&
+                                     *order[last + 1].group->metrics.dram_read_bytes >= 0.5 * writes
+                                 ? &order[last + 1]
+                                 : nullptr;
+      if (consumer) {
+        double own = 0;
+        for (std::size_t k = i; k <= last; ++k) own += order[k].group->gpu_time_or_profiled_ns();
+        const std::string copy = stage_kernel_label(*order[i].stage, b),
+                          into = stage_kernel_label(*consumer->stage, *consumer->group);
+        Opportunity o = make(RemedyId::fuse_stages, "pipeline");
+        o.name = fmt::format("Fold {} into {}'s loads (read the source directly)", copy, into);
+        o.rationale = "A kernel that only moves data (a cast, a materialised broadcast or repeat, a layout copy) "
+                      "writes an intermediate the next kernel reads back; that kernel can read the source itself, "
+                      "converting or indexing as it loads.";
+        o.assumes = "the consumer can take the copy's source as its input (a conversion or index mapping in its "
+                    "loads; a library call may need a different entry point), so the copy's whole time goes";
+        o.kernels = {copy, into};
+        o.est_gain_pct = t.param("diagnosis.max_gain_pct");
+        o.run_share_pct = own / total_ns * 100.0;
+        o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
+        o.trigger_metric = "dram_bytes";
+        o.trigger_value = writes;
+        o.trigger = fmt::format("{} only moves data (no floating-point math) and writes {} that {} reads", copy,
+                                gb(writes), into);
+        out.push_back(std::move(o));
+        folded.insert(order[i].group);
+        continue;
+      }
+    }
     if (!dram_side && !sm_streaming) continue;
     if (reads + writes <= 0 || closed(b)) continue;
     // Bytes a kernel far below the DRAM roof wrote and an unmarked neighbour read are even less likely the same
@@ -117,7 +202,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     if (prev != i) continue;  // the same kernel in consecutive stages: one item, made at its first stage
     const KernelGroup* producer = nullptr;
     bool reread = false;
-    if (prev > 0 && linked(order[prev - 1], order[i]) && !closed(*order[prev - 1].group)) {
+    if (prev > 0 && linked(order[prev - 1], order[i]) && !closed(*order[prev - 1].group) &&
+        !folded.count(order[prev - 1].group) && !clone(*order[prev - 1].group)) {
       const KernelGroup& a = *order[prev - 1].group;
       const double written = *a.metrics.dram_write_bytes, read = *a.metrics.dram_read_bytes;
       if (written >= min_bytes && std::min(written, reads) >= 0.5 * reads) {
