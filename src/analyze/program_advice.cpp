@@ -54,6 +54,17 @@ bool floating_point_bound(const CanonicalMetrics& m) {
   return fp >= *m.alu_pipe_pct + *m.fma_pipe_pct * integer_share;
 }
 
+// Whether `name` matches the case-insensitive regular expression of a "*_names" threshold (false when unset).
+bool matches(const std::string& name, const Thresholds& t, const std::string& key) {
+  auto it = t.texts.find(key);
+  if (it == t.texts.end() || it->second.empty()) return false;
+  try {
+    return std::regex_search(name, std::regex(it->second, std::regex::ECMAScript | std::regex::icase));
+  } catch (const std::regex_error&) {
+    return false;
+  }
+}
+
 // Whether a kernel only moves data (a cast, a materialised broadcast or repeat, a layout copy): a name that says so
 // (opportunities.data_movement_names: PyTorch's copy kernels), or no floating-point math where the FLOPs were
 // counted (conversions and compares are not FLOPs). The name comes first: a bf16 copy's SASS moves registers with
@@ -61,13 +72,7 @@ bool floating_point_bound(const CanonicalMetrics& m) {
 bool moves_only(const KernelGroup& g, const Thresholds& t) {
   const CanonicalMetrics& m = g.metrics;
   if (m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0) return false;
-  if (auto it = t.texts.find("opportunities.data_movement_names"); it != t.texts.end() && !it->second.empty()) {
-    try {
-      const std::regex re(it->second, std::regex::ECMAScript | std::regex::icase);
-      if (std::regex_search(g.signature.empty() ? g.kernel : g.signature, re)) return true;
-    } catch (const std::regex_error&) {
-    }
-  }
+  if (matches(g.signature.empty() ? g.kernel : g.signature, t, "opportunities.data_movement_names")) return true;
   return m.flops_fp32 && m.flops_fp16 && m.flops_fp64 && *m.flops_fp32 + *m.flops_fp16 + *m.flops_fp64 <= 0;
 }
 
@@ -80,13 +85,14 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   };
   std::vector<Item> order;
   const double min_bytes = t.param("opportunities.fusion_min_bytes");
-  // Inside a stage of several kernels, one that moves almost nothing (under 1/64 of an intermediate worth fusing:
+  // Inside a stage of several kernels, one that moves almost nothing (under fusion_tiny_share of an intermediate worth fusing:
   // `std + eps` on 512 floats between `x - mean` and the division by it) stands between no producer and its
   // consumer.
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)
       if (g.metrics.dram_read_bytes && g.metrics.dram_write_bytes &&
-          (s.kernels.size() < 3 || *g.metrics.dram_read_bytes + *g.metrics.dram_write_bytes >= min_bytes / 64))
+          (s.kernels.size() < 3 ||
+           *g.metrics.dram_read_bytes + *g.metrics.dram_write_bytes >= t.param("opportunities.fusion_tiny_share") * min_bytes))
         order.push_back({&s, &g});
   std::vector<Opportunity> out;
   if (order.size() < 2 || total_ns <= 0) return out;
@@ -118,9 +124,10 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   std::set<const KernelGroup*> folded;  // copies already folded into their consumer (one item per pair)
   // A copy that keeps the size (a clone, a layout copy) may be what its consumer needs: an in-place factorisation
   // works on its own copy (PyTorch's lu_factor before cuBLAS's batched getrf). It is no intermediate to fuse away.
+  const double size_change = t.param("opportunities.fold_size_change"), min_read = t.param("opportunities.fold_min_read_share");
   auto clone = [&](const KernelGroup& g) {
     const double r = *g.metrics.dram_read_bytes, w = *g.metrics.dram_write_bytes;
-    return r > 0 && std::abs(w / r - 1.0) <= 0.25 && moves_only(g, t);
+    return r > 0 && std::abs(w / r - 1.0) <= size_change && moves_only(g, t);
   };
   for (std::size_t i = 0; i < order.size(); ++i) {
     const KernelGroup& b = *order[i].group;
@@ -149,9 +156,10 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     // time goes (PyTorch's `.float()` of bf16 logits before log_softmax, `repeat_kv`'s expand + reshape before
     // attention, an int8 weight's `.to(bf16)` before the scale multiply; on the H200 each at 25-45% of the DRAM
     // roof, bound by index arithmetic, or at the roof).
-    // Not a clone (above): a copy that converts or expands (its writes differ from its reads by over a quarter).
-    // A fill reads nothing: its output is made, not moved (an expansion reads at least 1/16 of what it writes).
-    const bool reshapes = reads > 0 && reads * 16 >= writes && std::abs(writes / reads - 1.0) > 0.25;
+    // Not a clone (above): a copy that converts or expands (its writes differ from its reads by over
+    // fold_size_change). A fill reads nothing: its output is made, not moved (an expansion reads at least
+    // fold_min_read_share of what it writes).
+    const bool reshapes = reads > 0 && reads >= min_read * writes && std::abs(writes / reads - 1.0) > size_change;
     if (!closed(b) && reshapes && moves_only(b, t) && writes >= min_bytes &&
         (i == 0 || !same(order[i - 1], order[i]))) {
       std::size_t last = i;
@@ -259,7 +267,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
           "An elementwise pass over a matrix product's whole output reads back what the product just wrote; "
           "applied in the product's epilogue it costs almost nothing{}.",
           !library_epilogue ? ""
-          : std::regex_search(producer->kernel, std::regex("nvjet|cublas|gemm|sm90_xmma", std::regex::icase))
+          : matches(producer->kernel, t, "opportunities.fused_epilogue_names")
               ? " (cuBLASLt's bias/activation epilogues; in PyTorch a fused linear + activation)"
               : " (the library's fused operator or epilogue option for this operation)");
       o.assumes = "the consumer is elementwise over the product's output (it reads all the product wrote, writes as "
