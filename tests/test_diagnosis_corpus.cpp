@@ -618,18 +618,19 @@ TEST(DiagnosisHoldout, AnElementwisePassOverALibraryProductIsItsEpilogue) {
 
 // A kernel that only moves data, whose output the next kernel of its range reads, is folded into that kernel's loads
 // (set 17, tenth session of issue 23): Llama's repeat_kv copy before cuDNN attention, the `.float()` of bf16 logits
-// before log_softmax. A same-size copy is left alone (PyTorch's lu_factor clones its input for cuBLAS's in-place
-// getrf, set 6), and so is a fill.
+// before log_softmax; a library consumer's item says to give the call the source. A fill is left alone, and
+// cuBLAS's batched getrf after PyTorch's lu_factor clone (set 6) is a closed call.
 TEST(DiagnosisHoldout, ACopyOrCastBeforeItsConsumerIsFoldedIntoItsLoads) {
   in_every_source("diag_holdout17", [](const ProfileRun& run) {
     for (const std::string consumer : {"cudnn_generated", "cunn_SoftMaxForward"}) {
       const Opportunity* o = largest_item(run, "fuse_stages", consumer);
       ASSERT_NE(o, nullptr) << consumer;
-      EXPECT_NE(o->name.find("Fold"), std::string::npos) << o->name;
+      // cuDNN's attention is a library call: the copy goes by a call that takes the cache as it is.
+      EXPECT_NE(o->name.find(consumer == "cudnn_generated" ? "Drop" : "Fold"), std::string::npos) << o->name;
       ASSERT_EQ(o->kernels.size(), 2u);
       EXPECT_NE(o->kernels.front().find("elementwise_kernel"), std::string::npos) << o->kernels.front();
       EXPECT_NE(o->kernels.back().find(consumer), std::string::npos) << o->kernels.back();
-      EXPECT_GE(o->est_gain_pct, 95.0);  // the copy's whole time
+      EXPECT_GE(o->est_gain_pct, 95.0);  // the copy's whole time: both widen (bf16 to fp32, 8 heads to 32)
     }
     // `std + eps` on 512 floats between `x - mean` and the division does not hide the division's producer.
     bool division = false;
@@ -640,10 +641,9 @@ TEST(DiagnosisHoldout, ACopyOrCastBeforeItsConsumerIsFoldedIntoItsLoads) {
         division = true;
     EXPECT_TRUE(division);
   });
+  // lu_factor's same-size clone feeds cuBLAS's batched getrf, a closed library call: nothing pairs them.
   in_every_source("diag_holdout6", [](const ProfileRun& run) {
-    for (const auto& o : run.program_opportunities) {
-      EXPECT_EQ(o.name.find("Fold"), std::string::npos) << o.name;
-    }
+    EXPECT_EQ(largest_item(run, "fuse_stages", "getrf"), nullptr);
   });
   in_every_source("diag_holdout2", [](const ProfileRun& run) {
     for (const auto& o : run.program_opportunities)

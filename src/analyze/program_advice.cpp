@@ -69,10 +69,14 @@ bool matches(const std::string& name, const Thresholds& t, const std::string& ke
 // (opportunities.data_movement_names: PyTorch's copy kernels), or no floating-point math where the FLOPs were
 // counted (conversions and compares are not FLOPs). The name comes first: a bf16 copy's SASS moves registers with
 // HFMA2.MMA, which the FP16 FLOP count takes for math (PyTorch's repeat_kv copy on the H200: 6 per element).
+bool named_copy(const KernelGroup& g, const Thresholds& t) {
+  return matches(g.signature.empty() ? g.kernel : g.signature, t, "opportunities.data_movement_names");
+}
+
 bool moves_only(const KernelGroup& g, const Thresholds& t) {
   const CanonicalMetrics& m = g.metrics;
   if (m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0) return false;
-  if (matches(g.signature.empty() ? g.kernel : g.signature, t, "opportunities.data_movement_names")) return true;
+  if (named_copy(g, t)) return true;
   return m.flops_fp32 && m.flops_fp16 && m.flops_fp64 && *m.flops_fp32 + *m.flops_fp16 + *m.flops_fp64 <= 0;
 }
 
@@ -91,7 +95,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)
       if (g.metrics.dram_read_bytes && g.metrics.dram_write_bytes &&
-          (s.kernels.size() < 3 ||
+          (s.kernels.size() < 3 || unmarked(s, g) ||
            *g.metrics.dram_read_bytes + *g.metrics.dram_write_bytes >= t.param("opportunities.fusion_tiny_share") * min_bytes))
         order.push_back({&s, &g});
   std::vector<Opportunity> out;
@@ -122,13 +126,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
            g.metrics.tensor_pipe_pct.value_or(0) < 5.0;
   };
   std::set<const KernelGroup*> folded;  // copies already folded into their consumer (one item per pair)
-  // A copy that keeps the size (a clone, a layout copy) may be what its consumer needs: an in-place factorisation
-  // works on its own copy (PyTorch's lu_factor before cuBLAS's batched getrf). It is no intermediate to fuse away.
   const double size_change = t.param("opportunities.fold_size_change"), min_read = t.param("opportunities.fold_min_read_share");
-  auto clone = [&](const KernelGroup& g) {
-    const double r = *g.metrics.dram_read_bytes, w = *g.metrics.dram_write_bytes;
-    return r > 0 && std::abs(w / r - 1.0) <= size_change && moves_only(g, t);
-  };
   for (std::size_t i = 0; i < order.size(); ++i) {
     const KernelGroup& b = *order[i].group;
     const CanonicalMetrics& m = b.metrics;
@@ -156,15 +154,20 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     // time goes (PyTorch's `.float()` of bf16 logits before log_softmax, `repeat_kv`'s expand + reshape before
     // attention, an int8 weight's `.to(bf16)` before the scale multiply; on the H200 each at 25-45% of the DRAM
     // roof, bound by index arithmetic, or at the roof).
-    // Not a clone (above): a copy that converts or expands (its writes differ from its reads by over
-    // fold_size_change). A fill reads nothing: its output is made, not moved (an expansion reads at least
+    // Only a copy that converts or expands (its writes differ from its reads by over fold_size_change): a
+    // same-size copy may be what its consumer needs (an in-place factorisation works on its own copy: PyTorch's
+    // lu_factor before cuBLAS's batched getrf), so it is fused, if at all, by the items below. A fill reads nothing: its output is made, not moved (an expansion reads at least
     // fold_min_read_share of what it writes).
     const bool reshapes = reads > 0 && reads >= min_read * writes && std::abs(writes / reads - 1.0) > size_change;
     if (!closed(b) && reshapes && moves_only(b, t) && writes >= min_bytes &&
         (i == 0 || !same(order[i - 1], order[i]))) {
       std::size_t last = i;
       while (last + 1 < order.size() && same(order[last + 1], order[i])) ++last;
-      const Item* consumer = last + 1 < order.size() && flows(order[i], order[last + 1]) &&
+      // Within one named range or a package: stages outside any range are grouped by function name, so the next
+      // group there need not be the next launch.
+      const Item* consumer = last + 1 < order.size() &&
+                                     (package || (order[last].stage == order[last + 1].stage &&
+                                                  !unmarked(*order[last].stage, *order[last].group))) &&
                                      !closed(*order[last + 1].group) &&
                                      *order[last + 1].group->metrics.dram_read_bytes >= 0.5 * writes
                                  ? &order[last + 1]
@@ -175,22 +178,26 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
         const std::string copy = stage_kernel_label(*order[i].stage, b),
                           into = stage_kernel_label(*consumer->stage, *consumer->group);
         Opportunity o = make(RemedyId::fuse_stages, "pipeline");
-        o.name = fmt::format("Fold {} into {}'s loads (read the source directly)", copy, into);
+        const bool call = library_kernel_name(consumer->group->kernel, consumer->group->signature, t);
+        o.name = call ? fmt::format("Drop {}: give {}'s call the source (a variant that reads it as it is)", copy, into)
+                      : fmt::format("Fold {} into {}'s loads (read the source directly)", copy, into);
         o.rationale = "A kernel that only moves data (a cast, a materialised broadcast or repeat, a layout copy) "
                       "writes an intermediate the next kernel reads back; that kernel can read the source itself, "
                       "converting or indexing as it loads.";
         o.assumes = "the consumer can take the copy's source as its input (a conversion or index mapping in its "
                     "loads; a library call may need a different entry point), so the copy's whole time goes";
         o.kernels = {copy, into};
-        o.est_gain_pct = t.param("diagnosis.max_gain_pct");
+        // A narrowing cast (fp32 to bf16) leaves its consumer reading the wider source: only the written share of
+        // what it read goes.
+        o.est_gain_pct = t.param("diagnosis.max_gain_pct") * std::min(1.0, writes / reads);
         o.run_share_pct = own / total_ns * 100.0;
         o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
         o.trigger_metric = "dram_bytes";
         o.trigger_value = writes;
-        o.trigger = fmt::format("{} only moves data (no floating-point math) and writes {} that {} reads", copy,
-                                gb(writes), into);
+        o.trigger = fmt::format("{} only moves data ({}) and writes {} that {} reads", copy,
+                                named_copy(b, t) ? "a copy kernel" : "no floating-point math", gb(writes), into);
         out.push_back(std::move(o));
-        folded.insert(order[i].group);
+        for (std::size_t k = i; k <= last; ++k) folded.insert(order[k].group);
         continue;
       }
     }
@@ -211,7 +218,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     const KernelGroup* producer = nullptr;
     bool reread = false;
     if (prev > 0 && linked(order[prev - 1], order[i]) && !closed(*order[prev - 1].group) &&
-        !folded.count(order[prev - 1].group) && !clone(*order[prev - 1].group)) {
+        !folded.count(order[prev - 1].group)) {
       const KernelGroup& a = *order[prev - 1].group;
       const double written = *a.metrics.dram_write_bytes, read = *a.metrics.dram_read_bytes;
       if (written >= min_bytes && std::min(written, reads) >= 0.5 * reads) {
