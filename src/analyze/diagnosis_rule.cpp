@@ -54,15 +54,19 @@ bool RuleContext::library_tensor_kernel() const {
   return library_kernel_name(g.kernel, g.signature, t);
 }
 
-bool library_kernel_name(const std::string& kernel, const std::string& signature, const Thresholds& t) {
-  auto it = t.texts.find("diagnosis.library_kernel_names");
+bool names_match(const std::string& text, const Thresholds& t, const std::string& key) {
+  auto it = t.texts.find(key);
   if (it == t.texts.end() || it->second.empty()) return false;
   try {
-    std::regex re(it->second, std::regex::ECMAScript | std::regex::icase);
-    return std::regex_search(kernel, re) || std::regex_search(signature, re);
+    return std::regex_search(text, std::regex(it->second, std::regex::ECMAScript | std::regex::icase));
   } catch (const std::regex_error&) {
     return false;
   }
+}
+
+bool library_kernel_name(const std::string& kernel, const std::string& signature, const Thresholds& t) {
+  return names_match(kernel, t, "diagnosis.library_kernel_names") ||
+         names_match(signature, t, "diagnosis.library_kernel_names");
 }
 
 Finding& RuleContext::add(CauseId id, std::string label, std::string evidence, double gain, std::string trigger) {

@@ -18,6 +18,10 @@ namespace kprof::analyze {
 
 struct RuleContext;
 
+// Whether `text` matches the case-insensitive regular expression of the "*_names" threshold `key`
+// ("diagnosis.library_kernel_names"); false without the key or with a malformed pattern.
+bool names_match(const std::string& text, const Thresholds& t, const std::string& key);
+
 // Whether a kernel's name is a library's (diagnosis.library_kernel_names: cuBLAS nvjet, CUTLASS, cuDNN, flash
 // attention); false without the key or with a malformed pattern.
 bool library_kernel_name(const std::string& kernel, const std::string& signature, const Thresholds& t);

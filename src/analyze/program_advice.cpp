@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <vector>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "analyze/cause_ids.hpp"
@@ -54,23 +53,12 @@ bool floating_point_bound(const CanonicalMetrics& m) {
   return fp >= *m.alu_pipe_pct + *m.fma_pipe_pct * integer_share;
 }
 
-// Whether `name` matches the case-insensitive regular expression of a "*_names" threshold (false when unset).
-bool matches(const std::string& name, const Thresholds& t, const std::string& key) {
-  auto it = t.texts.find(key);
-  if (it == t.texts.end() || it->second.empty()) return false;
-  try {
-    return std::regex_search(name, std::regex(it->second, std::regex::ECMAScript | std::regex::icase));
-  } catch (const std::regex_error&) {
-    return false;
-  }
-}
-
 // Whether a kernel only moves data (a cast, a materialised broadcast or repeat, a layout copy): a name that says so
 // (opportunities.data_movement_names: PyTorch's copy kernels), or no floating-point math where the FLOPs were
 // counted (conversions and compares are not FLOPs). The name comes first: a bf16 copy's SASS moves registers with
 // HFMA2.MMA, which the FP16 FLOP count takes for math (PyTorch's repeat_kv copy on the H200: 6 per element).
 bool named_copy(const KernelGroup& g, const Thresholds& t) {
-  return matches(g.signature.empty() ? g.kernel : g.signature, t, "opportunities.data_movement_names");
+  return names_match(g.signature.empty() ? g.kernel : g.signature, t, "opportunities.data_movement_names");
 }
 
 bool moves_only(const KernelGroup& g, const Thresholds& t) {
@@ -89,14 +77,15 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   };
   std::vector<Item> order;
   const double min_bytes = t.param("opportunities.fusion_min_bytes");
-  // Inside a stage of several kernels, one that moves almost nothing (under fusion_tiny_share of an intermediate worth fusing:
-  // `std + eps` on 512 floats between `x - mean` and the division by it) stands between no producer and its
-  // consumer.
+  // Inside a named range of three or more kernels, one that moves almost nothing (under fusion_tiny_share of an
+  // intermediate worth fusing: `std + eps` on 512 floats between `x - mean` and the division by it) stands between
+  // no producer and its consumer.
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)
       if (g.metrics.dram_read_bytes && g.metrics.dram_write_bytes &&
           (s.kernels.size() < 3 || unmarked(s, g) ||
-           *g.metrics.dram_read_bytes + *g.metrics.dram_write_bytes >= t.param("opportunities.fusion_tiny_share") * min_bytes))
+           *g.metrics.dram_read_bytes + *g.metrics.dram_write_bytes >=
+               t.param("opportunities.fusion_tiny_share") * min_bytes))
         order.push_back({&s, &g});
   std::vector<Opportunity> out;
   if (order.size() < 2 || total_ns <= 0) return out;
@@ -126,7 +115,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
            g.metrics.tensor_pipe_pct.value_or(0) < 5.0;
   };
   std::set<const KernelGroup*> folded;  // copies already folded into their consumer (one item per pair)
-  const double size_change = t.param("opportunities.fold_size_change"), min_read = t.param("opportunities.fold_min_read_share");
+  const double size_change = t.param("opportunities.fold_size_change");
+  const double min_read = t.param("opportunities.fold_min_read_share");
   for (std::size_t i = 0; i < order.size(); ++i) {
     const KernelGroup& b = *order[i].group;
     const CanonicalMetrics& m = b.metrics;
@@ -155,9 +145,9 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     // attention, an int8 weight's `.to(bf16)` before the scale multiply; on the H200 each at 25-45% of the DRAM
     // roof, bound by index arithmetic, or at the roof).
     // Only a copy that converts or expands (its writes differ from its reads by over fold_size_change): a
-    // same-size copy may be what its consumer needs (an in-place factorisation works on its own copy: PyTorch's
-    // lu_factor before cuBLAS's batched getrf), so it is fused, if at all, by the items below. A fill reads nothing: its output is made, not moved (an expansion reads at least
-    // fold_min_read_share of what it writes).
+    // same-size copy may be what its consumer needs (an in-place factorisation works on its own copy), so it is
+    // fused, if at all, by the items below. A fill reads nothing: its output is made, not moved (an expansion
+    // reads at least fold_min_read_share of what it writes).
     const bool reshapes = reads > 0 && reads >= min_read * writes && std::abs(writes / reads - 1.0) > size_change;
     if (!closed(b) && reshapes && moves_only(b, t) && writes >= min_bytes &&
         (i == 0 || !same(order[i - 1], order[i]))) {
@@ -179,7 +169,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
                           into = stage_kernel_label(*consumer->stage, *consumer->group);
         Opportunity o = make(RemedyId::fuse_stages, "pipeline");
         const bool call = library_kernel_name(consumer->group->kernel, consumer->group->signature, t);
-        o.name = call ? fmt::format("Drop {}: give {}'s call the source (a variant that reads it as it is)", copy, into)
+        o.name = call ? fmt::format("Drop {}: give {}'s call the source (a variant that reads it as it is)", copy,
+                                    into)
                       : fmt::format("Fold {} into {}'s loads (read the source directly)", copy, into);
         o.rationale = "A kernel that only moves data (a cast, a materialised broadcast or repeat, a layout copy) "
                       "writes an intermediate the next kernel reads back; that kernel can read the source itself, "
@@ -274,7 +265,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
           "An elementwise pass over a matrix product's whole output reads back what the product just wrote; "
           "applied in the product's epilogue it costs almost nothing{}.",
           !library_epilogue ? ""
-          : matches(producer->kernel, t, "opportunities.fused_epilogue_names")
+          : names_match(producer->kernel, t, "opportunities.fused_epilogue_names")
               ? " (cuBLASLt's bias/activation epilogues; in PyTorch a fused linear + activation)"
               : " (the library's fused operator or epilogue option for this operation)");
       o.assumes = "the consumer is elementwise over the product's output (it reads all the product wrote, writes as "
