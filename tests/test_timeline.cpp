@@ -5,6 +5,7 @@
 #include "analyze/timeline.hpp"
 #include "collect/trace/nvtx_attribution.hpp"
 #include "collect/trace/trace_assembly.hpp"
+#include "collect/trace/trace_launches.hpp"
 
 using namespace kprof;
 using namespace kprof::analyze;
@@ -128,6 +129,43 @@ TEST(Timeline, KernelAttributionWithAndWithoutApi) {
   EXPECT_EQ(st.ranges[1].path, "outer/inner");
   EXPECT_DOUBLE_EQ(st.ranges[1].host_span_ns.median, 100);
   EXPECT_DOUBLE_EQ(st.ranges[2].gpu_span_ns.median, 50);
+}
+
+// PyTorch runs the kernels of a backward() called inside a range on its autograd worker thread: a launch from a
+// thread with no default-domain range of its own (none, or only CUB's domain) takes the range another thread of the
+// process has open, and its own library range stays below it. A thread with a default-domain range keeps its own,
+// and a range of another process is never adopted.
+TEST(Timeline, KernelsOfAThreadWithoutARangeJoinTheRangeAnotherThreadHasOpen) {
+  Trace t;
+  t.strings = {"", "k", "bwd_case", "cub::DeviceRadixSort", "CCCL", "own", "other_process"};
+  t.nvtx = {range(2, 0, 1000, 1), range(3, 100, 200, 2), range(5, 300, 400, 3), range(6, 0, 1000, 4)};
+  t.nvtx[1].domain = 4;      // CUB's range on the autograd thread
+  t.nvtx[3].process = 99;    // a range in another process
+  compute_nvtx_nesting(t.nvtx);
+  t.api_calls = {api(50, 60, 1, 2), api(150, 160, 2, 2), api(350, 360, 3, 3), api(500, 510, 4, 5)};
+  t.api_calls[3].process = 0;
+  t.kernels = {kernel(600, 650, 1, 1), kernel(660, 700, 1, 2), kernel(710, 720, 1, 3), kernel(730, 740, 1, 4)};
+  attribute_kernels_to_nvtx(t);
+  EXPECT_EQ(t.kernels[0].nvtx_range, -1);
+  EXPECT_EQ(t.kernels[0].nvtx_adopted, 0);  // thread 2 had nothing open: bwd_case
+  EXPECT_EQ(t.kernels[1].nvtx_range, 1);
+  EXPECT_EQ(t.kernels[1].nvtx_adopted, 0);  // only CUB's domain: bwd_case above it
+  EXPECT_EQ(nvtx_chain(t, t.kernels[1]), (std::vector<int>{0, 1}));
+  EXPECT_EQ(t.kernels[2].nvtx_range, 2);
+  EXPECT_EQ(t.kernels[2].nvtx_adopted, -1);  // its own range
+  EXPECT_EQ(t.kernels[3].nvtx_adopted, 0);   // process 0's thread 1, not process 99's range
+  ASSERT_FALSE(t.info.warnings.empty());
+  EXPECT_NE(t.info.warnings.back().find("3 kernels launched from 2 thread(s)"), std::string::npos);
+
+  auto launches = kernel_launches(t);
+  EXPECT_EQ(launches[0].nvtx_range, "bwd_case");
+  EXPECT_EQ(launches[1].nvtx_range, "bwd_case");
+  EXPECT_EQ(launches[1].nvtx_stack, (std::vector<std::string>{"bwd_case", "cub::DeviceRadixSort"}));
+  EXPECT_EQ(launches[2].nvtx_range, "own");
+  auto st = compute_event_stats(t);
+  ASSERT_FALSE(st.ranges.empty());
+  EXPECT_EQ(st.ranges[0].path, "bwd_case");
+  EXPECT_EQ(st.ranges[0].kernels, 3u);
 }
 
 TEST(Timeline, EventStatsPerKernelName) {

@@ -43,7 +43,7 @@ EventStats compute_event_stats(const Trace& trace) {
   std::vector<std::size_t> count(n, 0);
   std::vector<double> busy(n, 0);
   for (const auto& k : trace.kernels)
-    for (int r = k.nvtx_range; r >= 0; r = trace.nvtx[r].parent) {
+    for (int r : nvtx_chain(trace, k)) {
       first[r] = std::min(first[r], k.start_ns);
       last[r] = std::max(last[r], k.end_ns);
       ++count[r];

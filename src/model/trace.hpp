@@ -48,6 +48,11 @@ struct TraceKernel : TraceSpan {
   // thread (via correlation id); without API records, the innermost one enclosing the kernel start on any
   // thread. -1 when none.
   int nvtx_range = -1;
+  // Index into Trace::nvtx of a default-domain push/pop range of another thread of the process, open when the
+  // kernel was launched from a thread with no default-domain range of its own (PyTorch's autograd worker launches
+  // the backward kernels of `loss.backward()` while the thread that opened the range waits in it): the kernel's
+  // stack is this range's, then its own. -1 when none.
+  int nvtx_adopted = -1;
 };
 
 struct TraceMemcpy : TraceSpan {
@@ -137,6 +142,21 @@ struct Trace {
   const std::string& str(StringId id) const { return strings[id < strings.size() ? id : 0]; }
   std::size_t gpu_activity_count() const { return kernels.size() + memcpys.size() + memsets.size(); }
 };
+
+// Whether a range is in NVTX's default domain (CUPTI gives that domain no name).
+inline bool in_default_domain(const Trace& t, int range) {
+  return range >= 0 && range < static_cast<int>(t.nvtx.size()) && t.str(t.nvtx[range].domain).empty();
+}
+
+// A kernel's ranges from the outermost to its innermost, as indices into t.nvtx: the chain of the range it adopted
+// from another thread (TraceKernel::nvtx_adopted), then its own.
+inline std::vector<int> nvtx_chain(const Trace& t, const TraceKernel& k) {
+  std::vector<int> out;
+  const int n = static_cast<int>(t.nvtx.size());
+  for (int r = k.nvtx_range; r >= 0 && r < n; r = t.nvtx[r].parent) out.push_back(r);
+  for (int r = k.nvtx_adopted; r >= 0 && r < n; r = t.nvtx[r].parent) out.push_back(r);
+  return {out.rbegin(), out.rend()};
+}
 
 // The API call behind each correlation id: the runtime call when both a runtime call and the driver call inside it
 // were recorded, so the launch's host time and thread are the program's own call.

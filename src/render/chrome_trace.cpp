@@ -154,9 +154,9 @@ std::string render_chrome_trace(const Trace& t) {
                        k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.registers,
                        k.smem_static, k.smem_dynamic, k.correlation);
     if (k.graph_id) args += fmt::format(",\"graph\":{},\"graph_node\":{}", k.graph_id, k.graph_node_id);
-    if (k.nvtx_range >= 0) {
+    if (const int r = k.nvtx_range >= 0 ? k.nvtx_range : k.nvtx_adopted; r >= 0) {
       fmt::memory_buffer nb;
-      put_json_string(nb, t.str(t.nvtx[k.nvtx_range].name));
+      put_json_string(nb, t.str(t.nvtx[r].name));
       args += ",\"nvtx\":" + fmt::to_string(nb);
     }
     w.complete("kernel", t.str(k.name), kGpuPidBase + k.device, k.stream, k.start_ns, k.end_ns, args);

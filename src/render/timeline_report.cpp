@@ -200,7 +200,9 @@ std::string render_kernels_csv(const Trace& t) {
                    csv_cell(t.str(k.name)), csv_cell(t.str(k.function)), k.start_ns, k.end_ns, k.duration_ns(),
                    k.device, k.stream, k.correlation, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
                    k.block[2], k.registers, k.smem_static, k.smem_dynamic, k.graph_id,
-                   k.nvtx_range >= 0 ? csv_cell(t.str(t.nvtx[k.nvtx_range].name)) : "");
+                   k.nvtx_range >= 0    ? csv_cell(t.str(t.nvtx[k.nvtx_range].name))
+                   : k.nvtx_adopted >= 0 ? csv_cell(t.str(t.nvtx[k.nvtx_adopted].name))
+                                         : "");
   }
   return fmt::to_string(b);
 }

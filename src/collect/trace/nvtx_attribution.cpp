@@ -46,19 +46,51 @@ int NvtxIndex::innermost_any_thread(std::int64_t t) const {
   return best;
 }
 
+int NvtxIndex::innermost_default_elsewhere(std::uint32_t process, std::uint32_t thread, std::int64_t t) const {
+  int best = -1;
+  for (const auto& tr : threads_) {
+    if (tr.process != process || tr.thread == thread) continue;
+    int r = innermost_in(tr, t);
+    while (r >= 0 && !in_default_domain(trace_, r)) r = trace_.nvtx[r].parent;
+    if (r < 0) continue;
+    if (best < 0 || trace_.nvtx[r].depth > trace_.nvtx[best].depth ||
+        (trace_.nvtx[r].depth == trace_.nvtx[best].depth && trace_.nvtx[r].start_ns > trace_.nvtx[best].start_ns))
+      best = r;
+  }
+  return best;
+}
+
 void attribute_kernels_to_nvtx(Trace& trace) {
   if (trace.nvtx.empty()) return;
   NvtxIndex index(trace);
   const auto api_by_corr = api_calls_by_correlation(trace);
+  std::size_t adopted = 0;
+  std::unordered_map<std::uint32_t, bool> adopting_threads;
   for (auto& k : trace.kernels) {
+    k.nvtx_adopted = -1;
     auto it = k.correlation ? api_by_corr.find(k.correlation) : api_by_corr.end();
     if (it != api_by_corr.end()) {
       const auto& api = trace.api_calls[it->second];
       k.nvtx_range = index.innermost(api.process, api.thread, api.start_ns);
+      bool own_default = false;
+      for (int r = k.nvtx_range; r >= 0 && !own_default; r = trace.nvtx[r].parent)
+        own_default = in_default_domain(trace, r);
+      if (!own_default) {
+        k.nvtx_adopted = index.innermost_default_elsewhere(api.process, api.thread, api.start_ns);
+        if (k.nvtx_adopted >= 0) {
+          ++adopted;
+          adopting_threads[api.thread] = true;
+        }
+      }
     } else {
       k.nvtx_range = index.innermost_any_thread(k.start_ns);
     }
   }
+  if (adopted)
+    trace.info.warnings.push_back(
+        std::to_string(adopted) + " kernels launched from " + std::to_string(adopting_threads.size()) +
+        " thread(s) outside any NVTX range of their own were placed in the range another thread of the process had "
+        "open at their launch (as PyTorch's autograd thread runs the kernels of a backward() called inside a range)");
 }
 
 std::vector<std::string> nvtx_stack(const Trace& trace, int range) {

@@ -4,6 +4,11 @@
 // JSONL format), the innermost push/pop range on any thread that encloses the kernel's GPU start; ties go to the
 // deepest range. Asynchronous launches therefore land in the range that launched them, not the one running when
 // the GPU got to them — what a user who wrapped a phase in nvtxRangePush expects.
+// A launch from a thread with no default-domain range open (its own stack empty, or only a library's domain such as
+// CUB's) while another thread of the same process is inside one adopts that thread's innermost default-domain range
+// (TraceKernel::nvtx_adopted): PyTorch runs `loss.backward()`'s kernels on its autograd worker thread while the
+// thread that wrapped the call in a range waits inside it. Where several threads have one open, the deepest wins,
+// then the latest start. The trace's warnings say how many kernels were placed so.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -18,6 +23,8 @@ class NvtxIndex {
   int innermost(std::uint32_t process, std::uint32_t thread, std::int64_t t) const;
   // Innermost push/pop range on any thread enclosing t (deepest wins, then the latest start), or -1.
   int innermost_any_thread(std::int64_t t) const;
+  // Innermost default-domain push/pop range enclosing t on a thread of `process` other than `thread`, or -1.
+  int innermost_default_elsewhere(std::uint32_t process, std::uint32_t thread, std::int64_t t) const;
 
  private:
   struct ThreadRanges {

@@ -17,13 +17,12 @@ std::vector<KernelLaunch> kernel_launches(const Trace& trace) {
     l.name = trace.str(k.name);
     l.function = trace.str(k.function);
     l.mangled = trace.str(k.mangled);
-    if (k.nvtx_range >= 0) {
-      l.nvtx_stack = nvtx_stack(trace, k.nvtx_range);
-      // CUPTI gives the default domain no name.
+    if (const std::vector<int> chain = nvtx_chain(trace, k); !chain.empty()) {
       std::vector<bool> in_default;
-      for (int r = k.nvtx_range; r >= 0 && r < static_cast<int>(trace.nvtx.size()); r = trace.nvtx[r].parent)
-        in_default.push_back(trace.str(trace.nvtx[r].domain).empty());
-      std::reverse(in_default.begin(), in_default.end());
+      for (int r : chain) {
+        l.nvtx_stack.push_back(trace.str(trace.nvtx[r].name));
+        in_default.push_back(in_default_domain(trace, r));
+      }
       if (int i = stage_range_index(in_default); i >= 0) l.nvtx_range = l.nvtx_stack[i];
     }
     l.stream = k.stream;
