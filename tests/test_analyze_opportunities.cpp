@@ -390,3 +390,57 @@ TEST(Opportunities, TheTensorCoreEstimateAssumesAFirstPortNotTheRoof) {
   EXPECT_NE(a.causes.front().evidence.find("a first port"), std::string::npos) << a.causes.front().evidence;
   EXPECT_NE(tc->assumes.find("a first mma/WMMA port reaches"), std::string::npos) << tc->assumes;
 }
+
+// A kernel its caller cannot edit (PyTorch's ATen, a library's) is changed through its call: in-kernel items become
+// one "change the call" item that keeps the best estimate and the kernel-level remedy, the others described in the
+// notes; items the caller can act on stay. One's own kernel keeps its items.
+TEST(Opportunities, ALibraryOrPyTorchKernelIsChangedThroughItsCall) {
+  const Thresholds t = shipped();
+  EXPECT_EQ(kernel_owner("vectorized_layer_norm_kernel",
+                         "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int)", t),
+            "PyTorch's");
+  EXPECT_EQ(kernel_owner("nvjet_sm90_tst_128x16_64x11_2x1_v_bz_TNT", "nvjet_sm90_tst_128x16_64x11_2x1_v_bz_TNT", t),
+            "A library's");
+  EXPECT_EQ(kernel_owner("layer_norm_fwd", "void layer_norm_fwd<c10::BFloat16>(c10::BFloat16 const*)", t), "");
+
+  auto item = [](std::string remedy, double gain, std::string source = "kprof") {
+    Opportunity o;
+    o.remedy = std::move(remedy);
+    o.name = "Kernel-level " + o.remedy;
+    o.est_gain_pct = gain;
+    o.source = std::move(source);
+    o.rationale = "Why.";
+    return o;
+  };
+  const std::vector<Opportunity> own = {item("coalesce", 40), item("occupancy", 20, "ncu:AchievedOccupancy"),
+                                        item("dram_traffic", 10)};
+  auto ops = own;
+  call_level_items(ops, "");
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0].remedy, "coalesce");
+  EXPECT_TRUE(ops[0].kernel_remedy.empty());
+
+  std::vector<std::string> notes;
+  ops = own;
+  call_level_items(ops, "PyTorch's", &notes);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].remedy, "library_tuning");
+  EXPECT_EQ(ops[0].kernel_remedy, "coalesce");
+  EXPECT_DOUBLE_EQ(ops[0].est_gain_pct, 40);
+  EXPECT_EQ(ops[0].name, "Change the call (a layout the kernel reads in order)");
+  EXPECT_NE(ops[0].rationale.find("PyTorch's kernel: its code is not the caller's to change"), std::string::npos);
+  EXPECT_NE(ops[0].rationale.find("Also: occupancy (20%)"), std::string::npos) << ops[0].rationale;
+  EXPECT_EQ(ops[1].remedy, "dram_traffic");  // less traffic is the caller's to ask for (dtype, fewer passes)
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("also reached through the call: occupancy (20%, ncu:AchievedOccupancy)", 0), 0u);
+
+  // A library tensor kernel's own call item (its idle tensor pipe) leads; a grid item after it is absorbed.
+  ops = {item("library_tuning", 50), item("grid_fill", 30)};
+  call_level_items(ops, "A library's");
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_TRUE(ops[0].kernel_remedy.empty());
+  EXPECT_NE(ops[0].rationale.find("Also: grid_fill (30%)"), std::string::npos);
+  ops = {item("grid_fill", 30)};
+  call_level_items(ops, "A library's");
+  EXPECT_EQ(ops[0].name, "Change the call (a shape that fills the GPU)");
+}

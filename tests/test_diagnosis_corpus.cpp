@@ -18,6 +18,16 @@ const std::vector<corpus::Score>& scores() {
   static const std::vector<corpus::Score> all = corpus::score_all();
   return all;
 }
+// The remedy an item names for the kernel's own code: a library's or PyTorch's kernel is reached through its call
+// (library_tuning, with the kernel-level remedy in Opportunity::kernel_remedy).
+std::string kernel_level(const Opportunity& o) { return o.kernel_remedy.empty() ? o.remedy : o.kernel_remedy; }
+// The kernel-level items a library kernel's "change the call" item absorbed, as its notes describe them.
+bool absorbed(const KernelAnalysis& a, const std::string& remedy, const std::string& also = "") {
+  return std::any_of(a.notes.begin(), a.notes.end(), [&](const std::string& n) {
+    return n.rfind("also reached through the call: " + remedy + " (", 0) == 0 &&
+           (also.empty() || n.find(also) != std::string::npos);
+  });
+}
 }  // namespace
 
 // Every case has counters in every source: the capture in tests/fixtures/h200-corpus/ passed
@@ -165,7 +175,7 @@ TEST(DiagnosisHoldout, NcuOccupancyRulesLeadOnlyWhereKprofFindsOccupancyLimiting
     const auto& ops = g->analysis->opportunities;
     const Opportunity* occ = nullptr;
     for (const auto& o : ops)
-      if (o.remedy == "occupancy") occ = &o;
+      if (kernel_level(o) == "occupancy") occ = &o;
     // The short-K linear is at its tensor roof: the weighed-down estimate would be all that is left, and is not
     // ranked alone (set aside in the notes).
     if (c.stage == "linear_shortk_bf16") {
@@ -177,11 +187,16 @@ TEST(DiagnosisHoldout, NcuOccupancyRulesLeadOnlyWhereKprofFindsOccupancyLimiting
       continue;
     }
     if (c.weighed) {
-      ASSERT_NE(occ, nullptr) << c.stage;
+      // A library kernel's items are one "change the call" item: the occupancy estimate is absorbed in it.
+      if (!occ) {
+        EXPECT_TRUE(absorbed(*g->analysis, "occupancy", "weighed down")) << c.stage;
+        EXPECT_NE(kernel_level(ops.front()), "occupancy") << c.stage;
+        continue;
+      }
       EXPECT_NE(occ->rationale.find("weighed down"), std::string::npos) << c.stage;
       ASSERT_TRUE(occ->trigger_value) << c.stage;
       EXPECT_LE(occ->est_gain_pct, 0.25 * *occ->trigger_value + 1e-6) << c.stage;
-      EXPECT_NE(ops.front().remedy, "occupancy") << c.stage;
+      EXPECT_NE(kernel_level(ops.front()), "occupancy") << c.stage;
     } else {
       ASSERT_NE(occ, nullptr) << c.stage;
       EXPECT_EQ(occ->rationale.find("weighed down"), std::string::npos) << c.stage;
@@ -196,8 +211,8 @@ namespace {
 struct Floor {
   int cause, fix;
 };
-// `unfound`: cases whose range holds no kernel in the capture (set 13's embedding backward runs on autograd's
-// thread, outside the NVTX range its main thread pushed), allowed to be missing.
+// `unfound`: cases with no counters in the capture (set 16's Adam step, whose kernels sit in nested per-layer
+// ranges), allowed to be missing.
 void expect_holdout_score(const std::filesystem::path& labels, int cases, const Floor (&floors)[3],
                           const std::set<std::string>& unfound = {}) {
   auto scores = corpus::score_all(labels);
@@ -328,10 +343,11 @@ TEST(DiagnosisHoldout, AStreamingPassWaitingOnTheGlobalQueueIsNotToldToReuseOnCh
     const auto& a = analysis_of(run, "fft2_c64");
     EXPECT_EQ(a.bottleneck.cause, "lsu_queue");
     ASSERT_FALSE(a.opportunities.empty());
-    EXPECT_EQ(a.opportunities.front().remedy, "memory_parallelism");
+    EXPECT_EQ(kernel_level(a.opportunities.front()), "memory_parallelism");
     EXPECT_NE(a.opportunities.front().rationale.find("nothing is re-read on chip"), std::string::npos)
         << a.opportunities.front().rationale;
-    for (const auto& o : a.opportunities) EXPECT_NE(o.remedy, "onchip_reuse");
+    for (const auto& o : a.opportunities) EXPECT_NE(kernel_level(o), "onchip_reuse");
+    EXPECT_FALSE(absorbed(a, "onchip_reuse"));
   });
 }
 
@@ -352,17 +368,17 @@ TEST(DiagnosisHoldout, FourthSetRuleChangesHoldInEverySource) {
     // block". What set 4 changed still holds: the conflicts do not lead.
     EXPECT_EQ(nonzero.bottleneck.cause, "latency");
     ASSERT_FALSE(nonzero.opportunities.empty());
-    EXPECT_EQ(nonzero.opportunities.front().remedy, "memory_parallelism");
+    EXPECT_EQ(kernel_level(nonzero.opportunities.front()), "memory_parallelism");
     for (const auto& o : nonzero.opportunities) {
-      if (o.remedy == "smem_conflicts") { EXPECT_LE(o.est_gain_pct, 13.0) << o.source; }
+      if (kernel_level(o) == "smem_conflicts") { EXPECT_LE(o.est_gain_pct, 13.0) << o.source; }
     }
     const auto& lstm = analysis_of(run, "lstm_fp16_cudnn");
     EXPECT_EQ(lstm.bottleneck.cause, "grid_too_small");
     ASSERT_FALSE(lstm.opportunities.empty());
-    EXPECT_EQ(lstm.opportunities.front().remedy, "grid_fill");
+    EXPECT_EQ(kernel_level(lstm.opportunities.front()), "grid_fill");
     const auto& var_mean = analysis_of(run, "var_mean_f32");
     ASSERT_FALSE(var_mean.opportunities.empty());
-    EXPECT_EQ(var_mean.opportunities.front().remedy, "dram_bandwidth");
+    EXPECT_EQ(kernel_level(var_mean.opportunities.front()), "dram_bandwidth");
     for (const auto& o : var_mean.opportunities) {
       if (o.source == "ncu:LaunchConfiguration") { EXPECT_NE(o.rationale.find("weighed down"), std::string::npos); }
     }
@@ -396,7 +412,8 @@ TEST(DiagnosisHoldout, ALibraryKernelsIdleTensorPipeLeadsUnlessAnInKernelCauseAc
     const auto& attention = analysis_of(run, "sdpa_efficient_f32");
     EXPECT_EQ(attention.bottleneck.cause, "local_memory");
     ASSERT_FALSE(attention.opportunities.empty());
-    EXPECT_EQ(attention.opportunities.front().remedy, "local_memory");
+    EXPECT_EQ(kernel_level(attention.opportunities.front()), "local_memory");
+    EXPECT_EQ(attention.opportunities.front().remedy, "library_tuning");
   });
   in_every_source("diag_holdout11", [](const ProfileRun& run) {
     for (const char* k : {"sdpa_float_mask_bf16", "gemm_bf16_n4100_unaligned"}) {
@@ -404,10 +421,12 @@ TEST(DiagnosisHoldout, ALibraryKernelsIdleTensorPipeLeadsUnlessAnInKernelCauseAc
       EXPECT_EQ(a.bottleneck.cause, "tensor_underfed") << k;
       ASSERT_FALSE(a.opportunities.empty()) << k;
       EXPECT_EQ(a.opportunities.front().remedy, "library_tuning") << k;
-      // Nsight Compute's in-kernel estimates (coalescing for the GEMM) rank after the call.
-      for (const auto& o : a.opportunities)
-        if (o.source.rfind("ncu:", 0) == 0 && (o.remedy == "coalesce" || o.remedy == "local_memory"))
-          EXPECT_NE(o.rationale.find("not the caller's to change"), std::string::npos) << k << ": " << o.rationale;
+      // Nsight Compute's in-kernel estimates (coalescing for the GEMM) are no items of their own: the call's item
+      // absorbs them.
+      for (const auto& o : a.opportunities) {
+        EXPECT_NE(o.remedy, "coalesce") << k;
+        EXPECT_NE(o.remedy, "local_memory") << k;
+      }
     }
   });
 }
@@ -434,7 +453,8 @@ TEST(DiagnosisHoldout, StoresWrittenInPiecesAreNamedInEverySource) {
       const auto& a = analysis_of(run, k);
       EXPECT_EQ(a.bottleneck.cause, "uncoalesced_global") << k;
       ASSERT_FALSE(a.opportunities.empty()) << k;
-      EXPECT_EQ(a.opportunities.front().remedy, "coalesce") << k;
+      EXPECT_EQ(kernel_level(a.opportunities.front()), "coalesce") << k;
+      EXPECT_EQ(a.opportunities.front().remedy, "library_tuning") << k;  // PyTorch's kernel: through the call
     }
     // Stride-3 vectors at the DRAM roof: the pieces merge on chip and DRAM moves only what is used.
     EXPECT_EQ(analysis_of(run, "cross_f32").bottleneck.cause, "dram_bandwidth");
@@ -481,10 +501,8 @@ TEST(DiagnosisHoldout, ARemedyKprofMeasuredKeepsItsEstimateInEverySource) {
   const auto& conv = analysis_of(run, "conv7x7_s2_fp16_cudnn");
   ASSERT_FALSE(conv.opportunities.empty());
   EXPECT_EQ(conv.opportunities.front().remedy, "library_tuning");
-  const auto occupancy = std::find_if(conv.opportunities.begin(), conv.opportunities.end(),
-                                      [](const Opportunity& o) { return o.remedy == "occupancy"; });
-  ASSERT_NE(occupancy, conv.opportunities.end());
-  EXPECT_NE(occupancy->rationale.find("weighed down"), std::string::npos) << occupancy->rationale;
+  // cuDNN's kernel: the occupancy estimate is absorbed in the call's item, weighed down.
+  EXPECT_TRUE(absorbed(conv, "occupancy", "weighed down"));
 }
 
 TEST(DiagnosisHoldout, NinthSetScoreDoesNotRegress) {
@@ -495,7 +513,7 @@ TEST(DiagnosisHoldout, NinthSetScoreDoesNotRegress) {
 // (18% of 54%) with ncu counters and in ncu mode; through CUPTI its register-limited occupancy (33%) still leads.
 TEST(DiagnosisHoldout, SeventhAndEighthSetScoresDoNotRegress) {
   expect_holdout_score(corpus::holdout_file(7), 11, {{11, 11}, {10, 10}, {11, 11}});
-  expect_holdout_score(corpus::holdout_file(8), 9, {{9, 8}, {8, 7}, {9, 8}});
+  expect_holdout_score(corpus::holdout_file(8), 9, {{9, 8}, {8, 8}, {9, 8}});
 }
 
 // Sets 10 and 11 (eighth session of 2026-12-03), captured and labelled blind before the session's rule changes and
@@ -504,7 +522,9 @@ TEST(DiagnosisHoldout, SeventhAndEighthSetScoresDoNotRegress) {
 // (bench/RESULTS.md §9l), so they guard against regressions only.
 TEST(DiagnosisHoldout, TenthAndEleventhSetScoresDoNotRegress) {
   expect_holdout_score(corpus::holdout_file(10), 12, {{11, 10}, {11, 10}, {11, 10}});
-  expect_holdout_score(corpus::holdout_file(11), 12, {{10, 8}, {10, 8}, {10, 8}});
+  // Issue 23 (eleventh session): a library's or PyTorch's kernel is changed through its call (cholesky's batched
+  // factorisation, unique's CUB sort, index_put's accumulate, cuDNN's under-filled conv): first fix 11/11/11.
+  expect_holdout_score(corpus::holdout_file(11), 12, {{10, 11}, {10, 11}, {10, 11}});
 }
 
 // Set 10's misses as captured, fixed in the shared mechanism (issue 23, eighth session):
@@ -560,9 +580,12 @@ TEST(DiagnosisHoldout, HostWorkBetweenKernelsIsNotLaunchOverhead) {
 // (its labeller asks for "tune the library call" on six PyTorch-native kernels; the embedding backward's kernels run
 // on autograd's thread, outside the NVTX range its main thread pushed, so no source has counters for that range).
 // Then work imbalance across SMs became a cause (below): set 12's first fix 8/8/8.
+// Issue 23 (eleventh session): kernels autograd's thread launches belong to the range the calling thread had open,
+// so the embedding backward has its kernels (cause +1); PyTorch's and the libraries' kernels get their in-kernel
+// remedies through the call (library_tuning, as labelled): set 13's first fix 9/9/9.
 TEST(DiagnosisHoldout, TwelfthAndThirteenthSetScoresDoNotRegress) {
   expect_holdout_score(corpus::holdout_file(12), 10, {{7, 8}, {7, 8}, {7, 8}});
-  expect_holdout_score(corpus::holdout_file(13), 11, {{7, 4}, {7, 4}, {7, 4}}, {"embedding_bwd_bf16"});
+  expect_holdout_score(corpus::holdout_file(13), 11, {{8, 9}, {8, 9}, {8, 9}});
 }
 
 namespace {

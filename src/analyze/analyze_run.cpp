@@ -211,6 +211,7 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
   else if (g.launches.size() == 1)
     rules = g.launches.front().rules;
   a.opportunities = find_opportunities(a.causes, trusted, rules, t, declared, headroom, &a.notes);
+  call_level_items(a.opportunities, kernel_owner(g.kernel, g.signature, t), &a.notes);
 
   if (!m.unavailable.empty()) a.notes.push_back(fmt::format("not in this profile: {}", fmt::join(m.unavailable, ", ")));
   return a;

@@ -8,6 +8,7 @@
 
 #include "analyze/cause_ids.hpp"
 #include "analyze/diagnosis.hpp"
+#include "analyze/diagnosis_rule.hpp"
 #include "analyze/remedies.hpp"
 #include "analyze/rule_table.hpp"
 
@@ -270,6 +271,68 @@ std::string rule_short_name(const std::string& rule_name) {
     out += (w ? " " : "") + word;
   }
   return out;
+}
+
+std::string kernel_owner(const std::string& kernel, const std::string& signature, const Thresholds& t) {
+  if (library_kernel_name(kernel, signature, t)) return "A library's";
+  if (names_match(kernel, t, "diagnosis.framework_kernel_names") ||
+      names_match(signature, t, "diagnosis.framework_kernel_names"))
+    return "PyTorch's";
+  return "";
+}
+
+void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, std::vector<std::string>* notes) {
+  using R = RemedyId;
+  if (owner.empty()) return;
+  // What in the call reaches the end a kernel-level remedy would: the access order follows the input's layout, the
+  // grid follows the shape, and anything else in the code takes another implementation.
+  auto hint = [](R r) -> std::pair<const char*, const char*> {
+    if (r == R::coalesce || r == R::wider_accesses || r == R::locality)
+      return {"a layout the kernel reads in order",
+              "feed it a layout it reads in order (a contiguous input, another memory format or dimension order, "
+              "sorted indices)"};
+    if (r == R::grid_fill || r == R::whole_waves || r == R::imbalance || r == R::block_balance)
+      return {"a shape that fills the GPU",
+              "give it a shape that fills the GPU evenly (batch the calls, put the long dimension across blocks, "
+              "split uneven work)"};
+    return {"another implementation of the op",
+            "take another implementation (arguments or a dtype that select another path, another op, a backend "
+            "flag such as cudnn.benchmark, or a generated kernel from torch.compile or Triton)"};
+  };
+  std::optional<std::size_t> call;  // index into `out` of the one "change the call" item
+  std::vector<Opportunity> out;
+  for (auto& o : ops) {
+    const std::optional<R> r = remedy_id(o.remedy);
+    const bool callers = !r || *r == R::none || *r == R::launch_overhead || *r == R::tensor_cores ||
+                         *r == R::dram_traffic || *r == R::fuse_stages || *r == R::overlap_stages ||
+                         *r == R::host_sync;
+    if (callers) {
+      out.push_back(std::move(o));
+      continue;
+    }
+    if (*r != R::library_tuning) {
+      const auto [what, how] = hint(*r);
+      o.kernel_remedy = o.remedy;
+      o.rationale = fmt::format("{} kernel: its code is not the caller's to change, so {} (\"{}\" in a kernel of "
+                                "one's own) is reached through the call: {}. {}",
+                                owner, o.remedy, o.name, how, o.rationale);
+      o.name = fmt::format("Change the call ({})", what);
+      o.assumes = fmt::format("a call that avoids it saves what \"{}\" would save inside the kernel", o.remedy);
+      o.remedy = name(R::library_tuning);
+    }
+    if (call) {
+      // One item for the call: the others it covers are named in it.
+      const std::string what = o.kernel_remedy.empty() ? o.name : o.kernel_remedy;
+      out[*call].rationale += fmt::format(" Also: {} ({:.0f}%).", what, o.est_gain_pct);
+      if (notes)
+        notes->push_back(fmt::format("also reached through the call: {} ({:.0f}%, {}): {}", what, o.est_gain_pct,
+                                     o.source, o.rationale));
+      continue;
+    }
+    call = out.size();
+    out.push_back(std::move(o));
+  }
+  ops = std::move(out);
 }
 
 std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, const CanonicalMetrics& m,

@@ -28,6 +28,20 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
                                             const DeclaredWork& declared, double headroom,
                                             std::vector<std::string>* set_aside = nullptr);
 
+// Whose kernel it is when the caller cannot edit it: "A library's" (diagnosis.library_kernel_names: cuBLAS, cuDNN,
+// CUTLASS, flash attention, CUB, cuFFT), "PyTorch's" (diagnosis.framework_kernel_names: ATen), else "".
+std::string kernel_owner(const std::string& kernel, const std::string& signature, const Thresholds& t);
+
+// A kernel its caller cannot edit is changed through its call. Each item whose remedy is a change to the kernel's
+// own code (coalescing, occupancy, spills, pipe throughput, ...) becomes a "library_tuning" item that keeps its
+// estimate and says what in the call reaches the same end: a layout the kernel reads in order, a shape that fills
+// the GPU, or another implementation of the op (arguments or a dtype that take another path, a backend flag, a
+// generated kernel); `kernel_remedy` keeps the kernel-level remedy. Items that are the caller's already (tensor
+// cores through a precision flag, less traffic, launch overhead, fusion) stay. The first such item absorbs the
+// rest (one "change the call" item, the others named in its rationale and described in `notes`).
+void call_level_items(std::vector<Opportunity>& ops, const std::string& owner,
+                      std::vector<std::string>* notes = nullptr);
+
 // "AchievedOccupancy" → "Achieved occupancy": a readable short name from an NCU rule name.
 std::string rule_short_name(const std::string& rule_name);
 

@@ -91,9 +91,12 @@ struct Opportunity {
   // (launch gaps, synchronisation): the last two are whole-run items of ProfileRun::program_opportunities.
   std::string scope = "kernel";
   std::vector<std::string> kernels;  // pipeline/program items: the stages or kernels concerned, in launch order
+  // For a library's or framework's kernel, whose code the caller cannot change: the remedy its own code would need
+  // ("coalesce"), which `remedy` ("library_tuning") reaches through the call; "" otherwise.
+  std::string kernel_remedy;
 };
 KPROF_JSON(Opportunity, name, remedy, est_gain_pct, run_share_pct, run_gain_pct, trigger_metric, trigger_value, trigger,
-           rationale, source, assumes, scope, kernels)
+           rationale, source, assumes, scope, kernels, kernel_remedy)
 
 struct KernelAnalysis {
   std::vector<MetricVerdict> verdicts;
