@@ -212,11 +212,22 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
   // A case names a stage (its NVTX range), or, where no stage has its name, a kernel inside one: sets 4 and 13
   // labelled the backward kernels of a range by their own names, as kprof showed them before it placed the kernels
   // PyTorch's autograd thread launches in the range the calling thread had open (collect/trace/nvtx_attribution).
-  const bool by_stage = std::any_of(run.stages.begin(), run.stages.end(), [&](const Stage& st) { return st.name == e.stage; });
+  // A case whose range holds numbered sub-ranges is the stage they roll up into ("adam_step_layers/layer*":
+  // collect/stage_grouping.hpp); of several, the one with the most GPU time.
+  const Stage* nested = nullptr;
+  auto stage_ns = [](const Stage& st) {
+    double ns = 0;
+    for (const auto& k : st.kernels) ns += k.gpu_time_or_profiled_ns();
+    return ns;
+  };
+  for (const auto& st : run.stages)
+    if (st.name.rfind(e.stage + "/", 0) == 0 && (!nested || stage_ns(st) > stage_ns(*nested))) nested = &st;
+  const bool by_stage = nested || std::any_of(run.stages.begin(), run.stages.end(),
+                                              [&](const Stage& st) { return st.name == e.stage; });
   for (const auto& st : run.stages) {
     const KernelGroup* g = nullptr;
     if (by_stage) {
-      if (st.name != e.stage) continue;
+      if (st.name != e.stage && &st != nested) continue;
       g = main_group(st);
     } else {
       for (const auto& k : st.kernels)

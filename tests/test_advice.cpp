@@ -641,6 +641,7 @@ TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   s.kernels.back().duration_ns.count = 2000;  // its own launch-overhead finding: many launches, the GPU idle
   s.kernels.back().span_ns = 20e6;
   s.kernels.back().gpu_idle_ns = 12e6;
+  s.kernels.back().launches.front().start_ns = 0;  // its launches span the 2,000 waits
   KernelAnalysis ka;
   ka.causes.push_back({"launch_overhead", "launch overhead (tiny kernels)", "", "", "launch_overhead", 60, true});
   ka.opportunities.push_back({.name = "Cut launch overhead", .remedy = "launch_overhead", .est_gain_pct = 60});
@@ -648,6 +649,12 @@ TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   run.stages.push_back(s);
   EXPECT_TRUE(gap_advice(run, trace, tl, shipped()).empty());
   EXPECT_EQ(run.stages[0].kernels[0].analysis->opportunities[0].remedy, "host_sync");
+  // The waits between this kernel's own launches decide, not the program's: the same kernel launched back to back
+  // where the program does not wait (its span after the last synchronisation) keeps "cut launch overhead".
+  run.stages[0].kernels[0].analysis = ka;
+  run.stages[0].kernels[0].launches.front().start_ns = static_cast<double>(t);
+  gap_advice(run, trace, tl, shipped());
+  EXPECT_EQ(run.stages[0].kernels[0].analysis->opportunities[0].remedy, "launch_overhead");
   // A stream waiting on an event is no host wait: the same gaps get graphs, not "remove host synchronisations".
   for (auto& w : trace.syncs) w.type = SyncType::stream_wait_event;
   run.stages.clear();

@@ -87,3 +87,34 @@ TEST(StageGrouping, OverloadsThatDifferOnlyInParametersAreNumbered) {
   EXPECT_EQ(stages[0].kernels[0].label, "k #1");
   EXPECT_EQ(stages[0].kernels[1].label, "k #2");
 }
+
+// Nested ranges: three or more numbered siblings under one parent are one stage named with the parent (two cases
+// with layer0..layer3 each stay apart, no "layer0" shared between them); a name two paths end in is qualified by
+// its parent; two numbered siblings stay apart; a library's range below the stage's (CUB's) does not name it.
+TEST(StageGrouping, NestedRangesRollNumberedSiblingsUpAndQualifySharedNames) {
+  std::vector<KernelLaunch> ls;
+  auto nested = [&](const std::string& fn, std::vector<std::string> stack, const std::string& range) {
+    KernelLaunch l = launch(static_cast<int>(ls.size()), fn, 8, 2);
+    l.nvtx_stack = std::move(stack);
+    l.nvtx_range = range;
+    ls.push_back(std::move(l));
+  };
+  for (int i = 0; i < 4; ++i) {
+    const std::string layer = "layer" + std::to_string(i);
+    nested("gemm", {"mlp_bwd", layer}, layer);
+    nested("cat", {"kv_cache", layer}, layer);
+  }
+  nested("attn", {"fwd", "attn"}, "attn");
+  nested("attn_bwd", {"bwd", "attn"}, "attn");
+  nested("norm", {"step", "norm"}, "norm");
+  nested("a", {"pair", "part1"}, "part1");
+  nested("b", {"pair", "part2"}, "part2");
+  nested("sort", {"sort_case", "cub::DeviceRadixSort"}, "sort_case");
+  std::vector<std::string> names;
+  for (const auto& st : group_into_stages(ls)) names.push_back(st.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"mlp_bwd/layer*", "kv_cache/layer*", "fwd/attn", "bwd/attn", "norm",
+                                             "part1", "part2", "sort_case"}));
+  auto stages = group_into_stages(ls);
+  EXPECT_EQ(stages[0].kernels.size(), 1u);
+  EXPECT_EQ(stages[0].kernels[0].launches.size(), 4u);  // the four layers' gemm launches, one group
+}

@@ -442,15 +442,25 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
                         g.gpu_idle_ns.value_or(0) / *g.span_ns >= t.param("diagnosis.launch_bound_idle_share");
       if (!gaps) continue;
       owned = true;
-      if (!host_waits) continue;
+      // The host waits between this kernel's own launches, not the program's: a program that synchronises once
+      // per case around a range of 288 back-to-back launches (set 16's Adam step) is launch-bound there.
+      std::size_t own_waits = 0;
+      if (!g.launches.empty() && g.launches.front().start_ns) {
+        const double first = *g.launches.front().start_ns, last = first + *g.span_ns;
+        own_waits = static_cast<std::size_t>(
+            std::lower_bound(wait_starts.begin(), wait_starts.end(), static_cast<std::int64_t>(last)) -
+            std::lower_bound(wait_starts.begin(), wait_starts.end(), static_cast<std::int64_t>(first)));
+      }
+      if (!host_waits || static_cast<double>(own_waits) * 4 < launches) continue;
       const Remedy* r = find_remedy(RemedyId::host_sync);
       for (auto& o : g.analysis->opportunities)
         if (o.remedy == name(RemedyId::launch_overhead)) {
           o.name = r->name;
           o.remedy = std::string(name(RemedyId::host_sync));
-          o.rationale += fmt::format(" The trace shows {} host waits (synchronisations, device-to-host copies) for {} "
-                                     "launches: the host waits for each result before the next launch.",
-                                     waits, n);
+          o.rationale += fmt::format(" The trace shows {} host waits (synchronisations, device-to-host copies) "
+                                     "between its {:.0f} launches: the host waits for each result before the next "
+                                     "launch.",
+                                     own_waits, launches);
           o.assumes = remedy_assumption(RemedyId::host_sync);
         }
     }

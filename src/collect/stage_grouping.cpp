@@ -95,6 +95,82 @@ void set_span(KernelGroup& g, const std::vector<std::pair<double, double>>& busy
   g.gpu_idle_ns = std::max(0.0, *g.span_ns - busy_within(busy, first, last));
 }
 
+// Numbered sibling ranges (layer0, layer1, ...) at least this many under one parent are repetitions of one thing
+// and one stage: a per-layer split of a 24-layer optimizer step made 144 kernel groups in 24 stages of six.
+constexpr std::size_t kRolledSiblings = 3;
+
+// Each launch's stage: its innermost default-domain NVTX range (KernelLaunch::nvtx_range), named by the shortest
+// tail of its range path that no other path shares, after numbered siblings become one ("step/layer*"): two cases
+// each with ranges layer0..layer3 get "kv_cache/layer*" and "mlp_bwd/layer*", not a shared "layer0". A rolled name
+// keeps its parent. "" for a launch outside any range.
+std::vector<std::string> stage_names(const std::vector<KernelLaunch>& launches) {
+  std::vector<std::vector<std::string>> paths(launches.size());
+  for (std::size_t li = 0; li < launches.size(); ++li) {
+    const auto& l = launches[li];
+    if (l.nvtx_range.empty()) continue;
+    auto at = std::find(l.nvtx_stack.rbegin(), l.nvtx_stack.rend(), l.nvtx_range);
+    if (at == l.nvtx_stack.rend()) {
+      paths[li] = {l.nvtx_range};
+      continue;
+    }
+    paths[li].assign(l.nvtx_stack.begin(), at.base());
+  }
+  auto join = [](const std::vector<std::string>& v, std::size_t from, std::size_t to) {
+    std::string out;
+    for (std::size_t i = from; i < to; ++i) out += (i > from ? "/" : "") + v[i];
+    return out;
+  };
+  auto stem_of = [](const std::string& name) {
+    std::size_t end = name.size();
+    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+    return end > 0 && end < name.size() ? name.substr(0, end) : std::string();
+  };
+  std::vector<bool> rolled(launches.size(), false);  // the path's last element was rolled up
+  std::size_t depth = 0;
+  for (const auto& p : paths) depth = std::max(depth, p.size());
+  for (std::size_t d = 0; d < depth; ++d) {
+    std::map<std::pair<std::string, std::string>, std::set<std::string>> siblings;  // (parent path, stem) → names
+    for (const auto& p : paths)
+      if (p.size() > d)
+        if (std::string stem = stem_of(p[d]); !stem.empty()) siblings[{join(p, 0, d), stem}].insert(p[d]);
+    for (std::size_t li = 0; li < paths.size(); ++li) {
+      auto& p = paths[li];
+      if (p.size() <= d) continue;
+      const std::string stem = stem_of(p[d]);
+      if (stem.empty() || siblings[{join(p, 0, d), stem}].size() < kRolledSiblings) continue;
+      p[d] = stem + "*";
+      if (d + 1 == p.size()) rolled[li] = true;
+    }
+  }
+  std::set<std::string> distinct;
+  for (const auto& p : paths)
+    if (!p.empty()) distinct.insert(join(p, 0, p.size()));
+  std::vector<std::string> out(launches.size());
+  std::map<std::string, std::string> named;  // whole path → its stage name (a trace has many launches per path)
+  for (std::size_t li = 0; li < paths.size(); ++li) {
+    const auto& p = paths[li];
+    if (p.empty()) continue;
+    const std::string whole = join(p, 0, p.size());
+    if (auto it = named.find(whole); it != named.end()) {
+      out[li] = it->second;
+      continue;
+    }
+    for (std::size_t k = rolled[li] && p.size() > 1 ? 2 : 1; k <= p.size(); ++k) {
+      const std::string tail = join(p, p.size() - k, p.size());
+      const bool shared = std::any_of(distinct.begin(), distinct.end(), [&](const std::string& other) {
+        return other != whole && (other == tail || (other.size() > tail.size() &&
+                                                    other.compare(other.size() - tail.size(), tail.size(), tail) == 0 &&
+                                                    other[other.size() - tail.size() - 1] == '/'));
+      });
+      if (!shared || k == p.size()) {
+        out[li] = named[whole] = tail;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void label_groups(Stage& st) {
@@ -136,6 +212,7 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const
   bool any_range = false;
   for (const auto& l : launches) any_range = any_range || !l.nvtx_range.empty();
   const auto busy = busy_intervals(launches);
+  const std::vector<std::string> ranges = stage_names(launches);
 
   std::vector<Stage> stages;
   std::map<std::string, std::size_t> stage_index;
@@ -144,7 +221,7 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const
   for (std::size_t li = 0; li < launches.size(); ++li) {
     KernelLaunch& l = launches[li];
     std::string fn = l.function.empty() ? l.name : l.function;
-    std::string stage_name = any_range && !l.nvtx_range.empty() ? l.nvtx_range : fn;
+    std::string stage_name = any_range && !ranges[li].empty() ? ranges[li] : fn;
     auto [sit, new_stage] = stage_index.try_emplace(stage_name, stages.size());
     if (new_stage) {
       stages.push_back(Stage{stage_name, {}, {}});

@@ -9,7 +9,9 @@
 namespace kprof {
 
 // A stage is the innermost NVTX range when any launch has one (launches without a range get a stage named after
-// their kernel function), else one stage per kernel function. Stages and, within a stage, kernel groups keep the
+// their kernel function), else one stage per kernel function. Nested ranges: three or more numbered siblings under
+// one parent (layer0, layer1, ...) are one stage named with their parent ("step/layer*"), and a range name that
+// several paths end in is qualified by as many enclosing ranges as tell them apart ("fwd/attn", "bwd/attn"). Stages and, within a stage, kernel groups keep the
 // order of first appearance; a group is one (function, grid, block). The label is the function name, with a
 // " [66x1x1]" grid suffix only when the same function appears with different shapes in that stage.
 // duration_ns summarises the launches; `representative` is the launch with the median duration and `metrics`
