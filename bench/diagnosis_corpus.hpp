@@ -168,7 +168,9 @@ inline std::vector<std::string> inapplicable_of(const KernelGroup& g, const Kern
   const bool wgmma = m.stalls.count("gmma") && m.stalls.at("gmma") > 0;
   for (std::size_t i = 0; i < a.opportunities.size() && i < 3; ++i) {
     const auto& o = a.opportunities[i];
-    if (wgmma && (o.remedy == "tensor_cores" || o.remedy == "feed_tensor"))
+    // Advice to adopt tensor cores or wgmma (the feed_tensor item's "wgmma on Hopper") on a kernel that issues
+    // them; keeping its warpgroup MMAs fed is not that.
+    if (wgmma && (o.remedy == "tensor_cores" || (o.remedy == "feed_tensor" && o.name.find("wgmma") != std::string::npos)))
       out.push_back(o.remedy + " on a kernel that already issues wgmma");
     if (o.remedy == "fp_instructions" && a.bottleneck.kind != BottleneckKind::compute)
       out.push_back("FMA fusion on a kernel bound by " + a.bottleneck.unit);

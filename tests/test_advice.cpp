@@ -517,9 +517,12 @@ TEST(Advice, LibraryKernelsAreNotToldToUseWgmma) {
   EXPECT_EQ(first_fix(a), "library_tuning");
   // The same counters under a user's kernel name: feed the tensor cores.
   EXPECT_EQ(first_fix(analyse(m, "my_mma_kernel")), "feed_tensor");
-  // A user's own wgmma kernel (gmma stalls counted) is still told to feed its tensor cores.
+  // A user's own wgmma kernel (gmma stalls counted) is still told to feed its tensor cores, not to adopt wgmma.
   m.stalls["gmma"] = 0.5;
-  EXPECT_EQ(first_fix(analyse(m, "my_mma_kernel")), "feed_tensor");
+  const auto own = analyse(m, "my_mma_kernel");
+  EXPECT_EQ(first_fix(own), "feed_tensor");
+  EXPECT_EQ(own.opportunities.front().name.find("wgmma"), std::string::npos) << own.opportunities.front().name;
+  EXPECT_NE(own.opportunities.front().name.find("warpgroup MMAs fed"), std::string::npos);
 }
 
 // No tensor-pipe verdict without matrix math, no DRAM verdict on a compute-bound kernel, a 100.1% hit rate as 100.

@@ -768,3 +768,21 @@ TEST(DiagnosisHoldout, BackwardKernelsAndNestedLayersBelongToTheirCase) {
       EXPECT_FALSE(st.name.size() <= 7 && st.name.rfind("layer", 0) == 0) << st.name;
   });
 }
+
+// Issue 23's bar: no held-out case's report contradicts itself (heading, cause line and row name one cause) or
+// carries an item that cannot apply (tensor-core or wgmma advice on a kernel that issues wgmma, FMA fusion on a
+// kernel not bound by its pipes, a TC verdict without matrix math, ...: corpus::inapplicable_of). The last one was
+// "feed the tensor cores (... wgmma on Hopper)" on Triton's wgmma matmul at 78% of the tensor pipe (set 17); keeping
+// its warpgroup MMAs fed is what is left there.
+TEST(DiagnosisHoldout, NoCaseContradictsItselfOrCarriesAnInapplicableItem) {
+  std::vector<std::filesystem::path> sets = {corpus::holdout_file()};
+  for (int n = 2; std::filesystem::exists(corpus::holdout_file(n)); ++n) sets.push_back(corpus::holdout_file(n));
+  EXPECT_GE(sets.size(), 18u);
+  for (const auto& labels : sets)
+    for (const auto& s : corpus::score_all(labels)) {
+      EXPECT_TRUE(s.contradictions.empty()) << s.want.stage << " (" << corpus::source_name(s.source)
+                                            << "): " << s.contradictions.front();
+      EXPECT_TRUE(s.inapplicable.empty()) << s.want.stage << " (" << corpus::source_name(s.source)
+                                          << "): " << s.inapplicable.front();
+    }
+}

@@ -343,6 +343,17 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   from_causes(causes, all);
   dram_traffic(causes, m, declared, all);
   from_ncu_rules(rules, causes, m, t, all);
+  // A kernel that already issues warpgroup MMAs (its warps wait on them: the gmma stall) is not told to adopt wgmma;
+  // feeding its tensor cores means keeping more of them in flight (Triton's 128x256x64 matmul on the H200, tensor
+  // pipe 78%; the bundled MLA v5).
+  if (m.stalls.count("gmma") && m.stalls.at("gmma") > 0)
+    for (auto& c : all)
+      if (c.remedy == RemedyId::feed_tensor) {
+        c.op.name = "Keep the warpgroup MMAs fed (a deeper TMA pipeline, larger tiles, a persistent or "
+                    "warp-specialised schedule)";
+        c.op.rationale += " The kernel already issues warpgroup MMAs: what is left is keeping more of them in "
+                          "flight, with operand tiles arriving ahead of them.";
+      }
 
   const double max_gain = t.param("diagnosis.max_gain_pct") / 100.0;
   double cap = std::min(std::clamp(headroom, 0.0, 1.0), max_gain);
