@@ -12,16 +12,17 @@ namespace {
 void print_totals(const std::vector<kprof::corpus::Score>& scores, const std::string& prefix = "") {
   for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
                    kprof::corpus::Source::ncu_full}) {
-    int n = 0, cause = 0, fix = 0, unscored = 0, contradictions = 0, inapplicable = 0;
+    int n = 0, cause = 0, fix = 0, exact = 0, unscored = 0, contradictions = 0, inapplicable = 0;
     for (const auto& s : scores)
       if (s.source == src && s.excluded) ++unscored;
       else if (s.source == src) {
-        ++n, cause += s.cause_ok, fix += s.fix_ok;
+        ++n, cause += s.cause_ok, fix += s.fix_ok, exact += s.fix_exact;
         contradictions += !s.contradictions.empty();
         inapplicable += !s.inapplicable.empty();
       }
     std::cout << prefix << kprof::corpus::source_name(src) << ": cause " << cause << "/" << n << ", first fix " << fix
               << "/" << n;
+    if (exact != fix) std::cout << " (" << exact << " with the ids as written)";
     if (contradictions || inapplicable)
       std::cout << "; " << contradictions << " with contradictions, " << inapplicable << " with inapplicable items";
     if (unscored) std::cout << " (" << unscored << " not scored: under the capture's 1% GPU-time share for counters)";

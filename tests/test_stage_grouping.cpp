@@ -110,10 +110,22 @@ TEST(StageGrouping, NestedRangesRollNumberedSiblingsUpAndQualifySharedNames) {
   nested("a", {"pair", "part1"}, "part1");
   nested("b", {"pair", "part2"}, "part2");
   nested("sort", {"sort_case", "cub::DeviceRadixSort"}, "sort_case");
+  for (const char* top : {"gemm1", "gemm2", "gemm3"}) nested("g", {top}, top);  // a program's own top-level stages
+  for (const char* p : {"fp8", "fp16", "fp32"}) nested("cast", {"casts", p}, p);  // numbers, not a run
   std::vector<std::string> names;
   for (const auto& st : group_into_stages(ls)) names.push_back(st.name);
   EXPECT_EQ(names, (std::vector<std::string>{"mlp_bwd/layer*", "kv_cache/layer*", "fwd/attn", "bwd/attn", "norm",
-                                             "part1", "part2", "sort_case"}));
+                                             "part1", "part2", "sort_case", "gemm1", "gemm2", "gemm3", "fp8", "fp16",
+                                             "fp32"}));
+  // The counters' launches, which carry their own stacks, are placed in these stages by the same names.
+  EXPECT_TRUE(launch_in_stage(ls[0], "mlp_bwd/layer*"));
+  EXPECT_FALSE(launch_in_stage(ls[1], "mlp_bwd/layer*"));  // kv_cache's layer0
+  EXPECT_TRUE(launch_in_stage(ls[8], "fwd/attn"));
+  EXPECT_FALSE(launch_in_stage(ls[9], "fwd/attn"));        // bwd's attn
+  EXPECT_TRUE(launch_in_stage(ls[10], "norm"));
+  EXPECT_TRUE(launch_in_stage(ls[13], "sort_case"));
+  KernelLaunch autograd = launch(99, "k", 8, 1);           // no range of its own
+  EXPECT_FALSE(launch_in_stage(autograd, "mlp_bwd/layer*"));
   auto stages = group_into_stages(ls);
   EXPECT_EQ(stages[0].kernels.size(), 1u);
   EXPECT_EQ(stages[0].kernels[0].launches.size(), 4u);  // the four layers' gemm launches, one group

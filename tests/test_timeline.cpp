@@ -138,12 +138,15 @@ TEST(Timeline, KernelAttributionWithAndWithoutApi) {
 TEST(Timeline, KernelsOfAThreadWithoutARangeJoinTheRangeAnotherThreadHasOpen) {
   Trace t;
   t.strings = {"", "k", "bwd_case", "cub::DeviceRadixSort", "CCCL", "own", "other_process"};
-  t.nvtx = {range(2, 0, 1000, 1), range(3, 100, 200, 2), range(5, 300, 400, 3), range(6, 0, 1000, 4)};
+  // The other process's range is deeper-or-equal and starts later than "bwd_case": without the process check it
+  // would be the one adopted.
+  t.nvtx = {range(2, 0, 1000, 1), range(3, 100, 200, 2), range(5, 300, 400, 3), range(6, 10, 1000, 4)};
+  for (auto& r : t.nvtx) r.process = 7;
   t.nvtx[1].domain = 4;      // CUB's range on the autograd thread
   t.nvtx[3].process = 99;    // a range in another process
   compute_nvtx_nesting(t.nvtx);
   t.api_calls = {api(50, 60, 1, 2), api(150, 160, 2, 2), api(350, 360, 3, 3), api(500, 510, 4, 5)};
-  t.api_calls[3].process = 0;
+  for (auto& a : t.api_calls) a.process = 7;
   t.kernels = {kernel(600, 650, 1, 1), kernel(660, 700, 1, 2), kernel(710, 720, 1, 3), kernel(730, 740, 1, 4)};
   attribute_kernels_to_nvtx(t);
   EXPECT_EQ(t.kernels[0].nvtx_range, -1);
@@ -153,7 +156,7 @@ TEST(Timeline, KernelsOfAThreadWithoutARangeJoinTheRangeAnotherThreadHasOpen) {
   EXPECT_EQ(nvtx_chain(t, t.kernels[1]), (std::vector<int>{0, 1}));
   EXPECT_EQ(t.kernels[2].nvtx_range, 2);
   EXPECT_EQ(t.kernels[2].nvtx_adopted, -1);  // its own range
-  EXPECT_EQ(t.kernels[3].nvtx_adopted, 0);   // process 0's thread 1, not process 99's range
+  EXPECT_EQ(t.kernels[3].nvtx_adopted, 0);   // process 7's thread 1, not process 99's later range
   ASSERT_FALSE(t.info.warnings.empty());
   EXPECT_NE(t.info.warnings.back().find("3 kernels launched from 2 thread(s)"), std::string::npos);
 
@@ -166,6 +169,20 @@ TEST(Timeline, KernelsOfAThreadWithoutARangeJoinTheRangeAnotherThreadHasOpen) {
   ASSERT_FALSE(st.ranges.empty());
   EXPECT_EQ(st.ranges[0].path, "bwd_case");
   EXPECT_EQ(st.ranges[0].kernels, 3u);
+
+  // The range's own thread launching kernels of its own while the other thread's launches fall in the range: that
+  // thread is not waiting there (a prefetching thread beside the main one), and nothing is adopted.
+  t.strings.push_back("k_main");
+  t.api_calls.push_back(api(120, 130, 5, 1));
+  t.api_calls.back().process = 7;
+  t.kernels.push_back(kernel(745, 750, 1, 5));
+  t.info.warnings.clear();
+  attribute_kernels_to_nvtx(t);
+  EXPECT_EQ(t.kernels[4].nvtx_range, 0);
+  EXPECT_EQ(t.kernels[0].nvtx_adopted, -1);  // thread 2's launches at 50..150 span thread 1's at 120
+  EXPECT_EQ(t.kernels[1].nvtx_adopted, -1);
+  EXPECT_EQ(t.kernels[3].nvtx_adopted, 0);   // thread 5's one launch at 500: thread 1 launched nothing then
+  EXPECT_NE(t.info.nvtx_adoption.find("1 kernels launched from 1 thread(s)"), std::string::npos) << t.info.nvtx_adoption;
 }
 
 TEST(Timeline, EventStatsPerKernelName) {

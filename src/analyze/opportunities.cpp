@@ -273,10 +273,26 @@ std::string rule_short_name(const std::string& rule_name) {
   return out;
 }
 
+namespace {
+// A demangled signature's qualified function name, without its template arguments and parameters:
+// "void at::native::(anonymous namespace)::layer_norm<float>(int)" → "void at::native::(anon)::layer_norm". A user's
+// kernel instantiated on a library's types (my_gemm<cutlass::half_t>, block_sum<cub::Sum>) is still the user's.
+std::string qualified_name(std::string signature) {
+  for (std::size_t at; (at = signature.find("(anonymous namespace)")) != std::string::npos;)
+    signature.replace(at, 21, "(anon)");
+  std::size_t end = 0;
+  while (end < signature.size() && signature[end] != '<' &&
+         !(signature[end] == '(' && signature.compare(end, 6, "(anon)") != 0))
+    end += signature.compare(end, 6, "(anon)") == 0 ? 6 : 1;
+  return signature.substr(0, end);
+}
+}  // namespace
+
 std::string kernel_owner(const std::string& kernel, const std::string& signature, const Thresholds& t) {
-  if (library_kernel_name(kernel, signature, t)) return "A library's";
+  const std::string name = qualified_name(signature);
+  if (library_kernel_name(kernel, name, t)) return "A library's";
   if (names_match(kernel, t, "diagnosis.framework_kernel_names") ||
-      names_match(signature, t, "diagnosis.framework_kernel_names"))
+      names_match(name, t, "diagnosis.framework_kernel_names"))
     return "PyTorch's";
   return "";
 }
@@ -295,6 +311,14 @@ void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, s
       return {"a shape that fills the GPU",
               "give it a shape that fills the GPU evenly (batch the calls, put the long dimension across blocks, "
               "split uneven work)"};
+    if (r == R::atomics)
+      return {"no contended atomics",
+              "choose a call that does not pile atomic updates on few addresses (sorted or unique indices, a "
+              "segment-sum or scatter_reduce path, a histogram op)"};
+    if (r == R::dram_bandwidth || r == R::memory_parallelism)
+      return {"a layout and dtype it streams",
+              "let it stream (a contiguous, aligned input, a narrower dtype, fewer and larger calls) or take another "
+              "implementation of the op"};
     return {"another implementation of the op",
             "take another implementation (arguments or a dtype that select another path, another op, a backend "
             "flag such as cudnn.benchmark, or a generated kernel from torch.compile or Triton)"};
@@ -313,9 +337,9 @@ void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, s
     if (*r != R::library_tuning) {
       const auto [what, how] = hint(*r);
       o.kernel_remedy = o.remedy;
-      o.rationale = fmt::format("{} kernel: its code is not the caller's to change, so {} (\"{}\" in a kernel of "
-                                "one's own) is reached through the call: {}. {}",
-                                owner, o.remedy, o.name, how, o.rationale);
+      o.rationale = fmt::format("{} kernel: its code is not the caller's to change, so {} is reached through the "
+                                "call: {}. What the kernel's own code would need (\"{}\", for whoever replaces it): {}",
+                                owner, o.remedy, how, o.name, o.rationale);
       o.name = fmt::format("Change the call ({})", what);
       o.assumes = fmt::format("a call that avoids it saves what \"{}\" would save inside the kernel", o.remedy);
       o.remedy = name(R::library_tuning);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "collect/kernel_name.hpp"
+#include "collect/stage_grouping.hpp"
 #include "collect/ncu/canonical.hpp"
 
 #include <cmath>
@@ -64,7 +65,7 @@ std::vector<Warning> attach_counters(std::vector<Stage>& stages, const std::vect
         candidates[{si, gi}].push_back(li);
         const bool other_name = own_key.empty() || launch_keys[li] != own_key;
         // Launches of its own instantiation: the first in the range, as profiled (time only tells kernels apart).
-        pairs.push_back({other_name, l.nvtx_range != stages[si].name, other_name ? time_distance(l, g) : 0.0,
+        pairs.push_back({other_name, !launch_in_stage(l, stages[si].name), other_name ? time_distance(l, g) : 0.0,
                          {si, gi}, li});
       }
     }

@@ -95,9 +95,23 @@ void set_span(KernelGroup& g, const std::vector<std::pair<double, double>>& busy
   g.gpu_idle_ns = std::max(0.0, *g.span_ns - busy_within(busy, first, last));
 }
 
-// Numbered sibling ranges (layer0, layer1, ...) at least this many under one parent are repetitions of one thing
-// and one stage: a per-layer split of a 24-layer optimizer step made 144 kernel groups in 24 stages of six.
+// Numbered sibling ranges (layer0, layer1, ...) at least this many under one parent, their numbers consecutive, are
+// repetitions of one thing and one stage: a per-layer split of a 24-layer optimizer step made 144 kernel groups in 24
+// stages of six. Top-level ranges never roll (gemm1, gemm2, gemm3 as a program's own stages stay apart), nor do
+// numbers that are not a run (fp8, fp16, fp32).
 constexpr std::size_t kRolledSiblings = 3;
+
+// Whether the names (one stem, each with a number after it) number a consecutive run of at least kRolledSiblings.
+bool numbered_run(const std::set<std::string>& names, std::size_t stem) {
+  if (names.size() < kRolledSiblings) return false;
+  std::set<long long> numbers;
+  for (const auto& n : names) {
+    if (n.size() - stem > 9) return false;
+    numbers.insert(std::stoll(n.substr(stem)));
+  }
+  return numbers.size() == names.size() &&
+         *numbers.rbegin() - *numbers.begin() + 1 == static_cast<long long>(numbers.size());
+}
 
 // Each launch's stage: its innermost default-domain NVTX range (KernelLaunch::nvtx_range), named by the shortest
 // tail of its range path that no other path shares, after numbered siblings become one ("step/layer*"): two cases
@@ -128,7 +142,7 @@ std::vector<std::string> stage_names(const std::vector<KernelLaunch>& launches) 
   std::vector<bool> rolled(launches.size(), false);  // the path's last element was rolled up
   std::size_t depth = 0;
   for (const auto& p : paths) depth = std::max(depth, p.size());
-  for (std::size_t d = 0; d < depth; ++d) {
+  for (std::size_t d = 1; d < depth; ++d) {
     std::map<std::pair<std::string, std::string>, std::set<std::string>> siblings;  // (parent path, stem) → names
     for (const auto& p : paths)
       if (p.size() > d)
@@ -137,7 +151,7 @@ std::vector<std::string> stage_names(const std::vector<KernelLaunch>& launches) 
       auto& p = paths[li];
       if (p.size() <= d) continue;
       const std::string stem = stem_of(p[d]);
-      if (stem.empty() || siblings[{join(p, 0, d), stem}].size() < kRolledSiblings) continue;
+      if (stem.empty() || !numbered_run(siblings[{join(p, 0, d), stem}], stem.size())) continue;
       p[d] = stem + "*";
       if (d + 1 == p.size()) rolled[li] = true;
     }
@@ -198,6 +212,34 @@ void label_groups(Stage& st) {
   for (const auto& g : st.kernels) ++still_same[g.label];
   for (auto& g : st.kernels)
     if (still_same[g.label] > 1) g.label += fmt::format(" #{}", ++seen[g.label]);
+}
+
+bool launch_in_stage(const KernelLaunch& l, const std::string& stage) {
+  if (l.nvtx_range.empty()) return false;
+  if (stage.find('/') == std::string::npos && stage.find('*') == std::string::npos) return l.nvtx_range == stage;
+  std::vector<std::string> parts;
+  for (std::size_t from = 0;;) {
+    const std::size_t slash = stage.find('/', from);
+    parts.push_back(stage.substr(from, slash - from));
+    if (slash == std::string::npos) break;
+    from = slash + 1;
+  }
+  auto at = std::find(l.nvtx_stack.rbegin(), l.nvtx_stack.rend(), l.nvtx_range);
+  const std::vector<std::string> path = at == l.nvtx_stack.rend()
+                                            ? std::vector<std::string>{l.nvtx_range}
+                                            : std::vector<std::string>(l.nvtx_stack.begin(), at.base());
+  if (parts.size() > path.size()) return false;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& want = parts[parts.size() - 1 - i];
+    const std::string& have = path[path.size() - 1 - i];
+    if (want == have) continue;
+    const bool rolled = !want.empty() && want.back() == '*' && have.size() > want.size() - 1 &&
+                        have.compare(0, want.size() - 1, want, 0, want.size() - 1) == 0 &&
+                        std::all_of(have.begin() + static_cast<std::ptrdiff_t>(want.size() - 1), have.end(),
+                                    [](char c) { return c >= '0' && c <= '9'; });
+    if (!rolled) return false;
+  }
+  return true;
 }
 
 std::vector<Stage> group_into_stages(const std::vector<KernelLaunch>& launches) {

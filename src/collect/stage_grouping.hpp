@@ -9,9 +9,10 @@
 namespace kprof {
 
 // A stage is the innermost NVTX range when any launch has one (launches without a range get a stage named after
-// their kernel function), else one stage per kernel function. Nested ranges: three or more numbered siblings under
-// one parent (layer0, layer1, ...) are one stage named with their parent ("step/layer*"), and a range name that
-// several paths end in is qualified by as many enclosing ranges as tell them apart ("fwd/attn", "bwd/attn"). Stages and, within a stage, kernel groups keep the
+// their kernel function), else one stage per kernel function. Nested ranges: three or more siblings under one parent
+// numbered consecutively (layer0, layer1, ...; never at the top level) are one stage named with their parent
+// ("step/layer*"), and a range name that several paths end in is qualified by as many enclosing ranges as tell them
+// apart ("fwd/attn", "bwd/attn"). Names therefore depend on the ranges the capture holds. Stages and, within a stage, kernel groups keep the
 // order of first appearance; a group is one (function, grid, block). The label is the function name, with a
 // " [66x1x1]" grid suffix only when the same function appears with different shapes in that stage.
 // duration_ns summarises the launches; `representative` is the launch with the median duration and `metrics`
@@ -24,6 +25,11 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches);
 // `launches`. Durations must already be in KernelLaunch::duration_ns or the loaded metrics.
 using CompleteLaunch = std::function<void(std::size_t index, KernelLaunch& launch)>;
 std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const CompleteLaunch& complete);
+
+// Whether a launch's own NVTX ranges place it in the stage of this name ("fwd/attn" matches a launch whose stack ends
+// in fwd, attn; "step/layer*" one ending in step, layer7). A launch PyTorch's autograd thread made, whose own stack
+// is empty, matches no named stage.
+bool launch_in_stage(const KernelLaunch& launch, const std::string& stage);
 
 // The labels of a stage's groups, from their function names, signatures and launch shapes alone (what
 // group_into_stages gives them): a grid suffix where one function runs at several grids, the template arguments

@@ -120,6 +120,9 @@ struct TraceInfo {
   std::uint64_t dropped_records = 0;  // CUPTI buffers overflowed: the trace is incomplete
   std::vector<std::string> errors;    // CUPTI errors the tracer saw (also a sign of an incomplete trace)
   std::vector<std::string> warnings;  // reader notes (unknown record kinds, unmatched NVTX markers, ...)
+  // How many kernels were placed in another thread's NVTX range (TraceKernel::nvtx_adopted), as a sentence; also
+  // in `warnings`. "" for none.
+  std::string nvtx_adoption;
   std::uint32_t pid = 0;
   std::string process_name;
   bool api_traced = false;     // runtime/driver API records present: launch overhead and correlation usable

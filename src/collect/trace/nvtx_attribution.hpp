@@ -8,7 +8,9 @@
 // CUB's) while another thread of the same process is inside one adopts that thread's innermost default-domain range
 // (TraceKernel::nvtx_adopted): PyTorch runs `loss.backward()`'s kernels on its autograd worker thread while the
 // thread that wrapped the call in a range waits inside it. Where several threads have one open, the deepest wins,
-// then the latest start. The trace's warnings say how many kernels were placed so.
+// then the latest start. The range's thread must be waiting: if it launches a kernel of its own within the span of
+// the other thread's launches there, none of them is adopted (a prefetching thread beside the main one). The trace's
+// warnings say how many kernels were placed so.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -93,6 +93,9 @@ void read_trace_pass(Assembled& a, const PassReading& r) {
     a.run.warnings.push_back({WarningCode::Trace, fmt::format("CUPTI dropped {} records: the trace is incomplete", t.info.dropped_records)});
   for (const auto& e : t.info.errors) a.run.warnings.push_back({WarningCode::Trace, "CUPTI: " + e});
   if (t.info.interrupted) a.run.warnings.push_back({WarningCode::Trace, "the traced program was interrupted; the trace ends there"});
+  // Stages then hold kernels that Nsight Compute's and CUPTI's NVTX filters cannot select (they see the launching
+  // thread's own ranges only).
+  if (!t.info.nvtx_adoption.empty()) a.run.warnings.push_back({WarningCode::Trace, t.info.nvtx_adoption});
   a.run.stages = group_into_stages(inside_nvtx_filter(kernel_launches(t), r.spec.filters.nvtx_include,
                                                       t.info.nvtx_traced && !t.nvtx.empty(), a.run.warnings));
 }
