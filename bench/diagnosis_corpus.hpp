@@ -215,16 +215,31 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
   // A case names a stage (its NVTX range), or, where no stage has its name, a kernel inside one: sets 4 and 13
   // labelled the backward kernels of a range by their own names, as kprof showed them before it placed the kernels
   // PyTorch's autograd thread launches in the range the calling thread had open (collect/trace/nvtx_attribution).
-  // A case whose range holds numbered sub-ranges is the stage they roll up into ("adam_step_layers/layer*":
-  // collect/stage_grouping.hpp); of several, the one with the most GPU time.
+  // A case whose range holds sub-ranges is the stage of them with the most GPU time: one they roll up into
+  // ("adam_step_layers/layer*") or one named by its own tail ("block0/mlp" inside "fp32_mlp_blocks"), found by the
+  // ranges its kernels' launches were in (collect/stage_grouping.hpp).
   const Stage* nested = nullptr;
   auto stage_ns = [](const Stage& st) {
     double ns = 0;
     for (const auto& k : st.kernels) ns += k.gpu_time_or_profiled_ns();
     return ns;
   };
+  // Most of its launches' stacks hold the case's range below the top (a group's launches can include the profiled
+  // launch it borrowed from another stage, with that stage's stack).
+  auto inside_case = [&](const Stage& st) {
+    if (st.name == e.stage) return false;
+    int in = 0, with_stack = 0;
+    for (const auto& k : st.kernels)
+      for (const auto& l : k.launches) {
+        const auto& stack = l.nvtx_stack;
+        if (stack.empty()) continue;
+        ++with_stack;
+        in += std::find(stack.begin(), stack.end(), e.stage) != stack.end() && stack.back() != e.stage;
+      }
+    return with_stack > 0 && 2 * in > with_stack;
+  };
   for (const auto& st : run.stages)
-    if (st.name.rfind(e.stage + "/", 0) == 0 && (!nested || stage_ns(st) > stage_ns(*nested))) nested = &st;
+    if (inside_case(st) && (!nested || stage_ns(st) > stage_ns(*nested))) nested = &st;
   const bool by_stage = nested || std::any_of(run.stages.begin(), run.stages.end(),
                                               [&](const Stage& st) { return st.name == e.stage; });
   for (const auto& st : run.stages) {
