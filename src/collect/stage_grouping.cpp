@@ -118,16 +118,29 @@ bool numbered_run(const std::set<std::string>& names, std::size_t stem) {
 // each with ranges layer0..layer3 get "kv_cache/layer*" and "mlp_bwd/layer*", not a shared "layer0". A rolled name
 // keeps its parent. "" for a launch outside any range.
 std::vector<std::string> stage_names(const std::vector<KernelLaunch>& launches) {
-  std::vector<std::vector<std::string>> paths(launches.size());
-  for (std::size_t li = 0; li < launches.size(); ++li) {
-    const auto& l = launches[li];
-    if (l.nvtx_range.empty()) continue;
-    auto at = std::find(l.nvtx_stack.rbegin(), l.nvtx_stack.rend(), l.nvtx_range);
-    if (at == l.nvtx_stack.rend()) {
-      paths[li] = {l.nvtx_range};
-      continue;
+  // The work is per distinct range path (a trace of a million launches has a few dozen): `of[li]` is launch li's
+  // path in `paths`, -1 outside any range.
+  std::vector<std::vector<std::string>> paths;
+  std::vector<int> of(launches.size(), -1);
+  {
+    std::map<std::vector<std::string>, int> seen;
+    for (std::size_t li = 0; li < launches.size(); ++li) {
+      const auto& l = launches[li];
+      if (l.nvtx_range.empty()) continue;
+      // Consecutive launches mostly share their ranges: no path built again for them.
+      if (li > 0 && of[li - 1] >= 0 && launches[li - 1].nvtx_range == l.nvtx_range &&
+          launches[li - 1].nvtx_stack == l.nvtx_stack) {
+        of[li] = of[li - 1];
+        continue;
+      }
+      auto at = std::find(l.nvtx_stack.rbegin(), l.nvtx_stack.rend(), l.nvtx_range);
+      std::vector<std::string> path = at == l.nvtx_stack.rend()
+                                          ? std::vector<std::string>{l.nvtx_range}
+                                          : std::vector<std::string>(l.nvtx_stack.begin(), at.base());
+      auto [it, fresh] = seen.try_emplace(std::move(path), static_cast<int>(paths.size()));
+      if (fresh) paths.push_back(it->first);
+      of[li] = it->second;
     }
-    paths[li].assign(l.nvtx_stack.begin(), at.base());
   }
   auto join = [](const std::vector<std::string>& v, std::size_t from, std::size_t to) {
     std::string out;
@@ -139,7 +152,7 @@ std::vector<std::string> stage_names(const std::vector<KernelLaunch>& launches) 
     while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
     return end > 0 && end < name.size() ? name.substr(0, end) : std::string();
   };
-  std::vector<bool> rolled(launches.size(), false);  // the path's last element was rolled up
+  std::vector<bool> rolled(paths.size(), false);  // the path's last element was rolled up
   std::size_t depth = 0;
   for (const auto& p : paths) depth = std::max(depth, p.size());
   for (std::size_t d = 1; d < depth; ++d) {
@@ -159,14 +172,14 @@ std::vector<std::string> stage_names(const std::vector<KernelLaunch>& launches) 
   std::set<std::string> distinct;
   for (const auto& p : paths)
     if (!p.empty()) distinct.insert(join(p, 0, p.size()));
-  std::vector<std::string> out(launches.size());
-  std::map<std::string, std::string> named;  // whole path → its stage name (a trace has many launches per path)
+  std::vector<std::string> name_of(paths.size());
+  std::map<std::string, std::string> named;  // whole path → its stage name (two distinct paths may roll into one)
   for (std::size_t li = 0; li < paths.size(); ++li) {
     const auto& p = paths[li];
     if (p.empty()) continue;
     const std::string whole = join(p, 0, p.size());
     if (auto it = named.find(whole); it != named.end()) {
-      out[li] = it->second;
+      name_of[li] = it->second;
       continue;
     }
     for (std::size_t k = rolled[li] && p.size() > 1 ? 2 : 1; k <= p.size(); ++k) {
@@ -177,11 +190,14 @@ std::vector<std::string> stage_names(const std::vector<KernelLaunch>& launches) 
                                                     other[other.size() - tail.size() - 1] == '/'));
       });
       if (!shared || k == p.size()) {
-        out[li] = named[whole] = tail;
+        name_of[li] = named[whole] = tail;
         break;
       }
     }
   }
+  std::vector<std::string> out(launches.size());
+  for (std::size_t li = 0; li < launches.size(); ++li)
+    if (of[li] >= 0) out[li] = name_of[static_cast<std::size_t>(of[li])];
   return out;
 }
 
