@@ -369,7 +369,7 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   from_ncu_rules(rules, causes, m, t, all);
   // A kernel that already issues warpgroup MMAs (its warps wait on them: the gmma stall) is not told to adopt wgmma;
   // feeding its tensor cores means keeping more of them in flight (Triton's 128x256x64 matmul on the H200, tensor
-  // pipe 78%; the bundled MLA v5).
+  // pipe 78%).
   if (m.stalls.count("gmma") && m.stalls.at("gmma") > 0)
     for (auto& c : all)
       if (c.remedy == RemedyId::feed_tensor) {
