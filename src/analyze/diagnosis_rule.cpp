@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <regex>
+#include <unordered_map>
 #include <stdexcept>
 
 namespace kprof::analyze {
@@ -57,11 +59,20 @@ bool RuleContext::library_tensor_kernel() const {
 bool names_match(const std::string& text, const Thresholds& t, const std::string& key) {
   auto it = t.texts.find(key);
   if (it == t.texts.end() || it->second.empty()) return false;
-  try {
-    return std::regex_search(text, std::regex(it->second, std::regex::ECMAScript | std::regex::icase));
-  } catch (const std::regex_error&) {
-    return false;
+  // Each pattern is compiled once per thread, not once per kernel group (a run can hold thousands); a malformed
+  // one is remembered as such. The cache is cleared should a process see more distinct patterns than a table holds.
+  thread_local std::unordered_map<std::string, std::optional<std::regex>> compiled;
+  auto at = compiled.find(it->second);
+  if (at == compiled.end()) {
+    if (compiled.size() >= 256) compiled.clear();
+    std::optional<std::regex> re;
+    try {
+      re.emplace(it->second, std::regex::ECMAScript | std::regex::icase);
+    } catch (const std::regex_error&) {
+    }
+    at = compiled.emplace(it->second, std::move(re)).first;
   }
+  return at->second && std::regex_search(text, *at->second);
 }
 
 bool library_kernel_name(const std::string& kernel, const std::string& signature, const Thresholds& t) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/profile.hpp"
+#include "model/stage_path.hpp"
 
 namespace kprof {
 
@@ -25,11 +26,6 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches);
 // `launches`. Durations must already be in KernelLaunch::duration_ns or the loaded metrics.
 using CompleteLaunch = std::function<void(std::size_t index, KernelLaunch& launch)>;
 std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const CompleteLaunch& complete);
-
-// Whether a launch's own NVTX ranges place it in the stage of this name ("fwd/attn" matches a launch whose stack ends
-// in fwd, attn; "step/layer*" one ending in step, layer7). A launch PyTorch's autograd thread made, whose own stack
-// is empty, matches no named stage.
-bool launch_in_stage(const KernelLaunch& launch, const std::string& stage);
 
 // The labels of a stage's groups, from their function names, signatures and launch shapes alone (what
 // group_into_stages gives them): a grid suffix where one function runs at several grids, the template arguments
