@@ -316,6 +316,24 @@ TEST(Opportunities, ADepthwiseConvIsNotAMatmulWithoutTensorCores) {
   EXPECT_EQ(by_remedy(a.opportunities, "tensor_cores"), nullptr);
 }
 
+// Set 19: PyTorch's NCHW depthwise 7x7 conv weight gradient (counters as captured on the H200). Its FMA pipe is 79%
+// busy, but 90% of that pipe's work is integer multiply-adds (index arithmetic) and it reaches 1.4 TFLOP/s: it
+// computes addresses, not a matrix product the tensor cores would take. The integer pipe names it.
+TEST(Opportunities, AnFmaPipeBusyWithIntegerWorkIsNoMatmul) {
+  auto m = holdout_base(1363072, 1024, 256);
+  m.sm_throughput_pct = 79.0, m.memory_throughput_pct = 12.0, m.dram_throughput_pct = 1.2, m.issue_active_pct = 79.02;
+  m.fma_pipe_pct = 78.98, m.alu_pipe_pct = 56.71, m.tensor_pipe_pct = 0.0, m.flops_fp32 = 1677637632.0;
+  m.flops_fp16 = 240844800.0, m.flops_tensor = 0.0, m.fma_pipe_instructions = 12818479488.0;
+  m.dram_bytes = 79826688.0, m.fma_integer_share = 0.8976;
+  auto a = analyse(m, {}, "conv_depthwise2d_grad_weight_kernel");
+  EXPECT_NE(a.bottleneck.cause, "matmul_without_tensor_cores");
+  EXPECT_EQ(by_remedy(a.opportunities, "tensor_cores"), nullptr);
+  EXPECT_EQ(a.bottleneck.cause, "int_pipe");
+  // The same counters with the FMA pipe's work floating-point: a scalar matrix multiply, told to use tensor cores.
+  m.fma_integer_share = 0.05;
+  EXPECT_EQ(analyse(m, {}, "conv_depthwise2d_grad_weight_kernel").bottleneck.cause, "matmul_without_tensor_cores");
+}
+
 // PyTorch's argmax: ALU pipe 88.5% busy beside DRAM at 87% of the copy roof, and 63% of its shared wavefronts
 // conflicted. The conflicts do not explain a saturated unit, so they cannot lead (before: "bank conflicts").
 TEST(Opportunities, ASpecificCauseDoesNotLeadPastASaturatedUnitItDoesNotExplain) {

@@ -95,7 +95,7 @@ std::vector<Rule> make_rules() {
        {specific(C::matmul_without_tensor_cores, R::tensor_cores, kCompute,
                  {C::fp32_pipe, C::fp16_pipe, C::int_pipe, C::l1_bandwidth, C::compute_bound})},
        {"diagnosis.matmul_names", "diagnosis.matmul_min_intensity", "diagnosis.matmul_min_counted_intensity",
-        "diagnosis.tensor_port_roof_share",
+        "diagnosis.matmul_max_fma_integer_share", "diagnosis.tensor_port_roof_share",
         "diagnosis.dram_bound_pct"}},
       // A partial last wave idles most SMs for its duration: it lowers the average throughput of whatever unit
       // binds, DRAM as much as a pipe (PyTorch's fused AdamW: 1.21 waves, DRAM at 83% of the copy roof).

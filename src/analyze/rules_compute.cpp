@@ -53,11 +53,17 @@ void detect_matmul_off_tensor(RuleContext& r) {
   double scalar_flops = val(m.flops_fp32) + val(m.flops_fp16);
   bool fma_busy = val(m.fma_pipe_pct) >= 20.0;
   if (scalar_flops <= 0 && !fma_busy) return;
+  // A matrix multiply on the CUDA cores keeps its FMA pipe busy with floating-point FMAs. Where most of that pipe's
+  // work is integer (IMAD: index arithmetic, which the FMA pipe also runs), the kernel is bound by computing
+  // addresses, not by math the tensor cores would take: PyTorch's NCHW depthwise 7x7 conv weight gradient on the
+  // H200 (FMA pipe 79% busy, 90% of it integer, 1.4 TFLOP/s; the integer-pipe rule names it).
+  const double integer_share = std::clamp(m.fma_integer_share.value_or(0.0), 0.0, 1.0);
+  if (integer_share > r.p("matmul_max_fma_integer_share")) return;
   // A name is not matrix math: a depthwise convolution (cuDNN's conv2d_c1_k1_nhwc on the H200: ~4 FLOP per DRAM
   // byte) reduces over 9 taps, not over channels, and has nothing for the tensor cores. Matrix math reuses each
   // byte many times; the FLOPs (or 2 per FMA-pipe thread instruction where FLOPs are not counted) per DRAM
   // byte must reach matmul_min_counted_intensity.
-  const double work = scalar_flops > 0 ? scalar_flops : 2.0 * val(m.fma_pipe_instructions);
+  const double work = scalar_flops > 0 ? scalar_flops : 2.0 * val(m.fma_pipe_instructions) * (1.0 - integer_share);
   if (work > 0 && m.dram_bytes && *m.dram_bytes > 0 && work / *m.dram_bytes < r.p("matmul_min_counted_intensity"))
     return;
   // The memory side of a scalar matmul is usually its operands re-read through L1/L2; MMA tiles stage those
