@@ -56,11 +56,11 @@ def vocabulary() -> str:
              " and the first fix an expert would try, each as one of these ids. `none` as the fix: nothing to gain"
              " (at a roof). Whole-run fixes: fuse_stages (fuse kernels, keep an intermediate on chip),"
              " overlap_stages (run independent stages concurrently), host_sync (stop the host waiting between"
-             " launches).", "", "## Causes", ""]
+             " launches), host_work (move the host's computing between launches off the GPU's path).", "", "## Causes", ""]
     lines += [f"- `{c}`" for c in causes]
     lines += ["", "## Fixes (remedies)", "", "- `none`: nothing left to gain"]
     lines += [f"- `{r}`: {text}" for r, text in remedies]
-    for extra in ("fuse_stages", "overlap_stages", "host_sync"):
+    for extra in ("fuse_stages", "overlap_stages", "host_sync", "host_work"):
         if extra not in {r for r, _ in remedies}:
             lines.append(f"- `{extra}`")
     return "\n".join(lines) + "\n"

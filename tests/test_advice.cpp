@@ -612,6 +612,95 @@ TEST(Advice, AnIntermediateThroughDramRanksFusionInTheTop3) {
   EXPECT_TRUE(run.program_opportunities.empty());
 }
 
+// A sampler's steps, each in an NVTX range "step<i>" inside "sample": a 0.2 ms kernel, then 50 ms of host work with
+// the GPU idle (noise drawn on the CPU), then a 1 ms blocking copy call and a second kernel. The host's work outside
+// CUDA calls is the item; the copy's call is a wait, not work.
+TEST(Advice, HostWorkInsideARangeIsNamedWhereItRecurs) {
+  auto sampler = [](int steps, std::int64_t host_ns) {
+    Trace trace;
+    trace.strings = {"", "sample", "step", "k"};
+    trace.info.api_traced = trace.info.nvtx_traced = true;
+    TraceNvtxRange outer;
+    outer.name = 1;
+    trace.nvtx.push_back(outer);
+    std::int64_t t = 0;
+    for (int i = 0; i < steps; ++i) {
+      trace.strings.push_back("step" + std::to_string(i));
+      TraceNvtxRange r;
+      r.name = static_cast<StringId>(trace.strings.size() - 1);
+      r.depth = 1;
+      r.parent = 0;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      auto kernel = [&](std::int64_t at, std::int64_t ns) {
+        TraceKernel k;
+        k.name = k.function = 3;
+        k.start_ns = at + 5000;
+        k.end_ns = at + 5000 + ns;
+        k.nvtx_range = ri;
+        trace.kernels.push_back(k);
+        TraceApiCall a;
+        a.name = 3;
+        a.start_ns = at;
+        a.end_ns = at + 4000;
+        trace.api_calls.push_back(a);
+      };
+      kernel(t, 200000);
+      t += 205000 + host_ns;
+      TraceApiCall copy;
+      copy.start_ns = t;
+      copy.end_ns = t + 1000000;  // a pageable cudaMemcpy: the host waits in it (no copy record in this trace)
+      trace.api_calls.push_back(copy);
+      t += 1000000;
+      kernel(t, 100000);
+      t += 110000;
+      r.end_ns = t;
+      trace.nvtx.push_back(r);
+    }
+    trace.nvtx[0].end_ns = t;
+    return trace;
+  };
+  auto run_of = [](const Trace& trace) {
+    ProfileRun run;
+    Stage s;
+    s.name = "sample/step*";
+    s.kernels.push_back(stage_group("k", 150000, 1e6, 1e6, 10));
+    run.stages.push_back(s);
+    return run;
+  };
+  Trace trace = sampler(4, 50000000);
+  ProfileRun run = run_of(trace);
+  const double span = static_cast<double>(trace.nvtx[0].end_ns);
+  auto ops = host_work_advice(run, trace, span, shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].remedy, "host_work");
+  EXPECT_EQ(ops[0].scope, "stage");
+  ASSERT_EQ(ops[0].kernels.size(), 1u);
+  EXPECT_EQ(ops[0].kernels[0], "sample/step*");
+  // 50 ms of host work in each 51.3 ms step (and the microsecond between a launch call and its kernel): the blocking
+  // copy's 1 ms and the kernels are not host work.
+  EXPECT_NEAR(ops[0].trigger_value.value_or(0), 4 * 50.0e6, 4 * 1000.0);
+  EXPECT_NEAR(ops[0].est_gain_pct, 50.0 / 51.315 * 100.0, 0.5);
+  EXPECT_NEAR(ops[0].run_gain_pct, ops[0].est_gain_pct, 0.5);  // the stage spans the whole trace
+  // One instance cannot tell a first call's set-up from the steady state; short gaps are launch costs, not host work.
+  EXPECT_TRUE(host_work_advice(run_of(sampler(1, 50000000)), sampler(1, 50000000), span, shipped()).empty());
+  Trace busy = sampler(4, 500000);
+  EXPECT_TRUE(host_work_advice(run_of(busy), busy, static_cast<double>(busy.nvtx[0].end_ns), shipped()).empty());
+  // A stage of another name (the ranges place these launches elsewhere) gets nothing.
+  ProfileRun other = run_of(trace);
+  other.stages[0].name = "decode/step*";
+  EXPECT_TRUE(host_work_advice(other, trace, span, shipped()).empty());
+  // Through analyze_run's trace entry the item reaches the program's items and the contract's top 3.
+  ProfileRun whole = run_of(trace);
+  analyze_run(whole, datasheet_db(), shipped(), &trace, false);
+  ASSERT_FALSE(whole.program_opportunities.empty());
+  EXPECT_EQ(whole.program_opportunities.front().remedy, "host_work");
+  const auto top = render::top_opportunities(whole, 3);
+  ASSERT_FALSE(top.empty());
+  EXPECT_EQ(top.front().scope, "stage");
+  EXPECT_EQ(top.front().kernel_label, "sample/step*");
+}
+
 // 2,000 tiny kernels, each followed by a host synchronisation: the GPU idles 60% of the span.
 TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   Trace trace;

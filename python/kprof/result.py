@@ -45,8 +45,8 @@ class Result:
     @property
     def opportunities(self) -> list[dict[str, Any]]:
         """Every kernel group's ranked opportunities (name, remedy, estimated gain, trigger, what the estimate
-        assumes), and the items across kernels (``scope`` "pipeline": fuse or overlap stages; "program": launch gaps,
-        host synchronisation; ``stage`` names the stages they join), best first by what the run saves."""
+        assumes), and the items across kernels (``scope`` "pipeline": fuse or overlap stages; "stage": the host's work in
+        one stage's range; "program": launch gaps, host synchronisation; ``stage`` names the stages they join), best first by what the run saves."""
         out = []
         for stage, group in self._groups():
             for o in (group.get("analysis") or {}).get("opportunities") or []:

@@ -33,7 +33,7 @@ enum class RemedyId {
   block_balance, fences, spin_wait, constant_access, code_size, branches, wider_accesses, mio_pressure,
   library_tuning,
   // Whole-run remedies (ProfileRun::program_opportunities): fuse stages, overlap them, stop synchronising.
-  fuse_stages, overlap_stages, host_sync,
+  fuse_stages, overlap_stages, host_sync, host_work,
 };
 
 namespace detail {
@@ -118,6 +118,7 @@ inline constexpr IdName<RemedyId> kRemedyNames[] = {
     {RemedyId::fuse_stages, "fuse_stages"},
     {RemedyId::overlap_stages, "overlap_stages"},
     {RemedyId::host_sync, "host_sync"},
+    {RemedyId::host_work, "host_work"},
 };
 template <typename Id, std::size_t N>
 constexpr bool in_declaration_order(const IdName<Id> (&names)[N]) {
@@ -128,7 +129,7 @@ constexpr bool in_declaration_order(const IdName<Id> (&names)[N]) {
 static_assert(in_declaration_order(kCauseNames) &&
               std::size(kCauseNames) == static_cast<std::size_t>(CauseId::sm_imbalance) + 1);
 static_assert(in_declaration_order(kRemedyNames) &&
-              std::size(kRemedyNames) == static_cast<std::size_t>(RemedyId::host_sync) + 1);
+              std::size(kRemedyNames) == static_cast<std::size_t>(RemedyId::host_work) + 1);
 
 template <typename Id, std::size_t N>
 constexpr std::optional<Id> id_named(const IdName<Id> (&names)[N], std::string_view name) {

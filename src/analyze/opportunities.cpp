@@ -329,7 +329,7 @@ void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, s
     const std::optional<R> r = remedy_id(o.remedy);
     const bool callers = !r || *r == R::none || *r == R::launch_overhead || *r == R::tensor_cores ||
                          *r == R::dram_traffic || *r == R::fuse_stages || *r == R::overlap_stages ||
-                         *r == R::host_sync;
+                         *r == R::host_sync || *r == R::host_work;
     if (callers) {
       out.push_back(std::move(o));
       continue;

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <vector>
 #include <optional>
+#include <map>
 #include <set>
 
 #include "analyze/cause_ids.hpp"
 #include "analyze/diagnosis_rule.hpp"
 #include "analyze/remedies.hpp"
 #include "analyze/rule_table.hpp"
+#include "model/stage_path.hpp"
 
 namespace kprof::analyze {
 
@@ -481,6 +483,119 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
                  op.rationale;
   op.kernels = {"whole program"};
   out.push_back(std::move(op));
+  return out;
+}
+
+std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& trace, double span_ns,
+                                          const Thresholds& t) {
+  std::vector<Opportunity> out;
+  if (trace.kernels.empty() || trace.api_calls.empty() || trace.nvtx.empty() || span_ns <= 0) return out;
+  using Span = std::pair<std::int64_t, std::int64_t>;
+  auto merged = [](std::vector<Span> v) {
+    std::sort(v.begin(), v.end());
+    std::vector<Span> m;
+    for (const auto& s : v)
+      if (!m.empty() && s.first <= m.back().second) m.back().second = std::max(m.back().second, s.second);
+      else m.push_back(s);
+    return m;
+  };
+  std::vector<Span> gpu, host;
+  for (const auto& k : trace.kernels) gpu.push_back({k.start_ns, k.end_ns});
+  for (const auto& c : trace.memcpys) gpu.push_back({c.start_ns, c.end_ns});
+  for (const auto& s : trace.memsets) gpu.push_back({s.start_ns, s.end_ns});
+  for (const auto& a : trace.api_calls) host.push_back({a.start_ns, a.end_ns});
+  gpu = merged(std::move(gpu));
+  host = merged(std::move(host));
+  // Time in [lo, hi) the host spends inside CUDA calls.
+  auto in_calls = [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t sum = 0;
+    auto it = std::upper_bound(host.begin(), host.end(), Span{lo, lo},
+                               [](const Span& a, const Span& b) { return a.first < b.first; });
+    if (it != host.begin()) --it;
+    for (; it != host.end() && it->first < hi; ++it) sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
+    return sum;
+  };
+  const double min_gap = t.param("opportunities.gap_host_work_max_ns");
+  // The host's computing in [lo, hi): idle stretches of the GPU of min_gap or more, less the host's CUDA calls in them
+  // (a blocking copy or a synchronisation is a wait, not work).
+  auto host_work = [&](std::int64_t lo, std::int64_t hi) {
+    double sum = 0;
+    std::int64_t at = lo;
+    auto flush = [&](std::int64_t until) {
+      if (until - at >= min_gap) sum += static_cast<double>(until - at - in_calls(at, until));
+    };
+    auto it = std::upper_bound(gpu.begin(), gpu.end(), Span{lo, lo},
+                               [](const Span& a, const Span& b) { return a.first < b.first; });
+    if (it != gpu.begin()) --it;
+    for (; it != gpu.end() && it->first < hi; ++it) {
+      if (it->second <= at) continue;
+      if (it->first > at) flush(it->first);
+      at = std::max(at, it->second);
+    }
+    if (at < hi) flush(hi);
+    return sum;
+  };
+  // Each kernel's innermost default-domain range (its own, else the one it adopted from a waiting thread): the range
+  // instances that hold launches, with the end of their last kernel.
+  const int n = static_cast<int>(trace.nvtx.size());
+  auto innermost_default = [&](int r) {
+    while (r >= 0 && r < n && !in_default_domain(trace, r)) r = trace.nvtx[r].parent;
+    return r >= 0 && r < n ? r : -1;
+  };
+  std::map<int, std::int64_t> last_end;  // range instance → the end of its last kernel
+  for (const auto& k : trace.kernels) {
+    int r = innermost_default(k.nvtx_range);
+    if (r < 0) r = innermost_default(k.nvtx_adopted);
+    if (r < 0 || !trace.nvtx[r].push_pop) continue;
+    auto& e = last_end[r];
+    e = std::max(e, k.end_ns);
+  }
+  struct Seen {
+    std::vector<double> work, span;
+  };
+  std::map<const Stage*, Seen> per_stage;
+  for (const auto& [r, end] : last_end) {
+    const auto& range = trace.nvtx[r];
+    KernelLaunch l;
+    l.nvtx_range = trace.str(range.name);
+    for (int p = r; p >= 0 && p < n; p = trace.nvtx[p].parent)
+      if (in_default_domain(trace, p)) l.nvtx_stack.insert(l.nvtx_stack.begin(), trace.str(trace.nvtx[p].name));
+    const Stage* stage = nullptr;
+    for (const auto& s : run.stages)
+      if (!s.name.empty() && !s.kernels.empty() && launch_in_stage(l, s.name)) stage = &s;
+    if (!stage) continue;
+    const std::int64_t lo = range.start_ns, hi = std::max(range.end_ns, end);
+    if (hi <= lo) continue;
+    per_stage[stage].work.push_back(host_work(lo, hi));
+    per_stage[stage].span.push_back(static_cast<double>(hi - lo));
+  }
+  for (const auto& [stage, seen] : per_stage) {
+    // One instance cannot tell the steady state from a first call's set-up (cuDNN building its plans, a compile).
+    if (seen.work.size() < 2) continue;
+    std::vector<double> work = seen.work;
+    std::sort(work.begin(), work.end());
+    const double typical = work[(work.size() - 1) / 2];
+    double span = 0;
+    for (double s : seen.span) span += s;
+    const double total = typical * static_cast<double>(work.size());
+    if (typical < min_gap || span <= 0 || total / span < t.param("opportunities.gap_min_idle_share")) continue;
+    Opportunity o = make(RemedyId::host_work, "stage");
+    o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), total / span * 100.0);
+    o.run_share_pct = std::min(100.0, span / span_ns * 100.0);
+    o.run_gain_pct = std::min(o.est_gain_pct, total / span_ns * 100.0);
+    o.trigger_metric = "host_work_ns";
+    o.trigger_value = total;
+    o.trigger = fmt::format("{}: host_work={:.1f} ms of {:.1f} ms over {} ranges", stage->name, total * 1e-6,
+                            span * 1e-6, work.size());
+    o.rationale = fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host "
+                              "works outside any CUDA call. ",
+                              stage->name, typical * 1e-6, span / static_cast<double>(work.size()) * 1e-6) +
+                  o.rationale;
+    for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
+    out.push_back(std::move(o));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Opportunity& a, const Opportunity& b) { return a.run_gain_pct > b.run_gain_pct; });
   return out;
 }
 

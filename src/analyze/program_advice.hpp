@@ -6,6 +6,8 @@
 //   host_sync       the GPU idles between many launches while the host waits for results (syncs, device-to-host
 //                   copies): needs a trace.
 //   launch_overhead the same gaps without host waits: a CUDA graph or a persistent kernel.
+//   host_work       a named range whose GPU idles in long gaps while the host computes outside any CUDA call (data
+//                   or random numbers made on the CPU each step): needs a trace with API calls.
 //   overlap_stages  consecutive under-filled stages that ran one after the other: streams, if independent; not
 //                   where filling both grids (their grid_fill items) saves at least as much of the run.
 #pragma once
@@ -36,5 +38,15 @@ std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns);
 // synchronises), and that item stands for the gaps: no whole-program item is added then.
 std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
                                     const Thresholds& t);
+
+// Host work inside the program's named ranges: a stage whose range instances typically spend at least
+// gap_min_idle_share of their span with the GPU idle in gaps of gap_host_work_max_ns or more, during which the host is
+// in no CUDA call (it computes: a sampler drawing its noise with the CPU's generator, per-step preprocessing in
+// Python), gets one host_work item. Its estimate is that host time's share of the stage's span; its run gain, the
+// share of the traced span `span_ns`. The typical instance is the lower median, and a stage needs two instances: the
+// first call of a range, which plans library calls or compiles, is not the steady state. Nothing without API call
+// records.
+std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& trace, double span_ns,
+                                          const Thresholds& t);
 
 }  // namespace kprof::analyze

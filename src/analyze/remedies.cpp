@@ -99,6 +99,11 @@ const Remedy kRemedies[] = {
      "The GPU idles while the host waits for each result before launching the next kernel; keep results on the "
      "device, synchronise once, and capture the loop in a CUDA graph.",
      true},
+    {RemedyId::host_work, "Take the host's work out of the GPU's path (do it on the GPU, or ahead of it)",
+     "The GPU idles in long gaps while the host computes between its launches (data prepared or random numbers drawn "
+     "on the CPU, Python work per step), outside any CUDA call; doing that work on the GPU, or ahead of time on "
+     "another thread with pinned memory and asynchronous copies, keeps the GPU busy.",
+     true},
 };
 }  // namespace
 
@@ -139,6 +144,9 @@ const char* remedy_assumption(RemedyId id) {
              "the consumer's math hides under the producer's";
     case R::overlap_stages: return "the shorter of two independent stages hides under the longer";
     case R::host_sync: return "launches queue ahead of the GPU, so the gaps shrink to about a microsecond each";
+    case R::host_work:
+      return "the host's work between the range's launches leaves the GPU's path, so the range takes its GPU time and "
+             "launch costs only";
     case R::none: break;
   }
   return "";

@@ -87,8 +87,9 @@ struct Opportunity {
   // What the estimate assumes, one sentence ("the consumer's work hides under the producer's", "every SM gets
   // work at the active SMs' rate"): the reader checks it against what the change will really do.
   std::string assumes;
-  // What it changes: "kernel" (one kernel group), "pipeline" (several stages: fusion, overlap) or "program"
-  // (launch gaps, synchronisation): the last two are whole-run items of ProfileRun::program_opportunities.
+  // What it changes: "kernel" (one kernel group), "pipeline" (several stages: fusion, overlap), "stage" (the host's
+  // work inside one stage's range) or "program" (launch gaps, synchronisation): the last three are whole-run items
+  // of ProfileRun::program_opportunities.
   std::string scope = "kernel";
   std::vector<std::string> kernels;  // pipeline/program items: the stages or kernels concerned, in launch order
   // For a library's or framework's kernel, whose code the caller cannot change: the remedy its own code would need

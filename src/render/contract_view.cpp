@@ -118,10 +118,13 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
                                             o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
   // Items across kernels (fuse stages, remove launch gaps) rank by the same whole-run gain.
   // A whole-program item of a one-kernel run reads like any item there: no label, its estimate of the run.
-  for (const auto& o : run.program_opportunities)
-    all.push_back(ContractOpportunity{
-        o.name, multi || o.scope != "program" ? fmt::format("{}", fmt::join(o.kernels, " → ")) : std::string(),
-        o.kernels, o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
+  // An item of one stage (host work in its range) is labelled with the stage, not a chain of its kernels.
+  for (const auto& o : run.program_opportunities) {
+    std::string label = multi || o.scope != "program" ? fmt::format("{}", fmt::join(o.kernels, " → ")) : std::string();
+    if (o.scope == "stage" && !o.kernels.empty()) label = o.kernels.front().substr(0, o.kernels.front().find(" · "));
+    all.push_back(ContractOpportunity{o.name, label, o.kernels, o.est_gain_pct, o.run_gain_pct, trigger_text(o),
+                                      o.assumes, o.scope});
+  }
   // A run analysed before run shares existed has none: rank by the kernel's own estimate then.
   bool shares = std::any_of(all.begin(), all.end(), [](const auto& o) { return o.run_gain_pct > 0; });
   std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {

@@ -32,7 +32,8 @@ struct ContractOpportunity {
   double run_gain_pct = 0;      // of the run's time: what ranks the top 3
   std::string trigger;          // "achieved_occupancy=57.5%"
   std::string assumes;          // what the estimate assumes
-  std::string scope = "kernel"; // "kernel", or "pipeline"/"program" for an item across kernels
+  std::string scope = "kernel"; // "kernel", or "pipeline"/"program" for an item across kernels, "stage" for one
+                                // stage's range (host work between its launches)
 };
 
 struct ContractView {
