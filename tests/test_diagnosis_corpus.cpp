@@ -760,19 +760,23 @@ TEST(DiagnosisHoldout, EighteenthSetScoreDoesNotRegress) {
 // change after: cause 8/8/3, first fix 4/4/2 of 12. Nsight Compute's full capture stopped at its 200 s step limit
 // before six cases' kernels: in ncu mode they have no counters. Twelfth session: the depthwise conv's FMA pipe busy
 // with integer work is no matmul (cause and first fix +1 in every source), and the sampler's host work between its
-// launches is its first fix in both annotation sources: 9/9/4 and 6/6/3.
+// launches is its first fix in both annotation sources; divergence no longer names a kernel whose warps wait on
+// memory for more than divergence costs (cause +1 everywhere): 10/10/5 and 6/6/3.
 TEST(DiagnosisHoldout, NineteenthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(19), 12, {{9, 6}, {9, 6}, {4, 3}},
+  expect_holdout_score(corpus::holdout_file(19), 12, {{10, 6}, {10, 6}, {5, 3}},
                        {"cosine_sim_broadcast_f32", "embedding_then_sum_f32", "mha_need_weights_default_bf16",
                         "matmul_3d_weight_bf16", "ema_lerp_flat_f32", "sampler_steps_host_noise_bf16"});
 }
 
 // What set 19 showed, in the shared mechanism: an FMA pipe busy with integer work is the integer pipe's bound, not
-// a matrix multiply on the CUDA cores; the host's work inside a range (the sampler draws its noise on the CPU each
+// a matrix multiply on the CUDA cores; a specific cause does not lead past a larger bound it does not explain; the host's work inside a range (the sampler draws its noise on the CPU each
 // step) is an item of its own, ranked first.
 TEST(DiagnosisHoldout, NineteenthSetReasoning) {
   in_every_source("diag_holdout19", [](const ProfileRun& run) {
     EXPECT_EQ(analysis_of(run, "dwconv7x7_nchw_bwd_bf16").bottleneck.cause, "int_pipe");
+    // Divergence (21 of 32 lanes, worth 16%) does not explain warps waiting on memory 76% of their stalls (43%):
+    // the latency names the bound.
+    EXPECT_EQ(analysis_of(run, "masked_index_loss_bwd_f32").bottleneck.cause, "memory_latency");
     const Opportunity* host = nullptr;
     for (const auto& o : run.program_opportunities)
       if (o.remedy == "host_work") {

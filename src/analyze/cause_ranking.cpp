@@ -84,6 +84,15 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
         }))
       return false;
     if (cause_spec(c.id).leads_without_gain) return true;
+    // Nor past a latency bound worth more that it does not explain: lanes masked off by divergence do not make
+    // warps wait on memory (PyTorch's masked index_put_ backward on the H200: 21 of 32 lanes active, worth 16%,
+    // beside 76% of its stalls on long-scoreboard memory waits, worth 43%). The generic memory and compute bounds
+    // are not weighed so: a stall-specific cause names them better (cuFFT's pass waiting on the global queue).
+    if (std::any_of(causes.begin(), causes.end(), [&](const Finding& b) {
+          return !b.specific && (b.id == CauseId::memory_latency || b.id == CauseId::latency) &&
+                 b.remedy != RemedyId::none && b.gain_pct > c.gain_pct && !c.accounts_for(b.id);
+        }))
+      return false;
     return c.gain_pct >= lead && (!saturated_id || c.accounts_for(*saturated_id));
   };
   // When no specific cause leads, the unit that binds the kernel (DRAM or a pipe) names it, even with no
