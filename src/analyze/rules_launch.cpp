@@ -85,9 +85,27 @@ void detect_small_grid(RuleContext& r) {
 
 void detect_occupancy_limit(RuleContext& r) {
   const auto& m = r.m;
-  if (!m.theoretical_occupancy_pct || *m.theoretical_occupancy_pct > r.p("occupancy_low_pct") || !r.latency_bound())
+  if (r.found(CauseId::launch_overhead) || r.found(CauseId::grid_too_small) || !r.latency_bound()) return;
+  // Blocks smaller than a warp: each warp holds only the block's threads, the rest of its lanes do not exist, and the
+  // SM's block limit caps its resident threads at that limit times the block. Theoretical occupancy counts warps and
+  // misses it (an elementwise kernel launched <<<n, 1>>> on the H200: 50% theoretical, 32 threads per SM of 2048,
+  // every warp one lane wide).
+  constexpr double kWarpLanes = 32.0;
+  if (m.block_size && *m.block_size > 0 && *m.block_size < kWarpLanes) {
+    const double lanes = *m.block_size;
+    const std::string limit =
+        m.occupancy_limit_blocks ? fmt::format(" and {:.0f} blocks per SM hold {:.0f} threads", *m.occupancy_limit_blocks,
+                                               *m.occupancy_limit_blocks * lanes)
+                                 : std::string();
+    r.add(CauseId::occupancy_blocks, "blocks smaller than a warp",
+          fmt::format("blocks of {:.0f} thread(s): each warp runs {:.0f} of its 32 lanes{}, while SM {:.1f}% and "
+                      "memory {:.1f}% wait",
+                      lanes, lanes, limit, val(m.sm_throughput_pct), val(m.memory_throughput_pct)),
+          (1.0 - lanes / kWarpLanes) * (1.0 - r.sol_max() / 100.0),
+          fmt::format("block_size={:.0f}, warp_lanes={:.0f}", lanes, kWarpLanes));
     return;
-  if (r.found(CauseId::launch_overhead) || r.found(CauseId::grid_too_small)) return;
+  }
+  if (!m.theoretical_occupancy_pct || *m.theoretical_occupancy_pct > r.p("occupancy_low_pct")) return;
   struct Limit {
     CauseId id;
     const char* what;
@@ -107,11 +125,19 @@ void detect_occupancy_limit(RuleContext& r) {
   double theo = *m.theoretical_occupancy_pct;
   double target = std::isfinite(others) ? std::min(100.0, theo * others / *bind->blocks) : 100.0;
   if (target <= theo) return;
+  // More warps hide latency, not waits on other warps: the share of the waiting spent at barriers, fences or in
+  // __nanosleep back-off is not theirs to hide (a chained scan whose blocks sleep on their predecessor's flag, 60%
+  // of the waits, at 25% theoretical occupancy on the H200).
+  const double total = r.waiting_total();
+  const double on_others = total > 0 ? std::clamp(m.waiting_stalls({"barrier", "membar", "sleeping"}) / total, 0.0, 1.0)
+                                     : 0.0;
   r.add(bind->id, fmt::format("occupancy limited by {}", bind->what),
         fmt::format("theoretical occupancy {:.1f}%: {} allow {:.0f} block(s) per SM (without that limit: {:.0f}%), "
-                    "and with SM {:.1f}% and memory {:.1f}% the warps mostly wait",
-                    theo, bind->what, *bind->blocks, target, val(m.sm_throughput_pct), val(m.memory_throughput_pct)),
-        1.0 - theo / target,
+                    "and with SM {:.1f}% and memory {:.1f}% the warps mostly wait{}",
+                    theo, bind->what, *bind->blocks, target, val(m.sm_throughput_pct), val(m.memory_throughput_pct),
+                    on_others >= 0.05 ? fmt::format(" ({} of it on other warps: barriers, fences, sleep)", pct(on_others))
+                                      : std::string()),
+        (1.0 - theo / target) * (1.0 - on_others),
         fmt::format("theoretical_occupancy={:.1f}%, {}_limit={:.0f} blocks", theo, name(bind->id).substr(10),
                     *bind->blocks));
 }
