@@ -286,7 +286,19 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
         run_ns += k.gpu_time_or_profiled_ns();
         if (&other == &st) stage_ns += k.gpu_time_or_profiled_ns();
       }
-    const double stage_share_pct = run_ns > 0 ? stage_ns / run_ns * 100.0 : 100.0;
+    // Items are shares of the kernels' summed time, or, when the run has an item for time outside the kernels (launch
+    // gaps, the host's work in a range), all of them shares of the traced span (analyze_run rescales them). The
+    // floor below takes the case's share on the items' scale: the ratio of the groups' run shares to their GPU-time
+    // shares.
+    double scaled = 0, unscaled = 0;
+    for (const auto& other : run.stages)
+      for (const auto& k : other.kernels)
+        if (k.analysis && !k.analysis->opportunities.empty() && run_ns > 0) {
+          scaled += k.analysis->opportunities.front().run_share_pct;
+          unscaled += k.gpu_time_or_profiled_ns() / run_ns * 100.0;
+        }
+    const double scale = scaled > 0 && unscaled > 0 ? std::min(1.0, scaled / unscaled) : 1.0;
+    const double stage_share_pct = (run_ns > 0 ? stage_ns / run_ns * 100.0 : 100.0) * scale;
     const Opportunity* across = nullptr;
     // The label is the first fix for the case as a whole: an item across kernels that names any of the case's
     // kernels (program_advice labels a kernel "stage · kernel" when its stage runs several) leads when it saves

@@ -701,6 +701,79 @@ TEST(Advice, HostWorkInsideARangeIsNamedWhereItRecurs) {
   EXPECT_EQ(top.front().kernel_label, "sample/step*");
 }
 
+// Set 14's scratch buffer: every step of a range allocates and frees it (cudaMalloc 56 us, cudaFree 92 us, which
+// synchronises the device) around two short kernels. The host held in those calls while the GPU idles is the range's
+// item: host_sync. A blocking copy or a synchronisation counts only where the trace records copies: without them the
+// GPU may be copying, unseen, while the host waits.
+TEST(Advice, AllocationsInsideARangeNameHostSynchronisation) {
+  auto steps = [](const std::string& call) {
+    Trace trace;
+    trace.strings = {"", "scratch", "k", call, "cudaLaunchKernel"};
+    std::int64_t t = 0;
+    for (int rep = 0; rep < 2; ++rep) {
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      for (int i = 0; i < 64; ++i) {
+        for (std::int64_t d : {56000, 92000}) {  // the allocation, then (after the kernel) the free
+          TraceApiCall a;
+          a.name = 3;
+          a.start_ns = t;
+          a.end_ns = t + d;
+          trace.api_calls.push_back(a);
+          t += d;
+          if (d == 56000) {
+            TraceApiCall l;
+            l.name = 4;
+            l.start_ns = t;
+            l.end_ns = t + 4000;
+            trace.api_calls.push_back(l);
+            TraceKernel k;
+            k.name = k.function = 2;
+            k.start_ns = t + 6000;
+            k.end_ns = t + 26000;
+            k.nvtx_range = ri;
+            trace.kernels.push_back(k);
+            t += 26000;
+          }
+        }
+      }
+      r.end_ns = t;
+      trace.nvtx.push_back(r);
+      t += 1000000;
+    }
+    return trace;
+  };
+  auto run_of = [] {
+    ProfileRun run;
+    Stage s;
+    s.name = "scratch";
+    s.kernels.push_back(stage_group("k", 20000, 1e6, 1e6, 10));
+    run.stages.push_back(s);
+    return run;
+  };
+  Trace alloc = steps("cudaFree");
+  auto ops = host_work_advice(run_of(), alloc, static_cast<double>(alloc.nvtx.back().end_ns), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].remedy, "host_sync");
+  EXPECT_EQ(ops[0].scope, "stage");
+  EXPECT_EQ(ops[0].trigger_metric, "host_blocked_ns");
+  // 148 us of each 174 us step is spent in the calls with the GPU idle.
+  EXPECT_NEAR(ops[0].est_gain_pct, 148.0 / 174.0 * 100.0, 1.0);
+  // The same times in synchronisations, in a trace without copy records: nothing is claimed.
+  Trace sync = steps("cudaStreamSynchronize");
+  EXPECT_TRUE(host_work_advice(run_of(), sync, static_cast<double>(sync.nvtx.back().end_ns), shipped()).empty());
+  // With copy records the GPU's copies are seen, and a synchronisation on an idle GPU counts.
+  TraceMemcpy c;
+  c.start_ns = sync.nvtx.back().end_ns + 10;
+  c.end_ns = c.start_ns + 10;
+  sync.memcpys.push_back(c);
+  ops = host_work_advice(run_of(), sync, static_cast<double>(c.end_ns), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].remedy, "host_sync");
+}
+
 // 2,000 tiny kernels, each followed by a host synchronisation: the GPU idles 60% of the span.
 TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   Trace trace;

@@ -697,7 +697,7 @@ TEST(DiagnosisHoldout, WorkImbalanceAcrossSmsIsACause) {
 // blind (scripts/holdout_label_kit.py). Scored as captured (kprof ebc7716): set 14 cause 9/9/9, first fix 4/4/4 of
 // 12; set 15 cause 8/8/8, first fix 5/6/5 of 12. These floors are the score after the changes they prompted.
 TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
-  expect_holdout_score(corpus::holdout_file(14), 12, {{10, 8}, {10, 8}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(14), 12, {{10, 9}, {10, 9}, {10, 8}});
   // Set 15's ncu-mode capture stopped at its 150 s step limit before the message-passing case's kernels.
   expect_holdout_score(corpus::holdout_file(15), 12, {{8, 7}, {8, 7}, {8, 7}}, {"gnn_message_passing_f32"});
 }

@@ -499,30 +499,52 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
       else m.push_back(s);
     return m;
   };
-  std::vector<Span> gpu, host;
+  std::vector<Span> gpu, host, blocking;
   for (const auto& k : trace.kernels) gpu.push_back({k.start_ns, k.end_ns});
   for (const auto& c : trace.memcpys) gpu.push_back({c.start_ns, c.end_ns});
   for (const auto& s : trace.memsets) gpu.push_back({s.start_ns, s.end_ns});
-  for (const auto& a : trace.api_calls) host.push_back({a.start_ns, a.end_ns});
+  for (const auto& a : trace.api_calls) {
+    host.push_back({a.start_ns, a.end_ns});
+    // A call that holds the host while the GPU has nothing queued: an allocation or free (cudaFree synchronises
+    // the device), a blocking copy, a synchronisation. Launch calls are the launch's own cost.
+    // Calls shorter than blocking_call_min_ns only enqueue work (an asynchronous device-to-device copy, an event).
+    // Without copy records (the annotation and event tracers), the GPU may be copying while the host waits in a copy
+    // or a synchronisation, unseen: only allocations and frees count there (a stencil's blocking device-to-device
+    // copy and a two-stream copy pipeline on the H200 read as idle GPU otherwise).
+    const std::string_view call = trace.str(a.name);
+    const bool allocation = call.find("Malloc") != std::string_view::npos || call.find("Free") != std::string_view::npos ||
+                            call.find("HostAlloc") != std::string_view::npos;
+    if (!call.empty() && call.find("Launch") == std::string_view::npos && (allocation || !trace.memcpys.empty()) &&
+        a.end_ns - a.start_ns >= t.param("opportunities.blocking_call_min_ns"))
+      blocking.push_back({a.start_ns, a.end_ns});
+  }
   gpu = merged(std::move(gpu));
   host = merged(std::move(host));
-  // Time in [lo, hi) the host spends inside CUDA calls.
-  auto in_calls = [&](std::int64_t lo, std::int64_t hi) {
+  blocking = merged(std::move(blocking));
+  // Time in [lo, hi) covered by the spans of `of`.
+  auto covered = [](const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
     std::int64_t sum = 0;
-    auto it = std::upper_bound(host.begin(), host.end(), Span{lo, lo},
+    auto it = std::upper_bound(of.begin(), of.end(), Span{lo, lo},
                                [](const Span& a, const Span& b) { return a.first < b.first; });
-    if (it != host.begin()) --it;
-    for (; it != host.end() && it->first < hi; ++it) sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
+    if (it != of.begin()) --it;
+    for (; it != of.end() && it->first < hi; ++it)
+      sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
     return sum;
   };
   const double min_gap = t.param("opportunities.gap_host_work_max_ns");
-  // The host's computing in [lo, hi): idle stretches of the GPU of min_gap or more, less the host's CUDA calls in them
-  // (a blocking copy or a synchronisation is a wait, not work).
-  auto host_work = [&](std::int64_t lo, std::int64_t hi) {
-    double sum = 0;
+  // In [lo, hi), with the GPU idle: the host's computing (idle stretches of min_gap or more, less the host's CUDA
+  // calls in them: a blocking copy or a synchronisation is a wait, not work), and the host held in a blocking call
+  // (any stretch).
+  struct Idle {
+    double work = 0, blocked = 0;
+  };
+  auto idle_host = [&](std::int64_t lo, std::int64_t hi) {
+    Idle out;
     std::int64_t at = lo;
     auto flush = [&](std::int64_t until) {
-      if (until - at >= min_gap) sum += static_cast<double>(until - at - in_calls(at, until));
+      if (until <= at) return;
+      out.blocked += static_cast<double>(covered(blocking, at, until));
+      if (until - at >= min_gap) out.work += static_cast<double>(until - at - covered(host, at, until));
     };
     auto it = std::upper_bound(gpu.begin(), gpu.end(), Span{lo, lo},
                                [](const Span& a, const Span& b) { return a.first < b.first; });
@@ -533,7 +555,7 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
       at = std::max(at, it->second);
     }
     if (at < hi) flush(hi);
-    return sum;
+    return out;
   };
   // Each kernel's innermost default-domain range (its own, else the one it adopted from a waiting thread): the range
   // instances that hold launches, with the end of their last kernel.
@@ -551,7 +573,7 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
     e = std::max(e, k.end_ns);
   }
   struct Seen {
-    std::vector<double> work, span;
+    std::vector<double> work, blocked, span;
   };
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
@@ -566,31 +588,50 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
     if (!stage) continue;
     const std::int64_t lo = range.start_ns, hi = std::max(range.end_ns, end);
     if (hi <= lo) continue;
-    per_stage[stage].work.push_back(host_work(lo, hi));
+    const Idle idle = idle_host(lo, hi);
+    per_stage[stage].work.push_back(idle.work);
+    per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].span.push_back(static_cast<double>(hi - lo));
   }
   for (const auto& [stage, seen] : per_stage) {
-    // One instance cannot tell the steady state from a first call's set-up (cuDNN building its plans, a compile).
+    // One instance cannot tell the steady state from a first call's set-up (cuDNN building its plans, a compile,
+    // the allocator's first growth).
     if (seen.work.size() < 2) continue;
-    std::vector<double> work = seen.work;
-    std::sort(work.begin(), work.end());
-    const double typical = work[(work.size() - 1) / 2];
+    auto lower_median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[(v.size() - 1) / 2];
+    };
     double span = 0;
     for (double s : seen.span) span += s;
-    const double total = typical * static_cast<double>(work.size());
-    if (typical < min_gap || span <= 0 || total / span < t.param("opportunities.gap_min_idle_share")) continue;
-    Opportunity o = make(RemedyId::host_work, "stage");
+    if (span <= 0) continue;
+    const double count = static_cast<double>(seen.work.size());
+    const double work = lower_median(seen.work), blocked = lower_median(seen.blocked);
+    // The larger of the two leads; each needs gap_min_idle_share of the stage's span.
+    const bool computes = work >= blocked;
+    const double typical = computes ? work : blocked, total = typical * count;
+    if (typical < min_gap || total / span < t.param("opportunities.gap_min_idle_share")) continue;
+    Opportunity o = make(computes ? RemedyId::host_work : RemedyId::host_sync, "stage");
     o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), total / span * 100.0);
     o.run_share_pct = std::min(100.0, span / span_ns * 100.0);
     o.run_gain_pct = std::min(o.est_gain_pct, total / span_ns * 100.0);
-    o.trigger_metric = "host_work_ns";
+    o.trigger_metric = computes ? "host_work_ns" : "host_blocked_ns";
     o.trigger_value = total;
-    o.trigger = fmt::format("{}: host_work={:.1f} ms of {:.1f} ms over {} ranges", stage->name, total * 1e-6,
-                            span * 1e-6, work.size());
-    o.rationale = fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host "
-                              "works outside any CUDA call. ",
-                              stage->name, typical * 1e-6, span / static_cast<double>(work.size()) * 1e-6) +
-                  o.rationale;
+    o.trigger = fmt::format("{}: {}={:.1f} ms of {:.1f} ms over {} ranges", stage->name,
+                            computes ? "host_work" : "host_blocked", total * 1e-6, span * 1e-6, seen.work.size());
+    o.rationale =
+        computes
+            ? fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host works "
+                          "outside any CUDA call. ",
+                          stage->name, typical * 1e-6, span / count * 1e-6) +
+                  o.rationale
+            : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host is held "
+                          "in CUDA calls that block it (allocations and frees, blocking or pageable copies, "
+                          "synchronisations). Allocate once (or with cudaMallocAsync), copy from pinned memory "
+                          "asynchronously, and synchronise once: the launches then queue ahead of the GPU.",
+                          stage->name, typical * 1e-6, span / count * 1e-6);
+    if (!computes)
+      o.assumes = "the blocking calls' time leaves the range (a copy still takes its time at the pinned rate, on the "
+                  "copy engine beside the kernels)";
     for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
     out.push_back(std::move(o));
   }

@@ -39,13 +39,16 @@ std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns);
 std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
                                     const Thresholds& t);
 
-// Host work inside the program's named ranges: a stage whose range instances typically spend at least
-// gap_min_idle_share of their span with the GPU idle in gaps of gap_host_work_max_ns or more, during which the host is
-// in no CUDA call (it computes: a sampler drawing its noise with the CPU's generator, per-step preprocessing in
-// Python), gets one host_work item. Its estimate is that host time's share of the stage's span; its run gain, the
-// share of the traced span `span_ns`. The typical instance is the lower median, and a stage needs two instances: the
-// first call of a range, which plans library calls or compiles, is not the steady state. Nothing without API call
-// records.
+// The host in the GPU's path inside the program's named ranges. A stage whose range instances typically spend at
+// least gap_min_idle_share of their span with the GPU idle
+//   - in gaps of gap_host_work_max_ns or more while the host is in no CUDA call (it computes: a sampler drawing its
+//     noise with the CPU's generator, per-step preprocessing in Python) gets one host_work item;
+//   - while the host is held in CUDA calls of blocking_call_min_ns or more that are not launches (allocations and
+//     frees; where the trace records copies, also blocking copies and synchronisations), at least
+//     gap_host_work_max_ns per instance, gets one host_sync item;
+// the larger of the two. Its estimate is that time's share of the stage's span; its run gain, the share of the traced
+// span `span_ns`. The typical instance is the lower median, and a stage needs two instances: the first call of a
+// range, which plans library calls or compiles, is not the steady state. Nothing without API call records.
 std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& trace, double span_ns,
                                           const Thresholds& t);
 
