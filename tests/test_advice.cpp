@@ -774,6 +774,67 @@ TEST(Advice, AllocationsInsideARangeNameHostSynchronisation) {
   EXPECT_EQ(ops[0].remedy, "host_sync");
 }
 
+// Set 20's upload pipeline: per chunk a 0.6 ms host-to-device copy, then a 0.6 ms kernel on it, eight chunks over
+// two streams, but a memset on the legacy default stream between them keeps copies and kernels from ever running side
+// by side. Overlapping them hides the shorter: about half the range. The same pipeline with the copies running under
+// the kernels gets nothing.
+TEST(Advice, CopiesThatNeverOverlapTheKernelsAreNamed) {
+  auto pipeline = [](bool overlapped) {
+    Trace trace;
+    trace.strings = {"", "upload", "relax"};
+    std::int64_t t = 0;
+    for (int rep = 0; rep < 2; ++rep) {
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      for (int i = 0; i < 8; ++i) {
+        TraceMemcpy c;
+        c.kind = MemcpyKind::htod;
+        c.start_ns = t;
+        c.end_ns = t + 600000;
+        trace.memcpys.push_back(c);
+        TraceKernel k;
+        k.name = k.function = 2;
+        k.start_ns = overlapped ? t + (i == 0 ? 600000 : 0) : t + 600000;
+        k.end_ns = k.start_ns + 600000;
+        k.nvtx_range = ri;
+        trace.kernels.push_back(k);
+        TraceApiCall a;
+        a.name = 2;
+        a.start_ns = t;
+        a.end_ns = t + 3000;
+        trace.api_calls.push_back(a);
+        t = overlapped ? t + 600000 : t + 1200000;
+      }
+      t += overlapped ? 600000 : 0;
+      r.end_ns = t;
+      trace.nvtx.push_back(r);
+      t += 100000;
+    }
+    std::sort(trace.kernels.begin(), trace.kernels.end(),
+              [](const TraceKernel& a, const TraceKernel& b) { return a.start_ns < b.start_ns; });
+    return trace;
+  };
+  auto run_of = [] {
+    ProfileRun run;
+    Stage s;
+    s.name = "upload";
+    s.kernels.push_back(stage_group("relax", 600000, 1e6, 1e6, 2));
+    run.stages.push_back(s);
+    return run;
+  };
+  Trace serial = pipeline(false);
+  auto ops = host_work_advice(run_of(), serial, static_cast<double>(serial.nvtx.back().end_ns), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].remedy, "overlap_stages");
+  EXPECT_EQ(ops[0].scope, "stage");
+  EXPECT_NEAR(ops[0].est_gain_pct, 50.0, 1.0);
+  Trace overlapped = pipeline(true);
+  EXPECT_TRUE(
+      host_work_advice(run_of(), overlapped, static_cast<double>(overlapped.nvtx.back().end_ns), shipped()).empty());
+}
+
 // 2,000 tiny kernels, each followed by a host synchronisation: the GPU idles 60% of the span.
 TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   Trace trace;

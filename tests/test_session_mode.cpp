@@ -45,6 +45,13 @@ TEST(SessionModeTable, EventRecordsOnlyWhatTimingNeedsAndNsysTheWholeTimeline) {
     EXPECT_TRUE(p->records.runtime_api);
   }
   EXPECT_FALSE(event.records.copies);
+  // The first passes record copies (program advice needs the GPU's copies), not synchronisation.
+  for (Mode first : {Mode::Annotation, Mode::Ncu}) {
+    spec.mode = first;
+    const ModePlan p = plan_run(spec);
+    EXPECT_TRUE(p.records.copies) << static_cast<int>(first);
+    EXPECT_FALSE(p.records.sync) << static_cast<int>(first);
+  }
   EXPECT_FALSE(event.records.sync);
   EXPECT_TRUE(nsys.records.copies);
   EXPECT_TRUE(nsys.records.sync);

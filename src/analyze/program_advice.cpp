@@ -518,6 +518,12 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
         a.end_ns - a.start_ns >= t.param("opportunities.blocking_call_min_ns"))
       blocking.push_back({a.start_ns, a.end_ns});
   }
+  // The kernels and the copies apart, for how much of each ran beside the other.
+  std::vector<Span> kernels_only, copies_only;
+  for (const auto& k : trace.kernels) kernels_only.push_back({k.start_ns, k.end_ns});
+  for (const auto& c : trace.memcpys) copies_only.push_back({c.start_ns, c.end_ns});
+  kernels_only = merged(std::move(kernels_only));
+  copies_only = merged(std::move(copies_only));
   gpu = merged(std::move(gpu));
   host = merged(std::move(host));
   blocking = merged(std::move(blocking));
@@ -572,8 +578,29 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
     auto& e = last_end[r];
     e = std::max(e, k.end_ns);
   }
+  // In [lo, hi): the part of the shorter of the copies and the kernels that did not run beside the other (what
+  // overlapping them could hide).
+  auto serial_copies = [&](std::int64_t lo, std::int64_t hi) {
+    auto clip = [&](const std::vector<Span>& v) {
+      std::vector<Span> out;
+      for (const auto& s : v)
+        if (s.second > lo && s.first < hi) out.push_back({std::max(lo, s.first), std::min(hi, s.second)});
+      return out;
+    };
+    const std::vector<Span> k = clip(kernels_only), c = clip(copies_only);
+    double kt = 0, ct = 0, both = 0;
+    for (const auto& s : k) kt += static_cast<double>(s.second - s.first);
+    for (const auto& s : c) ct += static_cast<double>(s.second - s.first);
+    for (std::size_t i = 0, j = 0; i < k.size() && j < c.size();) {
+      both += static_cast<double>(std::max<std::int64_t>(0, std::min(k[i].second, c[j].second) -
+                                                              std::max(k[i].first, c[j].first)));
+      if (k[i].second < c[j].second) ++i;
+      else ++j;
+    }
+    return std::max(0.0, std::min(kt, ct) - both);
+  };
   struct Seen {
-    std::vector<double> work, blocked, span;
+    std::vector<double> work, blocked, serial, span;
   };
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
@@ -591,6 +618,7 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
     const Idle idle = idle_host(lo, hi);
     per_stage[stage].work.push_back(idle.work);
     per_stage[stage].blocked.push_back(idle.blocked);
+    per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
     per_stage[stage].span.push_back(static_cast<double>(hi - lo));
   }
   for (const auto& [stage, seen] : per_stage) {
@@ -605,6 +633,30 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
     for (double s : seen.span) span += s;
     if (span <= 0) continue;
     const double count = static_cast<double>(seen.work.size());
+    // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default
+    // stream, or one stream for both): overlapping them hides the shorter.
+    if (const double serial = lower_median(seen.serial);
+        serial * count / span >= t.param("opportunities.gap_min_idle_share")) {
+      Opportunity o = make(RemedyId::overlap_stages, "stage");
+      o.name = "Overlap the copies with the kernels (pinned memory, cudaMemcpyAsync on other streams, nothing on the "
+               "legacy default stream between them)";
+      o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), serial * count / span * 100.0);
+      o.run_share_pct = std::min(100.0, span / span_ns * 100.0);
+      o.run_gain_pct = std::min(o.est_gain_pct, serial * count / span_ns * 100.0);
+      o.trigger_metric = "serial_copy_ns";
+      o.trigger_value = serial * count;
+      o.trigger = fmt::format("{}: serial_copies={:.1f} ms of {:.1f} ms over {} ranges", stage->name,
+                              serial * count * 1e-6, span * 1e-6, seen.work.size());
+      o.rationale = fmt::format("In {} the copies and the kernels run one after the other: {:.1f} ms of each range's "
+                                "{:.1f} ms (typically) is the shorter of the two running alone. On separate streams "
+                                "from pinned memory, with no work on the legacy default stream between them (it "
+                                "waits for every other stream), one hides under the other.",
+                                stage->name, serial * 1e-6, span / count * 1e-6);
+      o.assumes = "the copies and the kernels are independent chunks (a pipeline), so the shorter of the two hides "
+                  "under the longer";
+      for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
+      out.push_back(std::move(o));
+    }
     const double work = lower_median(seen.work), blocked = lower_median(seen.blocked);
     // The larger of the two leads; each needs gap_min_idle_share of the stage's span.
     const bool computes = work >= blocked;

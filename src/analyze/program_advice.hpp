@@ -46,7 +46,9 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
 //   - while the host is held in CUDA calls of blocking_call_min_ns or more that are not launches (allocations and
 //     frees; where the trace records copies, also blocking copies and synchronisations), at least
 //     gap_host_work_max_ns per instance, gets one host_sync item;
-// the larger of the two. Its estimate is that time's share of the stage's span; its run gain, the share of the traced
+// the larger of the two; and, where the trace records copies, copies and kernels that never ran side by side (the
+// shorter of the two alone for gap_min_idle_share of the span: a two-stream pipeline serialised by work on the legacy
+// default stream) get one overlap_stages item. Each estimate is that time's share of the stage's span; its run gain, the share of the traced
 // span `span_ns`. The typical instance is the lower median, and a stage needs two instances: the first call of a
 // range, which plans library calls or compiles, is not the steady state. Nothing without API call records.
 std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& trace, double span_ns,

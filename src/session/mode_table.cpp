@@ -12,6 +12,10 @@ namespace {
 // What durations and stages need: kernels, the NVTX ranges, and the launch calls that tie each kernel to the
 // range it was launched in. The cheapest set that keeps stages right (no copies, memsets, synchronisation).
 constexpr TracerRecords kTimingRecords{.runtime_api = true, .nvtx = true};
+// The first passes (annotation, ncu): the same plus copies and memsets, so that program advice sees the GPU's copies
+// (a wait in a copy call is the GPU copying, not idle; copies that never overlap the kernels). A copy record costs
+// about what a kernel record does, and programs copy far less often than they launch.
+constexpr TracerRecords kFirstPassRecords{.runtime_api = true, .copies = true, .nvtx = true};
 // The whole timeline: copies, memsets and host synchronisation as well.
 constexpr TracerRecords kTimelineRecords{.runtime_api = true, .copies = true, .sync = true, .nvtx = true};
 
@@ -19,12 +23,12 @@ using enum CollectorKind;
 
 const ModeEntry kTable[] = {
     {Mode::Annotation, "counters of each distinct kernel, roofline, bottleneck, ranked opportunities",
-     {Clocks, Tracer, CuptiCounters, NcuMetrics}, kTimingRecords, {}},
+     {Clocks, Tracer, CuptiCounters, NcuMetrics}, kFirstPassRecords, {}},
     {Mode::Event, "precise durations of every launch (median, p10/p90, CV) at the tracer's lowest overhead",
      {Clocks, Tracer}, kTimingRecords, {.timing_report = true}},
     // A tracer pass too: ncu replays one launch per kernel group, the tracer times them all (launch gaps, stages).
     {Mode::Ncu, "Nsight Compute --set full: every section, NCU rules, annotated source, SASS",
-     {Clocks, Tracer, NcuFull, CompiledCode}, kTimingRecords, {.source_pages = true}},
+     {Clocks, Tracer, NcuFull, CompiledCode}, kFirstPassRecords, {.source_pages = true}},
     {Mode::Nsys, "the full timeline: streams, copies, synchronisation, overlap, launch overhead, Perfetto trace",
      {Clocks, Tracer}, kTimelineRecords, {.timeline = true, .chrome_trace = true}},
 };
