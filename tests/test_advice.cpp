@@ -833,6 +833,22 @@ TEST(Advice, CopiesThatNeverOverlapTheKernelsAreNamed) {
   Trace overlapped = pipeline(true);
   EXPECT_TRUE(
       host_work_advice(run_of(), overlapped, static_cast<double>(overlapped.nvtx.back().end_ns), shipped()).empty());
+  // Device-to-device copies take the DRAM bandwidth the kernels use (a stencil's copy-back of its grid): no overlap
+  // item.
+  Trace dtod = pipeline(false);
+  for (auto& c : dtod.memcpys) c.kind = MemcpyKind::dtod;
+  EXPECT_TRUE(host_work_advice(run_of(), dtod, static_cast<double>(dtod.nvtx.back().end_ns), shipped()).empty());
+  // The same copies from pageable memory at 7 GB/s (4.2 MB in 0.6 ms): pinned buffers first. The item's estimate is
+  // the copies' share of the range less what they still take at the pinned rate.
+  Trace paged = pipeline(false);
+  for (auto& c : paged.memcpys) c.pageable = true, c.bytes = 4200000;
+  ops = host_work_advice(run_of(), paged, static_cast<double>(paged.nvtx.back().end_ns), shipped());
+  const Opportunity* pinned = nullptr;
+  for (const auto& o : ops)
+    if (o.remedy == "host_sync") pinned = &o;
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_EQ(pinned->trigger_metric, "pageable_copy_ns");
+  EXPECT_NEAR(pinned->est_gain_pct, 50.0 * (1.0 - 7.0 / shipped().param("opportunities.pinned_copy_gbps")), 1.0);
 }
 
 // 2,000 tiny kernels, each followed by a host synchronisation: the GPU idles 60% of the span.

@@ -697,7 +697,7 @@ TEST(DiagnosisHoldout, WorkImbalanceAcrossSmsIsACause) {
 // blind (scripts/holdout_label_kit.py). Scored as captured (kprof ebc7716): set 14 cause 9/9/9, first fix 4/4/4 of
 // 12; set 15 cause 8/8/8, first fix 5/6/5 of 12. These floors are the score after the changes they prompted.
 TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
-  expect_holdout_score(corpus::holdout_file(14), 12, {{10, 9}, {10, 9}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(14), 12, {{10, 10}, {10, 10}, {10, 8}});
   // Set 15's ncu-mode capture stopped at its 150 s step limit before the message-passing case's kernels.
   expect_holdout_score(corpus::holdout_file(15), 12, {{8, 7}, {8, 7}, {8, 7}}, {"gnn_message_passing_f32"});
 }
@@ -792,9 +792,22 @@ TEST(DiagnosisHoldout, NineteenthSetReasoning) {
 
 // Set 20 (twelfth session of issue 23): twelve hand-written CUDA cases of kinds and forms sets 7-19 did not use,
 // written by a helper who did not read the rules, captured with kprof db834b7 and labelled blind. As captured (kprof
-// 3c54257): cause 6/7/6, first fix 6/6/6 of 12. After the two occupancy changes it prompted: 8/9/8 and 8/8/8.
+// 3c54257): cause 6/7/6, first fix 6/6/6 of 12. After the two occupancy changes it prompted: 8/9/8 and 8/8/8. Its
+// annotation forms were captured again once the first passes recorded copies (kprof fa8b533): the two-stream upload
+// pipeline serialised by a default-stream memset is told to overlap its copies with its kernels: first fix 9/9/8.
 TEST(DiagnosisHoldout, TwentiethSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(20), 12, {{8, 8}, {9, 8}, {8, 8}});
+  expect_holdout_score(corpus::holdout_file(20), 12, {{8, 9}, {9, 9}, {8, 8}});
+}
+
+// Set 21 (twelfth session): work the user did not write by hand (torch.compile, FP8 scaled_mm, SDPA, a Triton grouped
+// GEMM, F.fold) and host-side loop structure, written by a helper who did not read the rules, captured with kprof
+// fa8b533 (the annotation tracer recording copies) and labelled blind. Scored as captured, with no change after:
+// cause 6/5/4, first fix 7/7/4. Nsight Compute's full capture stopped at its 170 s step limit before six cases.
+TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(21), 12, {{6, 7}, {5, 7}, {4, 4}},
+                       {"fold_unpatchify_p16_f32", "scaled_mm_fp8_m16_decode", "sdpa_head_dim_100_bf16",
+                        "sync_after_every_op_bf16", "token_ids_torch_tensor_per_step",
+                        "triton_moe_grouped_gemm_skewed_bf16"});
 }
 
 // What set 20 showed, in the shared mechanism:

@@ -519,9 +519,20 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
       blocking.push_back({a.start_ns, a.end_ns});
   }
   // The kernels and the copies apart, for how much of each ran beside the other.
+  // Only copies between host and device use a resource of their own (the host link); a device-to-device copy
+  // takes the DRAM bandwidth the kernels use (a stencil's copy-back of its grid cannot hide under the stencil).
   std::vector<Span> kernels_only, copies_only;
+  struct PageableCopy {
+    std::int64_t start, end;
+    double bytes;
+  };
+  std::vector<PageableCopy> pageable;
   for (const auto& k : trace.kernels) kernels_only.push_back({k.start_ns, k.end_ns});
-  for (const auto& c : trace.memcpys) copies_only.push_back({c.start_ns, c.end_ns});
+  for (const auto& c : trace.memcpys)
+    if (c.kind == MemcpyKind::htod || c.kind == MemcpyKind::dtoh) {
+      copies_only.push_back({c.start_ns, c.end_ns});
+      if (c.pageable) pageable.push_back({c.start_ns, c.end_ns, static_cast<double>(c.bytes)});
+    }
   kernels_only = merged(std::move(kernels_only));
   copies_only = merged(std::move(copies_only));
   gpu = merged(std::move(gpu));
@@ -599,8 +610,16 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
     }
     return std::max(0.0, std::min(kt, ct) - both);
   };
+  // In [lo, hi): the time and bytes of copies from or to pageable host memory (the driver stages them, at a
+  // fraction of the host link's rate, and the call blocks the host).
+  auto pageable_copies = [&](std::int64_t lo, std::int64_t hi) {
+    std::pair<double, double> out{0, 0};
+    for (const auto& c : pageable)
+      if (c.start >= lo && c.end <= hi) out.first += static_cast<double>(c.end - c.start), out.second += c.bytes;
+    return out;
+  };
   struct Seen {
-    std::vector<double> work, blocked, serial, span;
+    std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes;
   };
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
@@ -619,6 +638,9 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
     per_stage[stage].work.push_back(idle.work);
     per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
+    const auto [p_ns, p_bytes] = pageable_copies(lo, hi);
+    per_stage[stage].pageable_ns.push_back(p_ns);
+    per_stage[stage].pageable_bytes.push_back(p_bytes);
     per_stage[stage].span.push_back(static_cast<double>(hi - lo));
   }
   for (const auto& [stage, seen] : per_stage) {
@@ -656,6 +678,35 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
                   "under the longer";
       for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
       out.push_back(std::move(o));
+    }
+    // Copies from or to pageable memory at a fraction of the pinned rate (opportunities.pinned_copy_gbps): pinned
+    // buffers and asynchronous copies (set 14's chunked upload at 6.8 GB/s, 96% of its range).
+    if (const double p_ns = lower_median(seen.pageable_ns); p_ns >= min_gap && p_ns * count / span >= t.param("opportunities.gap_min_idle_share")) {
+      double ns = 0, bytes = 0;
+      for (std::size_t i = 0; i < seen.pageable_ns.size(); ++i) ns += seen.pageable_ns[i], bytes += seen.pageable_bytes[i];
+      const double gbps = ns > 0 ? bytes / ns : 0, pinned = t.param("opportunities.pinned_copy_gbps");
+      if (gbps > 0 && gbps < 0.5 * pinned) {
+        Opportunity o = make(RemedyId::host_sync, "stage");
+        o.name = "Copy from pinned memory asynchronously (pinned host buffers, cudaMemcpyAsync / non_blocking=True)";
+        const double share = p_ns * count / span;
+        o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), share * (1.0 - gbps / pinned) * 100.0);
+        o.run_share_pct = std::min(100.0, span / span_ns * 100.0);
+        o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
+        o.trigger_metric = "pageable_copy_ns";
+        o.trigger_value = p_ns * count;
+        o.trigger = fmt::format("{}: pageable_copies={:.1f} ms of {:.1f} ms at {:.1f} GB/s over {} ranges", stage->name,
+                                p_ns * count * 1e-6, span * 1e-6, gbps, seen.work.size());
+        o.rationale = fmt::format("In {} copies from or to pageable host memory take {:.1f} ms of each range's {:.1f} ms "
+                                  "at {:.1f} GB/s: the driver stages them through a pinned buffer while the host waits. "
+                                  "From pinned buffers they run at the host link's rate and, asynchronous, beside the "
+                                  "kernels.",
+                                  stage->name, p_ns * 1e-6, span / count * 1e-6, gbps);
+        o.assumes = fmt::format("the copies run at {:.0f} GB/s from pinned memory (opportunities.pinned_copy_gbps) and "
+                                "nothing else changes",
+                                pinned);
+        for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
+        out.push_back(std::move(o));
+      }
     }
     const double work = lower_median(seen.work), blocked = lower_median(seen.blocked);
     // The larger of the two leads; each needs gap_min_idle_share of the stage's span.

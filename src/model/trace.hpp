@@ -58,6 +58,7 @@ struct TraceKernel : TraceSpan {
 struct TraceMemcpy : TraceSpan {
   MemcpyKind kind = MemcpyKind::unknown;
   bool async = false;
+  bool pageable = false;  // from or to pageable host memory (the driver stages it through a pinned buffer)
   std::uint64_t bytes = 0;
   std::uint32_t graph_id = 0;
 };

@@ -222,6 +222,7 @@ void assemble_copies(const RawTrace& raw, Clock& clock, Trace& t, BackwardsSpans
     static_cast<TraceSpan&>(m) = clock.span(r);
     m.kind = r.copy_kind <= 10 ? static_cast<MemcpyKind>(r.copy_kind) : MemcpyKind::unknown;
     m.async = (r.flags & 1u) != 0;  // CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC
+    m.pageable = r.src_kind == 1 || r.dst_kind == 1;  // CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE
     m.bytes = r.bytes;
     m.graph_id = r.graph_id;
     t.memcpys.push_back(m);
