@@ -49,10 +49,12 @@ void detect_tail_wave(RuleContext& r) {
 // the work makes the kernel take the average SM's time instead of the busiest's.
 void detect_sm_imbalance(RuleContext& r) {
   const auto& m = r.m;
-  if (!m.sm_active_pct || !m.waves_per_sm || *m.waves_per_sm < 1.0) return;
+  // A grid just under one wave fills the GPU too (all its blocks resident at once): a skewed grouped GEMM of 256
+  // blocks in 264 slots on the H200.
+  if (!m.sm_active_pct || !m.waves_per_sm || *m.waves_per_sm < r.p("tail_wave_efficiency")) return;
   if (r.found(CauseId::tail_wave) || r.found(CauseId::launch_overhead)) return;
-  const double w = *m.waves_per_sm, full = std::ceil(w - 0.005);
-  if (full < 1 || w / full < r.p("tail_wave_efficiency")) return;
+  const double w = *m.waves_per_sm, full = std::max(1.0, std::ceil(w - 0.005));
+  if (w / full < r.p("tail_wave_efficiency")) return;
   const double active = *m.sm_active_pct;
   if (active >= r.p("imbalance_sm_active_max_pct")) return;
   r.add(CauseId::sm_imbalance, "work imbalance across SMs",

@@ -494,8 +494,11 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
   // Without SM active cycles (the annotation list): instruction issue over elapsed cycles against over the
   // sub-partitions' active cycles is the share of the time they were active. That is the SMs' share only where
   // every sub-partition has warps (at least 8 warps per SM on average: achieved occupancy 12.5%; with 2 warps the
-  // sub-partitions read half the SMs' 99.9%), and where issue is busy enough (5%) for the ratio to mean something.
-  if (!c.sm_active_pct && c.achieved_occupancy_pct && *c.achieved_occupancy_pct >= 12.5)
+  // sub-partitions read half the SMs' 99.9%), or where each block has a warp for every sub-partition (128 threads:
+  // the warps of a block go to the four sub-partitions in turn), and where issue is busy enough (5%) for the ratio to
+  // mean something.
+  const auto block = d.metric("launch__block_size");
+  if (!c.sm_active_pct && ((c.achieved_occupancy_pct && *c.achieved_occupancy_pct >= 12.5) || (block && *block >= 128)))
     if (auto over_elapsed = d.metric("smsp__issue_active.avg.pct_of_peak_sustained_elapsed"))
       if (auto over_active = d.metric("smsp__issue_active.avg.pct_of_peak_sustained_active"); over_active && *over_active >= 5.0)
         d.set(c.sm_active_pct, "sm_active_pct", std::min(100.0, *over_elapsed / *over_active * 100.0),
