@@ -612,6 +612,18 @@ TEST(Advice, AnIntermediateThroughDramRanksFusionInTheTop3) {
   EXPECT_TRUE(run.program_opportunities.empty());
 }
 
+namespace {
+// A run of one named stage holding one kernel group (1 MB read and written), for the per-range items.
+ProfileRun one_stage_run(const std::string& stage, const std::string& kernel, double ns, double dram_pct) {
+  ProfileRun run;
+  Stage s;
+  s.name = stage;
+  s.kernels.push_back(stage_group(kernel, ns, 1e6, 1e6, dram_pct));
+  run.stages.push_back(s);
+  return run;
+}
+}  // namespace
+
 // A sampler's steps, each in an NVTX range "step<i>" inside "sample": a 0.2 ms kernel, then 50 ms of host work with
 // the GPU idle (noise drawn on the CPU), then a 1 ms blocking copy call and a second kernel. The host's work outside
 // CUDA calls is the item; the copy's call is a wait, not work.
@@ -660,14 +672,7 @@ TEST(Advice, HostWorkInsideARangeIsNamedWhereItRecurs) {
     trace.nvtx[0].end_ns = t;
     return trace;
   };
-  auto run_of = [](const Trace& trace) {
-    ProfileRun run;
-    Stage s;
-    s.name = "sample/step*";
-    s.kernels.push_back(stage_group("k", 150000, 1e6, 1e6, 10));
-    run.stages.push_back(s);
-    return run;
-  };
+  auto run_of = [](const Trace&) { return one_stage_run("sample/step*", "k", 150000, 10); };
   Trace trace = sampler(4, 50000000);
   ProfileRun run = run_of(trace);
   const double span = static_cast<double>(trace.nvtx[0].end_ns);
@@ -745,14 +750,7 @@ TEST(Advice, AllocationsInsideARangeNameHostSynchronisation) {
     }
     return trace;
   };
-  auto run_of = [] {
-    ProfileRun run;
-    Stage s;
-    s.name = "scratch";
-    s.kernels.push_back(stage_group("k", 20000, 1e6, 1e6, 10));
-    run.stages.push_back(s);
-    return run;
-  };
+  auto run_of = [] { return one_stage_run("scratch", "k", 20000, 10); };
   Trace alloc = steps("cudaFree");
   auto ops = host_work_advice(run_of(), alloc, static_cast<double>(alloc.nvtx.back().end_ns), shipped());
   ASSERT_EQ(ops.size(), 1u);
@@ -816,14 +814,7 @@ TEST(Advice, CopiesThatNeverOverlapTheKernelsAreNamed) {
               [](const TraceKernel& a, const TraceKernel& b) { return a.start_ns < b.start_ns; });
     return trace;
   };
-  auto run_of = [] {
-    ProfileRun run;
-    Stage s;
-    s.name = "upload";
-    s.kernels.push_back(stage_group("relax", 600000, 1e6, 1e6, 2));
-    run.stages.push_back(s);
-    return run;
-  };
+  auto run_of = [] { return one_stage_run("upload", "relax", 600000, 2); };
   Trace serial = pipeline(false);
   auto ops = host_work_advice(run_of(), serial, static_cast<double>(serial.nvtx.back().end_ns), shipped());
   ASSERT_EQ(ops.size(), 1u);
