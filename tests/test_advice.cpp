@@ -676,7 +676,7 @@ TEST(Advice, HostWorkInsideARangeIsNamedWhereItRecurs) {
   Trace trace = sampler(4, 50000000);
   ProfileRun run = run_of(trace);
   const double span = static_cast<double>(trace.nvtx[0].end_ns);
-  auto ops = host_work_advice(run, trace, span, shipped());
+  auto ops = range_advice(run, trace, span, shipped());
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].remedy, "host_work");
   EXPECT_EQ(ops[0].scope, "stage");
@@ -688,13 +688,13 @@ TEST(Advice, HostWorkInsideARangeIsNamedWhereItRecurs) {
   EXPECT_NEAR(ops[0].est_gain_pct, 50.0 / 51.315 * 100.0, 0.5);
   EXPECT_NEAR(ops[0].run_gain_pct, ops[0].est_gain_pct, 0.5);  // the stage spans the whole trace
   // One instance cannot tell a first call's set-up from the steady state; short gaps are launch costs, not host work.
-  EXPECT_TRUE(host_work_advice(run_of(sampler(1, 50000000)), sampler(1, 50000000), span, shipped()).empty());
+  EXPECT_TRUE(range_advice(run_of(sampler(1, 50000000)), sampler(1, 50000000), span, shipped()).empty());
   Trace busy = sampler(4, 500000);
-  EXPECT_TRUE(host_work_advice(run_of(busy), busy, static_cast<double>(busy.nvtx[0].end_ns), shipped()).empty());
+  EXPECT_TRUE(range_advice(run_of(busy), busy, static_cast<double>(busy.nvtx[0].end_ns), shipped()).empty());
   // A stage of another name (the ranges place these launches elsewhere) gets nothing.
   ProfileRun other = run_of(trace);
   other.stages[0].name = "decode/step*";
-  EXPECT_TRUE(host_work_advice(other, trace, span, shipped()).empty());
+  EXPECT_TRUE(range_advice(other, trace, span, shipped()).empty());
   // Through analyze_run's trace entry the item reaches the program's items and the contract's top 3.
   ProfileRun whole = run_of(trace);
   analyze_run(whole, datasheet_db(), shipped(), &trace, false);
@@ -752,7 +752,7 @@ TEST(Advice, AllocationsInsideARangeNameHostSynchronisation) {
   };
   auto run_of = [] { return one_stage_run("scratch", "k", 20000, 10); };
   Trace alloc = steps("cudaFree");
-  auto ops = host_work_advice(run_of(), alloc, static_cast<double>(alloc.nvtx.back().end_ns), shipped());
+  auto ops = range_advice(run_of(), alloc, static_cast<double>(alloc.nvtx.back().end_ns), shipped());
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].remedy, "host_sync");
   EXPECT_EQ(ops[0].scope, "stage");
@@ -761,13 +761,13 @@ TEST(Advice, AllocationsInsideARangeNameHostSynchronisation) {
   EXPECT_NEAR(ops[0].est_gain_pct, 148.0 / 174.0 * 100.0, 1.0);
   // The same times in synchronisations, in a trace without copy records: nothing is claimed.
   Trace sync = steps("cudaStreamSynchronize");
-  EXPECT_TRUE(host_work_advice(run_of(), sync, static_cast<double>(sync.nvtx.back().end_ns), shipped()).empty());
+  EXPECT_TRUE(range_advice(run_of(), sync, static_cast<double>(sync.nvtx.back().end_ns), shipped()).empty());
   // With copy records the GPU's copies are seen, and a synchronisation on an idle GPU counts.
   TraceMemcpy c;
   c.start_ns = sync.nvtx.back().end_ns + 10;
   c.end_ns = c.start_ns + 10;
   sync.memcpys.push_back(c);
-  ops = host_work_advice(run_of(), sync, static_cast<double>(c.end_ns), shipped());
+  ops = range_advice(run_of(), sync, static_cast<double>(c.end_ns), shipped());
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].remedy, "host_sync");
 }
@@ -816,24 +816,24 @@ TEST(Advice, CopiesThatNeverOverlapTheKernelsAreNamed) {
   };
   auto run_of = [] { return one_stage_run("upload", "relax", 600000, 2); };
   Trace serial = pipeline(false);
-  auto ops = host_work_advice(run_of(), serial, static_cast<double>(serial.nvtx.back().end_ns), shipped());
+  auto ops = range_advice(run_of(), serial, static_cast<double>(serial.nvtx.back().end_ns), shipped());
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].remedy, "overlap_stages");
   EXPECT_EQ(ops[0].scope, "stage");
   EXPECT_NEAR(ops[0].est_gain_pct, 50.0, 1.0);
   Trace overlapped = pipeline(true);
   EXPECT_TRUE(
-      host_work_advice(run_of(), overlapped, static_cast<double>(overlapped.nvtx.back().end_ns), shipped()).empty());
+      range_advice(run_of(), overlapped, static_cast<double>(overlapped.nvtx.back().end_ns), shipped()).empty());
   // Device-to-device copies take the DRAM bandwidth the kernels use (a stencil's copy-back of its grid): no overlap
   // item.
   Trace dtod = pipeline(false);
   for (auto& c : dtod.memcpys) c.kind = MemcpyKind::dtod;
-  EXPECT_TRUE(host_work_advice(run_of(), dtod, static_cast<double>(dtod.nvtx.back().end_ns), shipped()).empty());
+  EXPECT_TRUE(range_advice(run_of(), dtod, static_cast<double>(dtod.nvtx.back().end_ns), shipped()).empty());
   // The same copies from pageable memory at 7 GB/s (4.2 MB in 0.6 ms): pinned buffers first. The item's estimate is
   // the copies' share of the range less what they still take at the pinned rate.
   Trace paged = pipeline(false);
   for (auto& c : paged.memcpys) c.pageable = true, c.bytes = 4200000;
-  ops = host_work_advice(run_of(), paged, static_cast<double>(paged.nvtx.back().end_ns), shipped());
+  ops = range_advice(run_of(), paged, static_cast<double>(paged.nvtx.back().end_ns), shipped());
   const Opportunity* pinned = nullptr;
   for (const auto& o : ops)
     if (o.remedy == "host_sync") pinned = &o;

@@ -268,7 +268,7 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
   if (!a.timeline) own = analyze_timeline(*trace, {.max_steps = 0, .keep_launch_order = false});
   const TimelineSummary& gaps = a.timeline ? *a.timeline : *own;
   auto gap = gap_advice(run, *trace, gaps, t);
-  for (auto& o : host_work_advice(run, *trace, gaps.overlap.span_ns, t)) gap.push_back(std::move(o));
+  for (auto& o : range_advice(run, *trace, gaps.overlap.span_ns, t)) gap.push_back(std::move(o));
   // A program item for launch gaps is a share of the traced span; the others are shares of the kernels' time. On
   // one scale, the span's: a kernel item worth 40% of the kernels' time in a program idle half its span is worth
   // 20% of the run.

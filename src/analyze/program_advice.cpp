@@ -486,8 +486,8 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   return out;
 }
 
-std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& trace, double span_ns,
-                                          const Thresholds& t) {
+std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace, double span_ns,
+                                      const Thresholds& t) {
   std::vector<Opportunity> out;
   if (trace.kernels.empty() || trace.api_calls.empty() || trace.nvtx.empty() || span_ns <= 0) return out;
   using Span = std::pair<std::int64_t, std::int64_t>;
@@ -643,99 +643,95 @@ std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& tr
     per_stage[stage].pageable_bytes.push_back(p_bytes);
     per_stage[stage].span.push_back(static_cast<double>(hi - lo));
   }
+  auto lower_median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[(v.size() - 1) / 2];
+  };
   for (const auto& [stage, seen] : per_stage) {
     // One instance cannot tell the steady state from a first call's set-up (cuDNN building its plans, a compile,
     // the allocator's first growth).
     if (seen.work.size() < 2) continue;
-    auto lower_median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v[(v.size() - 1) / 2];
-    };
     double span = 0;
     for (double s : seen.span) span += s;
     if (span <= 0) continue;
-    const double count = static_cast<double>(seen.work.size());
+    const double count = static_cast<double>(seen.work.size()), min_share = t.param("opportunities.gap_min_idle_share");
+    // One item of this stage: `saved` is the share of its span the remedy saves; `total_ns` the time it reads,
+    // over all instances.
+    auto item = [&](RemedyId remedy, double saved, const char* metric, double total_ns, const std::string& trigger) {
+      Opportunity o = make(remedy, "stage");
+      o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), saved * 100.0);
+      o.run_share_pct = std::min(100.0, span / span_ns * 100.0);
+      o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
+      o.trigger_metric = metric;
+      o.trigger_value = total_ns;
+      o.trigger = fmt::format("{}: {} over {} ranges", stage->name, trigger, seen.work.size());
+      for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
+      return o;
+    };
+    const double per_range_ms = span / count * 1e-6;
     // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default
     // stream, or one stream for both): overlapping them hides the shorter.
-    if (const double serial = lower_median(seen.serial);
-        serial * count / span >= t.param("opportunities.gap_min_idle_share")) {
-      Opportunity o = make(RemedyId::overlap_stages, "stage");
+    if (const double serial = lower_median(seen.serial); serial * count / span >= min_share) {
+      Opportunity o = item(RemedyId::overlap_stages, serial * count / span, "serial_copy_ns", serial * count,
+                           fmt::format("serial_copies={:.1f} ms of {:.1f} ms", serial * count * 1e-6, span * 1e-6));
       o.name = "Overlap the copies with the kernels (pinned memory, cudaMemcpyAsync on other streams, nothing on the "
                "legacy default stream between them)";
-      o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), serial * count / span * 100.0);
-      o.run_share_pct = std::min(100.0, span / span_ns * 100.0);
-      o.run_gain_pct = std::min(o.est_gain_pct, serial * count / span_ns * 100.0);
-      o.trigger_metric = "serial_copy_ns";
-      o.trigger_value = serial * count;
-      o.trigger = fmt::format("{}: serial_copies={:.1f} ms of {:.1f} ms over {} ranges", stage->name,
-                              serial * count * 1e-6, span * 1e-6, seen.work.size());
       o.rationale = fmt::format("In {} the copies and the kernels run one after the other: {:.1f} ms of each range's "
                                 "{:.1f} ms (typically) is the shorter of the two running alone. On separate streams "
                                 "from pinned memory, with no work on the legacy default stream between them (it "
                                 "waits for every other stream), one hides under the other.",
-                                stage->name, serial * 1e-6, span / count * 1e-6);
+                                stage->name, serial * 1e-6, per_range_ms);
       o.assumes = "the copies and the kernels are independent chunks (a pipeline), so the shorter of the two hides "
                   "under the longer";
-      for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
       out.push_back(std::move(o));
     }
-    // Copies from or to pageable memory at a fraction of the pinned rate (opportunities.pinned_copy_gbps): pinned
-    // buffers and asynchronous copies (set 14's chunked upload at 6.8 GB/s, 96% of its range).
-    if (const double p_ns = lower_median(seen.pageable_ns); p_ns >= min_gap && p_ns * count / span >= t.param("opportunities.gap_min_idle_share")) {
+    // Copies from or to pageable memory at under half the pinned rate (opportunities.pinned_copy_gbps): pinned
+    // buffers and asynchronous copies (set 14's chunked upload at 6.5-9.5 GB/s, over 90% of its range).
+    if (const double p_ns = lower_median(seen.pageable_ns); p_ns >= min_gap && p_ns * count / span >= min_share) {
       double ns = 0, bytes = 0;
-      for (std::size_t i = 0; i < seen.pageable_ns.size(); ++i) ns += seen.pageable_ns[i], bytes += seen.pageable_bytes[i];
+      for (std::size_t i = 0; i < seen.pageable_ns.size(); ++i)
+        ns += seen.pageable_ns[i], bytes += seen.pageable_bytes[i];
       const double gbps = ns > 0 ? bytes / ns : 0, pinned = t.param("opportunities.pinned_copy_gbps");
       if (gbps > 0 && gbps < 0.5 * pinned) {
-        Opportunity o = make(RemedyId::host_sync, "stage");
+        Opportunity o = item(RemedyId::host_sync, p_ns * count / span * (1.0 - gbps / pinned), "pageable_copy_ns",
+                             p_ns * count,
+                             fmt::format("pageable_copies={:.1f} ms of {:.1f} ms at {:.1f} GB/s", p_ns * count * 1e-6,
+                                         span * 1e-6, gbps));
         o.name = "Copy from pinned memory asynchronously (pinned host buffers, cudaMemcpyAsync / non_blocking=True)";
-        const double share = p_ns * count / span;
-        o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), share * (1.0 - gbps / pinned) * 100.0);
-        o.run_share_pct = std::min(100.0, span / span_ns * 100.0);
-        o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
-        o.trigger_metric = "pageable_copy_ns";
-        o.trigger_value = p_ns * count;
-        o.trigger = fmt::format("{}: pageable_copies={:.1f} ms of {:.1f} ms at {:.1f} GB/s over {} ranges", stage->name,
-                                p_ns * count * 1e-6, span * 1e-6, gbps, seen.work.size());
-        o.rationale = fmt::format("In {} copies from or to pageable host memory take {:.1f} ms of each range's {:.1f} ms "
-                                  "at {:.1f} GB/s: the driver stages them through a pinned buffer while the host waits. "
-                                  "From pinned buffers they run at the host link's rate and, asynchronous, beside the "
-                                  "kernels.",
-                                  stage->name, p_ns * 1e-6, span / count * 1e-6, gbps);
+        o.rationale = fmt::format("In {} copies from or to pageable host memory take {:.1f} ms of each range's {:.1f} "
+                                  "ms at {:.1f} GB/s: the driver stages them through a pinned buffer while the host "
+                                  "waits. From pinned buffers they run at the host link's rate and, asynchronous, "
+                                  "beside the kernels.",
+                                  stage->name, p_ns * 1e-6, per_range_ms, gbps);
         o.assumes = fmt::format("the copies run at {:.0f} GB/s from pinned memory (opportunities.pinned_copy_gbps) and "
                                 "nothing else changes",
                                 pinned);
-        for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
         out.push_back(std::move(o));
       }
     }
+    // The host computing, or held in blocking calls, with the GPU idle: the larger of the two.
     const double work = lower_median(seen.work), blocked = lower_median(seen.blocked);
-    // The larger of the two leads; each needs gap_min_idle_share of the stage's span.
     const bool computes = work >= blocked;
     const double typical = computes ? work : blocked, total = typical * count;
-    if (typical < min_gap || total / span < t.param("opportunities.gap_min_idle_share")) continue;
-    Opportunity o = make(computes ? RemedyId::host_work : RemedyId::host_sync, "stage");
-    o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), total / span * 100.0);
-    o.run_share_pct = std::min(100.0, span / span_ns * 100.0);
-    o.run_gain_pct = std::min(o.est_gain_pct, total / span_ns * 100.0);
-    o.trigger_metric = computes ? "host_work_ns" : "host_blocked_ns";
-    o.trigger_value = total;
-    o.trigger = fmt::format("{}: {}={:.1f} ms of {:.1f} ms over {} ranges", stage->name,
-                            computes ? "host_work" : "host_blocked", total * 1e-6, span * 1e-6, seen.work.size());
+    if (typical < min_gap || total / span < min_share) continue;
+    Opportunity o = item(computes ? RemedyId::host_work : RemedyId::host_sync, total / span,
+                         computes ? "host_work_ns" : "host_blocked_ns", total,
+                         fmt::format("{}={:.1f} ms of {:.1f} ms", computes ? "host_work" : "host_blocked",
+                                     total * 1e-6, span * 1e-6));
     o.rationale =
         computes
             ? fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host works "
                           "outside any CUDA call. ",
-                          stage->name, typical * 1e-6, span / count * 1e-6) +
+                          stage->name, typical * 1e-6, per_range_ms) +
                   o.rationale
             : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host is held "
                           "in CUDA calls that block it (allocations and frees, blocking or pageable copies, "
                           "synchronisations). Allocate once (or with cudaMallocAsync), copy from pinned memory "
                           "asynchronously, and synchronise once: the launches then queue ahead of the GPU.",
-                          stage->name, typical * 1e-6, span / count * 1e-6);
+                          stage->name, typical * 1e-6, per_range_ms);
     if (!computes)
       o.assumes = "the blocking calls' time leaves the range (a copy still takes its time at the pinned rate, on the "
                   "copy engine beside the kernels)";
-    for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
     out.push_back(std::move(o));
   }
   std::sort(out.begin(), out.end(),

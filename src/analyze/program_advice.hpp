@@ -51,7 +51,7 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
 // default stream) get one overlap_stages item. Each estimate is that time's share of the stage's span; its run gain, the share of the traced
 // span `span_ns`. The typical instance is the lower median, and a stage needs two instances: the first call of a
 // range, which plans library calls or compiles, is not the steady state. Nothing without API call records.
-std::vector<Opportunity> host_work_advice(const ProfileRun& run, const Trace& trace, double span_ns,
-                                          const Thresholds& t);
+std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace, double span_ns,
+                                      const Thresholds& t);
 
 }  // namespace kprof::analyze
