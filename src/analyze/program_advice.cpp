@@ -647,7 +647,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     std::sort(v.begin(), v.end());
     return v[(v.size() - 1) / 2];
   };
-  for (const auto& [stage, seen] : per_stage) {
+  for (const auto& entry : per_stage) {
+    // (Named, not structured bindings: the lambdas below capture them, which clang 14 does not allow for bindings.)
+    const Stage* const stage = entry.first;
+    const Seen& seen = entry.second;
     // One instance cannot tell the steady state from a first call's set-up (cuDNN building its plans, a compile,
     // the allocator's first growth).
     if (seen.work.size() < 2) continue;
