@@ -75,6 +75,12 @@ bool names_match(const std::string& text, const Thresholds& t, const std::string
   return at->second && std::regex_search(text, *at->second);
 }
 
+std::optional<double> sub_warp_block(const CanonicalMetrics& m) {
+  constexpr double kWarpLanes = 32.0;
+  if (m.block_size && *m.block_size > 0 && *m.block_size < kWarpLanes) return *m.block_size;
+  return std::nullopt;
+}
+
 bool library_kernel_name(const std::string& kernel, const std::string& signature, const Thresholds& t) {
   return names_match(kernel, t, "diagnosis.library_kernel_names") ||
          names_match(signature, t, "diagnosis.library_kernel_names");

@@ -22,6 +22,10 @@ struct RuleContext;
 // ("diagnosis.library_kernel_names"); false without the key or with a malformed pattern.
 bool names_match(const std::string& text, const Thresholds& t, const std::string& key);
 
+// The threads of a block smaller than a warp (each of its warps runs only that many of its 32 lanes), or nothing:
+// what the occupancy rule names and the divergence rule leaves alone.
+std::optional<double> sub_warp_block(const CanonicalMetrics& m);
+
 // Whether a kernel's name is a library's (diagnosis.library_kernel_names: cuBLAS nvjet, CUTLASS, cuDNN, flash
 // attention); false without the key or with a malformed pattern.
 bool library_kernel_name(const std::string& kernel, const std::string& signature, const Thresholds& t);

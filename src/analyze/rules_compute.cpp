@@ -39,7 +39,7 @@ void detect_divergence(RuleContext& r) {
   if (!m.threads_per_instruction) return;
   double tpi = *m.threads_per_instruction;
   // A block smaller than a warp leaves lanes empty by its shape, not by branches (the occupancy rule names it).
-  if (m.block_size && *m.block_size > 0 && *m.block_size < 32.0 && tpi >= *m.block_size - 0.5) return;
+  if (auto lanes = sub_warp_block(m); lanes && tpi >= *lanes - 0.5) return;
   if (tpi >= r.p("divergence_threads")) return;
   double issue = m.issue_active_pct ? *m.issue_active_pct / 100.0 : std::min(1.0, r.sol_max() / 100.0);
   r.add(CauseId::warp_divergence, "warp divergence",

@@ -92,9 +92,8 @@ void detect_occupancy_limit(RuleContext& r) {
   // SM's block limit caps its resident threads at that limit times the block. Theoretical occupancy counts warps and
   // misses it (an elementwise kernel launched <<<n, 1>>> on the H200: 50% theoretical, 32 threads per SM of 2048,
   // every warp one lane wide).
-  constexpr double kWarpLanes = 32.0;
-  if (m.block_size && *m.block_size > 0 && *m.block_size < kWarpLanes) {
-    const double lanes = *m.block_size;
+  if (auto sub_warp = sub_warp_block(m)) {
+    const double lanes = *sub_warp;
     const std::string limit =
         m.occupancy_limit_blocks ? fmt::format(" and {:.0f} blocks per SM hold {:.0f} threads", *m.occupancy_limit_blocks,
                                                *m.occupancy_limit_blocks * lanes)
@@ -103,8 +102,7 @@ void detect_occupancy_limit(RuleContext& r) {
           fmt::format("blocks of {:.0f} thread(s): each warp runs {:.0f} of its 32 lanes{}, while SM {:.1f}% and "
                       "memory {:.1f}% wait",
                       lanes, lanes, limit, val(m.sm_throughput_pct), val(m.memory_throughput_pct)),
-          (1.0 - lanes / kWarpLanes) * (1.0 - r.sol_max() / 100.0),
-          fmt::format("block_size={:.0f}, warp_lanes={:.0f}", lanes, kWarpLanes));
+          (1.0 - lanes / 32.0) * (1.0 - r.sol_max() / 100.0), fmt::format("block_size={:.0f}, warp_lanes=32", lanes));
     return;
   }
   if (!m.theoretical_occupancy_pct || *m.theoretical_occupancy_pct > r.p("occupancy_low_pct")) return;
