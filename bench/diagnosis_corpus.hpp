@@ -310,9 +310,7 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     for (const auto& o : run.program_opportunities) {
       const bool names_stage = std::any_of(o.kernels.begin(), o.kernels.end(), [&](const std::string& k) {
                                  return std::find(labels.begin(), labels.end(), k) != labels.end();
-                               }) ||
-                               (o.scope == "program" && g->analysis && !a.causes.empty() &&
-                                a.causes.front().id == "launch_overhead");
+                               });
       // An item worth under 1% of the case's own time leads nowhere: it does not displace the kernel's own first
       // fix (a fusion worth 0.4% of a corpus run once did, for kernels whose own items were smaller still). The
       // case, not the whole test program, is what its label judges: a set runs a dozen unrelated cases.

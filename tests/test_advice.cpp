@@ -899,6 +899,57 @@ TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   EXPECT_TRUE(gap_advice(run, trace, analyze_timeline(trace), shipped()).empty());
 }
 
+// The program item names where its gaps lie. 200 kernels, each followed by a host wait: inside one range of a named
+// stage the gaps are that stage's; where each kernel is a case of its own range ("a", "b" in turn: a harness that
+// checks each case's result between the cases) they lie between the stages and are the whole program's.
+TEST(Advice, LaunchGapsAreNamedWhereTheyLie) {
+  auto program = [](bool one_range) {
+    Trace trace;
+    trace.strings = {"", "loop", "a", "b"};
+    std::int64_t t = 0;
+    if (one_range) trace.nvtx.push_back(TraceNvtxRange{.name = 1});
+    for (int i = 0; i < 200; ++i) {
+      if (!one_range) trace.nvtx.push_back(TraceNvtxRange{.name = StringId(2 + i % 2), .start_ns = t, .end_ns = t + 4000});
+      TraceKernel k;
+      k.start_ns = t;
+      k.end_ns = t + 4000;
+      k.nvtx_range = static_cast<int>(trace.nvtx.size()) - 1;
+      trace.kernels.push_back(k);
+      TraceSync w;
+      w.type = SyncType::stream_synchronize;
+      w.start_ns = t + 500;
+      w.end_ns = t + 4100;
+      trace.syncs.push_back(w);
+      t += 10000;
+    }
+    trace.nvtx.front().end_ns = one_range ? t : trace.nvtx.front().end_ns;
+    return trace;
+  };
+  auto stage = [](const std::string& name) {
+    Stage s;
+    s.name = name;
+    s.kernels.push_back(stage_group("tiny", 4000, 4096, 4096, 1));
+    return s;
+  };
+  ProfileRun run;
+  run.stages = {stage("loop")};
+  Trace inside = program(true);
+  auto ops = gap_advice(run, inside, analyze_timeline(inside), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].remedy, "host_sync");
+  EXPECT_EQ(ops[0].kernels, std::vector<std::string>{"loop"});
+  run.stages = {stage("a"), stage("b")};
+  Trace between = program(false);
+  ops = gap_advice(run, between, analyze_timeline(between), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].kernels, std::vector<std::string>{"whole program"});
+  // Without named stages every gap is the program's.
+  run.stages.clear();
+  ops = gap_advice(run, inside, analyze_timeline(inside), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].kernels, std::vector<std::string>{"whole program"});
+}
+
 // The devlog records the previous entry's first estimate against the change realised since.
 TEST(Advice, TheDevlogRecordsEstimateAgainstRealised) {
   const std::string prev =

@@ -35,6 +35,44 @@ Opportunity make(RemedyId id, std::string scope) {
   return o;
 }
 
+// The named stages of a traced program's NVTX range instances: a kernel's innermost default-domain range (its own,
+// else the one it adopted from a waiting thread), and the run's stage whose name that range's stack matches.
+class RangeStages {
+ public:
+  RangeStages(const ProfileRun& run, const Trace& trace) : run_(run), trace_(trace) {}
+  // The innermost default-domain range at or above `r`; -1 when none.
+  int innermost_default(int r) const {
+    const int n = static_cast<int>(trace_.nvtx.size());
+    while (r >= 0 && r < n && !in_default_domain(trace_, r)) r = trace_.nvtx[r].parent;
+    return r >= 0 && r < n ? r : -1;
+  }
+  // The push/pop range instance a kernel ran in; -1 when none.
+  int range_of(const TraceKernel& k) const {
+    int r = innermost_default(k.nvtx_range);
+    if (r < 0) r = innermost_default(k.nvtx_adopted);
+    return r >= 0 && trace_.nvtx[r].push_pop ? r : -1;
+  }
+  // The named stage of the run whose name the range instance's stack matches; nullptr when none.
+  const Stage* stage_of(int r) const {
+    if (r < 0) return nullptr;
+    if (auto it = cache_.find(r); it != cache_.end()) return it->second;
+    KernelLaunch l;
+    l.nvtx_range = trace_.str(trace_.nvtx[r].name);
+    for (int p = r; p >= 0 && p < static_cast<int>(trace_.nvtx.size()); p = trace_.nvtx[p].parent)
+      if (in_default_domain(trace_, p)) l.nvtx_stack.insert(l.nvtx_stack.begin(), trace_.str(trace_.nvtx[p].name));
+    const Stage* stage = nullptr;
+    for (const auto& s : run_.stages)
+      if (!s.name.empty() && !s.kernels.empty() && launch_in_stage(l, s.name)) stage = &s;
+    return cache_[r] = stage;
+  }
+  const Stage* stage_of(const TraceKernel& k) const { return stage_of(range_of(k)); }
+
+ private:
+  const ProfileRun& run_;
+  const Trace& trace_;
+  mutable std::map<int, const Stage*> cache_;
+};
+
 }  // namespace
 
 std::string stage_kernel_label(const Stage& s, const KernelGroup& g) {
@@ -420,13 +458,23 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   // neither a graph nor fewer synchronisations removes (a PyTorch script with torch.compile on the H200: 162
   // launches over 20 s, the GPU idle 99.99% of it).
   const double host_work_ns = t.param("opportunities.gap_host_work_max_ns");
+  // Where the gaps lie: a gap between two kernels of one named stage is that stage's (a loop that synchronises
+  // inside its range); one between stages, or outside every named range, is the program's (a test harness checking
+  // each case's result between the cases: set 16's 317 blocking read-backs).
+  const RangeStages ranges(run, trace);
+  std::map<const Stage*, double> in_stage;  // nullptr: between stages or outside them
   double winnable = 0;
   std::int64_t last_end = ks.empty() ? 0 : ks.front().end_ns;
   for (std::size_t i = 1; i < ks.size(); ++i) {
     const double gap = static_cast<double>(ks[i].start_ns - last_end);
     if (gap > 0 && gap < host_work_ns) {
       auto w = std::lower_bound(wait_starts.begin(), wait_starts.end(), ks[i - 1].start_ns);
-      if (!host_waits || (w != wait_starts.end() && *w < ks[i].start_ns)) winnable += std::max(0.0, gap - floor_ns);
+      if (!host_waits || (w != wait_starts.end() && *w < ks[i].start_ns)) {
+        const double win = std::max(0.0, gap - floor_ns);
+        winnable += win;
+        const Stage* a = ranges.stage_of(ks[i - 1]);
+        in_stage[a == ranges.stage_of(ks[i]) ? a : nullptr] += win;
+      }
     }
     last_end = std::max(last_end, ks[i].end_ns);
   }
@@ -481,7 +529,20 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
                              host_waits ? fmt::format(", and the host waits for the GPU {} times", waits)
                                         : std::string()) +
                  op.rationale;
-  op.kernels = {"whole program"};
+  // The item names the stages that hold at least a quarter of the winnable gaps, largest first; "whole program"
+  // stands for the gaps between or outside the named stages, and alone where no stage holds a quarter.
+  std::vector<std::pair<double, const Stage*>> where;
+  for (const auto& [stage, ns] : in_stage)
+    if (winnable > 0 && ns >= 0.25 * winnable) where.push_back({ns, stage});
+  std::sort(where.begin(), where.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [ns, stage] : where) {
+    if (!stage) {
+      op.kernels.push_back("whole program");
+      continue;
+    }
+    for (const auto& g : stage->kernels) op.kernels.push_back(stage_kernel_label(*stage, g));
+  }
+  if (op.kernels.empty()) op.kernels = {"whole program"};
   out.push_back(std::move(op));
   return out;
 }
@@ -574,18 +635,12 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (at < hi) flush(hi);
     return out;
   };
-  // Each kernel's innermost default-domain range (its own, else the one it adopted from a waiting thread): the range
-  // instances that hold launches, with the end of their last kernel.
-  const int n = static_cast<int>(trace.nvtx.size());
-  auto innermost_default = [&](int r) {
-    while (r >= 0 && r < n && !in_default_domain(trace, r)) r = trace.nvtx[r].parent;
-    return r >= 0 && r < n ? r : -1;
-  };
+  // The range instances that hold launches, with the end of their last kernel.
+  const RangeStages ranges(run, trace);
   std::map<int, std::int64_t> last_end;  // range instance → the end of its last kernel
   for (const auto& k : trace.kernels) {
-    int r = innermost_default(k.nvtx_range);
-    if (r < 0) r = innermost_default(k.nvtx_adopted);
-    if (r < 0 || !trace.nvtx[r].push_pop) continue;
+    const int r = ranges.range_of(k);
+    if (r < 0) continue;
     auto& e = last_end[r];
     e = std::max(e, k.end_ns);
   }
@@ -624,13 +679,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
     const auto& range = trace.nvtx[r];
-    KernelLaunch l;
-    l.nvtx_range = trace.str(range.name);
-    for (int p = r; p >= 0 && p < n; p = trace.nvtx[p].parent)
-      if (in_default_domain(trace, p)) l.nvtx_stack.insert(l.nvtx_stack.begin(), trace.str(trace.nvtx[p].name));
-    const Stage* stage = nullptr;
-    for (const auto& s : run.stages)
-      if (!s.name.empty() && !s.kernels.empty() && launch_in_stage(l, s.name)) stage = &s;
+    const Stage* stage = ranges.stage_of(r);
     if (!stage) continue;
     const std::int64_t lo = range.start_ns, hi = std::max(range.end_ns, end);
     if (hi <= lo) continue;

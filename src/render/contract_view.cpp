@@ -118,10 +118,17 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
                                             o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
   // Items across kernels (fuse stages, remove launch gaps) rank by the same whole-run gain.
   // A whole-program item of a one-kernel run reads like any item there: no label, its estimate of the run.
-  // An item of one stage (host work in its range) is labelled with the stage, not a chain of its kernels.
+  // An item of one stage (host work in its range) or of where the program's launch gaps lie is labelled with the
+  // stages, not a chain of their kernels ("stage · kernel" labels cut at the stage).
   for (const auto& o : run.program_opportunities) {
     std::string label = multi || o.scope != "program" ? fmt::format("{}", fmt::join(o.kernels, " → ")) : std::string();
-    if (o.scope == "stage" && !o.kernels.empty()) label = o.kernels.front().substr(0, o.kernels.front().find(" · "));
+    if ((o.scope == "stage" || (o.scope == "program" && multi)) && !o.kernels.empty()) {
+      std::vector<std::string> stages;
+      for (const auto& k : o.kernels)
+        if (auto st = k.substr(0, k.find(" · ")); std::find(stages.begin(), stages.end(), st) == stages.end())
+          stages.push_back(std::move(st));
+      label = fmt::format("{}", fmt::join(stages, ", "));
+    }
     all.push_back(ContractOpportunity{o.name, label, o.kernels, o.est_gain_pct, o.run_gain_pct, trigger_text(o),
                                       o.assumes, o.scope});
   }
