@@ -290,10 +290,14 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     // gaps, the host's work in a range), all of them shares of the traced span (analyze_run rescales them). The
     // floor below takes the case's share on the items' scale: the ratio of the groups' run shares to their GPU-time
     // shares.
+    // A launch-bound group's run share also holds the GPU's idle time over its launches (analyze_run's owned time),
+    // so it is left out of the ratio: a decode loop's groups owning seconds of idle beside torch.compile's kernels
+    // (set 21) made the other cases' shares look a hundred times larger than their items'.
     double scaled = 0, unscaled = 0;
     for (const auto& other : run.stages)
       for (const auto& k : other.kernels)
-        if (k.analysis && !k.analysis->opportunities.empty() && run_ns > 0) {
+        if (k.analysis && !k.analysis->opportunities.empty() && run_ns > 0 &&
+            (k.analysis->causes.empty() || k.analysis->causes.front().id != "launch_overhead")) {
           scaled += k.analysis->opportunities.front().run_share_pct;
           unscaled += k.gpu_time_or_profiled_ns() / run_ns * 100.0;
         }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "diagnosis_corpus.hpp"
+#include "render/contract_view.hpp"
 
 // `diagnosis_score --holdout` / `--holdout2` / `--holdout3`: the held-out library kernels
 // (examples/programs/diag_holdout*_expected.toml). `--why` after it: each miss's first three opportunities.
@@ -116,6 +117,23 @@ int main(int argc, char** argv) {
       for (const auto& o : run.program_opportunities)
         std::cout << "- " << o.remedy << " " << o.run_gain_pct << "% of the run [" << o.scope << "] "
                   << fmt::format("{}", fmt::join(o.kernels, " | ")) << ": " << o.trigger << "\n";
+    }
+    return 0;
+  }
+  // `diagnosis_score --top <set> [n]`: the contract's first n items (10 by default) of each capture, as it ranks
+  // them by what the run saves, to read how a set's cases weigh against each other.
+  if (which == "--top" && argc > 2) {
+    const auto expected = kprof::corpus::load_expected(labels_of(argv[2]));
+    if (expected.empty()) return 1;
+    const std::size_t n = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 10;
+    for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
+                     kprof::corpus::Source::ncu_full}) {
+      const auto run = kprof::corpus::assemble(kprof::corpus::capture_dir(expected.front().program, src), src,
+                                               expected.front().program);
+      std::cout << "## " << kprof::corpus::source_name(src) << "\n";
+      for (const auto& o : kprof::render::top_opportunities(run, n))
+        std::cout << fmt::format("- {:.4f}% of the run (share {:.4f}%, est {:.0f}%) [{}] {:.70}: {:.90}\n",
+                                 o.run_gain_pct, o.run_gain_pct / std::max(1e-9, o.est_gain_pct) * 100.0, o.est_gain_pct, o.scope, o.kernel_label, o.name);
     }
     return 0;
   }

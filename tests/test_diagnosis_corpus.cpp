@@ -700,8 +700,9 @@ TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
   expect_holdout_score(corpus::holdout_file(14), 12, {{10, 10}, {10, 10}, {10, 8}});
   // Set 15's ncu-mode capture stopped at its 150 s step limit before the message-passing case's kernels.
   // Twelfth session: its annotation forms captured again with copy records; the per-step pageable upload is told to
-  // copy from pinned memory (first fix 9 / 8 in annotation).
-  expect_holdout_score(corpus::holdout_file(15), 12, {{8, 9}, {8, 8}, {8, 7}}, {"gnn_message_passing_f32"});
+  // copy from pinned memory (first fix 9 / 8 in annotation). Thirteenth: the three-pass softmax at the DRAM roof is told
+  // to move fewer bytes (an item without a figure): first fix 10/9/8.
+  expect_holdout_score(corpus::holdout_file(15), 12, {{8, 10}, {8, 9}, {8, 8}}, {"gnn_message_passing_f32"});
 }
 
 // Sets 16 and 17 (tenth session of issue 23), captured with kprof c741890 and labelled blind. As captured: set 16
@@ -713,10 +714,12 @@ TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
 // Thirteenth session: both annotation forms recaptured with copy records. Set 17's Triton Fourier-feature kernel reads
 // occupancy_registers (cause and first fix +1 in both). Set 16's harness's blocking read-backs between the cases make
 // a program host_sync item that names no case (its gaps lie between the stages), so the Adam step and the embedding
-// bag keep their own launch-overhead items (first fix stays 8).
+// bag keep their own launch-overhead items (first fix stays 8). The GEMV run once per query and the gradient
+// accumulation, at the DRAM roof, are told to move fewer bytes (an item without a figure): first fix 10/10/9; set 17's
+// per-call cast of fp32 weights likewise (12 in annotation with ncu counters).
 TEST(DiagnosisHoldout, SixteenthAndSeventeenthSetScoresDoNotRegress) {
-  expect_holdout_score(corpus::holdout_file(16), 12, {{10, 8}, {10, 8}, {10, 7}});
-  expect_holdout_score(corpus::holdout_file(17), 12, {{7, 11}, {6, 11}, {6, 9}}, {"int8_weight_dequant_linear_m32"});
+  expect_holdout_score(corpus::holdout_file(16), 12, {{10, 10}, {10, 10}, {10, 9}});
+  expect_holdout_score(corpus::holdout_file(17), 12, {{7, 12}, {6, 11}, {6, 9}}, {"int8_weight_dequant_linear_m32"});
 }
 
 // What set 14 showed, each in the shared mechanism.
@@ -810,9 +813,11 @@ TEST(DiagnosisHoldout, TwentiethSetScoreDoesNotRegress) {
 // fa8b533 (the annotation tracer recording copies) and labelled blind. Scored as captured, with no change after:
 // cause 6/5/4, first fix 7/7/4. Nsight Compute's full capture stopped at its 170 s step limit before six cases.
 // After the change it prompted (SM activity from issue over elapsed and active cycles where each block has a warp for
-// every sub-partition; imbalance in a grid just under one wave): 7/6/4 and 8/8/4.
+// every sub-partition; imbalance in a grid just under one wave): 7/6/4 and 8/8/4. Thirteenth session: the scorer's
+// 1% floor reads the case's share on the items' scale without the launch-bound groups' idle time, so the
+// graph-break case's fusion item (62% of its pair) counts: first fix 9/9/4.
 TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(21), 12, {{7, 8}, {6, 8}, {4, 4}},
+  expect_holdout_score(corpus::holdout_file(21), 12, {{7, 9}, {6, 9}, {4, 4}},
                        {"fold_unpatchify_p16_f32", "scaled_mm_fp8_m16_decode", "sdpa_head_dim_100_bf16",
                         "sync_after_every_op_bf16", "token_ids_torch_tensor_per_step",
                         "triton_moe_grouped_gemm_skewed_bf16"});

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+#include "model/profile.hpp"
+#include "render/json_output.hpp"
 #include "support/json_schema.hpp"
 #include "support/shell.hpp"
 #include "util/fs.hpp"
@@ -75,4 +77,40 @@ TEST(JsonSchema, EveryCommandsJsonFitsItsDefinition) {
   if (fs::exists(fs::path(kBin).parent_path() / "kprof-kernels")) expect_valid("list --json", "packages");
   expect_valid("devices --json", "devices");
   expect_valid("devlog examples/h200/profiles/event_probe --json --docs '" + scratch + "/docs'", "devlog");
+}
+
+// Items the example artifacts' top 3 do not hold: one without a figure (null gains) and one of a stage's range.
+TEST(JsonSchema, TheContractsItemsWithoutAFigureAndOfAStageFitTheSchema) {
+  kprof::ProfileRun run;
+  run.kernel = "k";
+  for (const char* name : {"stream", "step"}) {
+    kprof::Stage s;
+    s.name = name;
+    kprof::KernelGroup g;
+    g.kernel = std::string(name) + "_kernel";
+    g.duration_ns.count = 1;
+    g.duration_ns.median = 1000;
+    kprof::KernelAnalysis a;
+    kprof::Opportunity o;
+    o.name = "Move fewer DRAM bytes";
+    o.remedy = "dram_traffic";
+    o.estimated = false;
+    a.opportunities.push_back(o);
+    g.analysis = a;
+    s.kernels.push_back(g);
+    run.stages.push_back(s);
+  }
+  kprof::Opportunity host;
+  host.name = "Take the host's work out of the GPU's path";
+  host.remedy = "host_work";
+  host.scope = "stage";
+  host.kernels = {"step"};
+  host.est_gain_pct = host.run_gain_pct = 40;
+  run.program_opportunities.push_back(host);
+  auto doc = nlohmann::json::parse(kprof::render::render_contract_json(run, nullptr));
+  doc["dir"] = nullptr;  // the CLI adds where it wrote the artifact
+  EXPECT_EQ(schema().check(doc, "contract"), "") << doc.dump(1);
+  ASSERT_GE(doc["top3"].size(), 2u);
+  EXPECT_EQ(doc["top3"][0]["scope"], "stage");
+  EXPECT_TRUE(doc["top3"][1]["est_gain_pct"].is_null());
 }

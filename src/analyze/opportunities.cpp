@@ -65,6 +65,29 @@ void from_causes(const std::vector<Cause>& causes, std::vector<Candidate>& out) 
 void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, const DeclaredWork& declared,
                   std::vector<Candidate>& out) {
   if (!has_cause(causes, CauseId::dram_bandwidth)) return;
+  // At the DRAM roof, with no declared minimum (a program's kernel, not a package's stage): only fewer bytes make the
+  // kernel faster, and kprof cannot tell how many of them the work needs, so the item has no figure. It leads only a
+  // kernel with nothing estimated above the floor (a three-pass softmax, a GEMV run once per query, a per-call cast of
+  // fp32 weights, each at 95% or more of the measured roof on the H200).
+  if (!declared.min_bytes && causes.front().id == name(CauseId::dram_bandwidth) &&
+      causes.front().remedy == name(RemedyId::none)) {
+    Candidate k;
+    k.remedy = RemedyId::dram_traffic;
+    k.op.name = "Move fewer DRAM bytes (fuse with the ops around it, a narrower dtype, read each input once)";
+    k.op.remedy = name(RemedyId::dram_traffic);
+    k.op.trigger_metric = causes.front().trigger.substr(0, causes.front().trigger.find('='));
+    k.op.trigger = causes.front().trigger + (m.dram_bytes ? fmt::format(", dram_bytes={:.3g} B", *m.dram_bytes) : "");
+    k.op.rationale = fmt::format(
+        "{}: the kernel streams at the roof, so only moving fewer bytes makes it faster (fusing it with its producer "
+        "or consumer, a narrower dtype, reading each input once). With no declared minimum kprof cannot tell how "
+        "many of its bytes the work needs: the gain is the share of them removed.",
+        causes.front().evidence);
+    k.op.source = "kprof";
+    k.op.assumes = "with no declared minimum of bytes, how many can go is unknown; the time falls with the share removed";
+    k.op.estimated = false;
+    out.push_back(std::move(k));
+    return;
+  }
   if (!declared.min_bytes || !m.dram_bytes || *m.dram_bytes <= *declared.min_bytes || *m.dram_bytes <= 0) return;
   const Remedy* r = find_remedy(RemedyId::dram_traffic);
   Candidate k;
@@ -448,7 +471,9 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   }
   // Dropped below the floor only after the merge: an Nsight Compute estimate for a remedy kprof weighed at under
   // 1% does not come back in its place.
-  std::erase_if(kept, [&](const Candidate& c) { return c.op.est_gain_pct < t.param("opportunities.min_gain_pct"); });
+  std::erase_if(kept, [&](const Candidate& c) {
+    return c.op.estimated && c.op.est_gain_pct < t.param("opportunities.min_gain_pct");
+  });
   // An estimate kprof's counters contradict ranks after those they do not (sort's and a 2D FFT's occupancy on the
   // H200, weighed down to 12% and 9%, came before kprof's own bank-conflict items); equal bounded gains (several
   // capped by the same headroom) rank by the unbounded estimate, after the remedies that act on the binding unit
@@ -463,12 +488,15 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // opportunity kprof stands behind, and each item is set aside with the reason (Nsight Compute's store-pattern
   // estimate of 66% for PyTorch's argmax on the H200, its integer pipe at its roof and its 16 sectors per request
   // coalesced, led as "coalesce, 11%").
-  if (!kept.empty() && std::all_of(kept.begin(), kept.end(), [](const Candidate& c) { return c.contradicted; })) {
+  // An item without a figure does not count for this: it stands beside nothing to weigh.
+  if (std::any_of(kept.begin(), kept.end(), [](const Candidate& c) { return c.contradicted; }) &&
+      std::all_of(kept.begin(), kept.end(), [](const Candidate& c) { return c.contradicted || !c.op.estimated; })) {
     if (set_aside)
       for (const auto& c : kept)
-        set_aside->push_back(fmt::format("not ranked, kprof's counters argue against it: {} ({}) — {}", c.op.name,
-                                         c.op.source, c.op.rationale));
-    kept.clear();
+        if (c.contradicted)
+          set_aside->push_back(fmt::format("not ranked, kprof's counters argue against it: {} ({}) — {}", c.op.name,
+                                           c.op.source, c.op.rationale));
+    std::erase_if(kept, [](const Candidate& c) { return c.contradicted; });
   }
   std::vector<Opportunity> out;
   for (auto& c : kept) out.push_back(std::move(c.op));

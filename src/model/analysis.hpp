@@ -95,9 +95,13 @@ struct Opportunity {
   // For a library's or framework's kernel, whose code the caller cannot change: the remedy its own code would need
   // ("coalesce"), which `remedy` ("library_tuning") reaches through the call; "" otherwise.
   std::string kernel_remedy;
+  // false where kprof cannot put a figure on the gain (a kernel at the DRAM roof with no declared minimum of bytes:
+  // what moving fewer bytes saves is the share removed, which the counters cannot tell). est_gain_pct and
+  // run_gain_pct are 0 then, the item ranks after every estimated one, and renderers print no figure.
+  bool estimated = true;
 };
 KPROF_JSON(Opportunity, name, remedy, est_gain_pct, run_share_pct, run_gain_pct, trigger_metric, trigger_value, trigger,
-           rationale, source, assumes, scope, kernels, kernel_remedy)
+           rationale, source, assumes, scope, kernels, kernel_remedy, estimated)
 
 struct KernelAnalysis {
   std::vector<MetricVerdict> verdicts;

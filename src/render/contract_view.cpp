@@ -115,7 +115,8 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
       if (g.analysis)
         for (const auto& o : g.analysis->opportunities)
           all.push_back(ContractOpportunity{o.name, multi ? kernel_label(g) : std::string(), {kernel_label(g)},
-                                            o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope});
+                                            o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope,
+                                            o.estimated});
   // Items across kernels (fuse stages, remove launch gaps) rank by the same whole-run gain.
   // A whole-program item of a one-kernel run reads like any item there: no label, its estimate of the run.
   // An item of one stage (host work in its range) or of where the program's launch gaps lie is labelled with the
@@ -130,7 +131,7 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
       label = fmt::format("{}", fmt::join(stages, ", "));
     }
     all.push_back(ContractOpportunity{o.name, label, o.kernels, o.est_gain_pct, o.run_gain_pct, trigger_text(o),
-                                      o.assumes, o.scope});
+                                      o.assumes, o.scope, o.estimated});
   }
   // A run analysed before run shares existed has none: rank by the kernel's own estimate then.
   bool shares = std::any_of(all.begin(), all.end(), [](const auto& o) { return o.run_gain_pct > 0; });

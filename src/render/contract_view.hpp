@@ -34,6 +34,7 @@ struct ContractOpportunity {
   std::string assumes;          // what the estimate assumes
   std::string scope = "kernel"; // "kernel", or "pipeline"/"program" for an item across kernels, "stage" for one
                                 // stage's range (host work between its launches)
+  bool estimated = true;        // false: no figure (Opportunity::estimated); the gains are 0 and print as "—"
 };
 
 struct ContractView {

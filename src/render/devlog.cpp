@@ -213,7 +213,8 @@ std::string render_devlog_entry(const ProfileRun& run, const std::optional<Devlo
       // An item of one kernel among several (or across kernels) also says what it is worth to the run: that is
       // what the next entry's duration realises.
       const bool of_run = (!o.kernel_label.empty() || o.scope != "kernel") && o.run_gain_pct > 0;
-      out += fmt::format("- {} — est. {}% gain{} — trigger: {}\n", name, std::lround(o.est_gain_pct),
+      out += fmt::format("- {} — est. {} gain{} — trigger: {}\n", name,
+                         o.estimated ? fmt::format("{}%", std::lround(o.est_gain_pct)) : std::string(kDash),
                          of_run ? fmt::format(" ({}% of the run)", std::lround(o.run_gain_pct)) : std::string(),
                          md_line(o.trigger));
     }

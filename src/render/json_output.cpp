@@ -46,8 +46,8 @@ json contract_json(const ContractView& v) {
     top.push_back({{"name", o.name},
                    {"kernel", o.kernel_label.empty() ? json(nullptr) : json(o.kernel_label)},
                    {"kernels", o.kernels},
-                   {"est_gain_pct", o.est_gain_pct},
-                   {"run_gain_pct", o.run_gain_pct},
+                   {"est_gain_pct", o.estimated ? json(o.est_gain_pct) : json(nullptr)},
+                   {"run_gain_pct", o.estimated ? json(o.run_gain_pct) : json(nullptr)},
                    {"trigger", o.trigger},
                    {"assumes", o.assumes.empty() ? json(nullptr) : json(o.assumes)},
                    {"scope", o.scope}});
