@@ -842,20 +842,29 @@ TEST(Advice, CopiesThatNeverOverlapTheKernelsAreNamed) {
   EXPECT_NEAR(pinned->est_gain_pct, 50.0 * (1.0 - 7.0 / shipped().param("opportunities.pinned_copy_gbps")), 1.0);
 }
 
+namespace {
+// A 4 us kernel at t (in NVTX range `range`) and a host synchronisation from 0.5 us after its start to 0.1 us after its
+// end: one step of a loop that waits for each result.
+void tiny_kernel_then_wait(Trace& trace, std::int64_t t, int range = -1) {
+  TraceKernel k;
+  k.start_ns = t;
+  k.end_ns = t + 4000;
+  k.nvtx_range = range;
+  trace.kernels.push_back(k);
+  TraceSync w;
+  w.type = SyncType::stream_synchronize;
+  w.start_ns = t + 500;
+  w.end_ns = t + 4100;
+  trace.syncs.push_back(w);
+}
+}  // namespace
+
 // 2,000 tiny kernels, each followed by a host synchronisation: the GPU idles 60% of the span.
 TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   Trace trace;
   std::int64_t t = 0;
   for (int i = 0; i < 2000; ++i) {
-    TraceKernel k;
-    k.start_ns = t;
-    k.end_ns = t + 4000;
-    trace.kernels.push_back(k);
-    TraceSync s;
-    s.type = SyncType::stream_synchronize;
-    s.start_ns = t + 500;
-    s.end_ns = t + 4100;
-    trace.syncs.push_back(s);
+    tiny_kernel_then_wait(trace, t);
     t += 10000;
   }
   ProfileRun run;
@@ -910,16 +919,7 @@ TEST(Advice, LaunchGapsAreNamedWhereTheyLie) {
     if (one_range) trace.nvtx.push_back(TraceNvtxRange{.name = 1});
     for (int i = 0; i < 200; ++i) {
       if (!one_range) trace.nvtx.push_back(TraceNvtxRange{.name = StringId(2 + i % 2), .start_ns = t, .end_ns = t + 4000});
-      TraceKernel k;
-      k.start_ns = t;
-      k.end_ns = t + 4000;
-      k.nvtx_range = static_cast<int>(trace.nvtx.size()) - 1;
-      trace.kernels.push_back(k);
-      TraceSync w;
-      w.type = SyncType::stream_synchronize;
-      w.start_ns = t + 500;
-      w.end_ns = t + 4100;
-      trace.syncs.push_back(w);
+      tiny_kernel_then_wait(trace, t, static_cast<int>(trace.nvtx.size()) - 1);
       t += 10000;
     }
     trace.nvtx.front().end_ns = one_range ? t : trace.nvtx.front().end_ns;
