@@ -840,6 +840,23 @@ TEST(Advice, CopiesThatNeverOverlapTheKernelsAreNamed) {
   ASSERT_NE(pinned, nullptr);
   EXPECT_EQ(pinned->trigger_metric, "pageable_copy_ns");
   EXPECT_NEAR(pinned->est_gain_pct, 50.0 * (1.0 - 7.0 / shipped().param("opportunities.pinned_copy_gbps")), 1.0);
+  EXPECT_NE(pinned->assumes.find("no measured host link"), std::string::npos) << pinned->assumes;
+  // The device's measured host link, in the copies' direction, sets the pinned rate where kprof-peaks measured it.
+  ProfileRun measured = run_of();
+  measured.device_spec = DeviceSpec{};
+  measured.device_spec->measured["h2d_pinned_gbps"] = Peak{25.0, "kprof-peaks"};
+  measured.device_spec->measured["d2h_pinned_gbps"] = Peak{12.0, "kprof-peaks"};  // not these copies' direction
+  const double to_device = 50.0 * (1.0 - 7.0 / 25.0);
+  pinned = nullptr;
+  for (const auto& o : range_advice(measured, paged, static_cast<double>(paged.nvtx.back().end_ns), shipped()))
+    if (o.remedy == "host_sync") pinned = &o;
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_NEAR(pinned->est_gain_pct, to_device, 1.0);
+  EXPECT_NE(pinned->assumes.find("measured host link"), std::string::npos) << pinned->assumes;
+  // A link measured at under twice the copies' rate leaves nothing to gain from pinning.
+  measured.device_spec->measured["h2d_pinned_gbps"] = Peak{12.0, "kprof-peaks"};
+  for (const auto& o : range_advice(measured, paged, static_cast<double>(paged.nvtx.back().end_ns), shipped()))
+    EXPECT_NE(o.remedy, "host_sync") << o.name;
 }
 
 namespace {

@@ -586,13 +586,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   struct PageableCopy {
     std::int64_t start, end;
     double bytes;
+    bool to_device;
   };
   std::vector<PageableCopy> pageable;
   for (const auto& k : trace.kernels) kernels_only.push_back({k.start_ns, k.end_ns});
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::htod || c.kind == MemcpyKind::dtoh) {
       copies_only.push_back({c.start_ns, c.end_ns});
-      if (c.pageable) pageable.push_back({c.start_ns, c.end_ns, static_cast<double>(c.bytes)});
+      if (c.pageable)
+        pageable.push_back({c.start_ns, c.end_ns, static_cast<double>(c.bytes), c.kind == MemcpyKind::htod});
     }
   kernels_only = merged(std::move(kernels_only));
   copies_only = merged(std::move(copies_only));
@@ -665,16 +667,32 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     }
     return std::max(0.0, std::min(kt, ct) - both);
   };
+  // The rate of a copy from or to pinned memory: the device's measured host link in that direction (kprof-peaks'
+  // h2d_pinned_gbps, d2h_pinned_gbps), else opportunities.pinned_copy_gbps.
+  auto pinned_rate = [&](bool to_device) {
+    if (run.device_spec)
+      if (auto p = run.device_spec->peak(to_device ? "h2d_pinned_gbps" : "d2h_pinned_gbps"); p && p->value > 0)
+        return p->value;
+    return t.param("opportunities.pinned_copy_gbps");
+  };
   // In [lo, hi): the time and bytes of copies from or to pageable host memory (the driver stages them, at a
-  // fraction of the host link's rate, and the call blocks the host).
+  // fraction of the host link's rate, and the call blocks the host), and the time the same bytes take from pinned
+  // memory.
+  struct Paged {
+    double ns = 0, bytes = 0, pinned_ns = 0;
+  };
   auto pageable_copies = [&](std::int64_t lo, std::int64_t hi) {
-    std::pair<double, double> out{0, 0};
+    Paged out;
     for (const auto& c : pageable)
-      if (c.start >= lo && c.end <= hi) out.first += static_cast<double>(c.end - c.start), out.second += c.bytes;
+      if (c.start >= lo && c.end <= hi) {
+        out.ns += static_cast<double>(c.end - c.start);
+        out.bytes += c.bytes;
+        out.pinned_ns += c.bytes / pinned_rate(c.to_device);
+      }
     return out;
   };
   struct Seen {
-    std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes;
+    std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns;
   };
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
@@ -687,9 +705,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].work.push_back(idle.work);
     per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
-    const auto [p_ns, p_bytes] = pageable_copies(lo, hi);
-    per_stage[stage].pageable_ns.push_back(p_ns);
-    per_stage[stage].pageable_bytes.push_back(p_bytes);
+    const Paged paged = pageable_copies(lo, hi);
+    per_stage[stage].pageable_ns.push_back(paged.ns);
+    per_stage[stage].pageable_bytes.push_back(paged.bytes);
+    per_stage[stage].pageable_pinned_ns.push_back(paged.pinned_ns);
     per_stage[stage].span.push_back(static_cast<double>(hi - lo));
   }
   auto lower_median = [](std::vector<double> v) {
@@ -737,14 +756,17 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                   "under the longer";
       out.push_back(std::move(o));
     }
-    // Copies from or to pageable memory at under half the pinned rate (opportunities.pinned_copy_gbps): pinned
-    // buffers and asynchronous copies (set 14's chunked upload at 6.5-9.5 GB/s, over 90% of its range).
+    // Copies from or to pageable memory at under half the pinned rate (the device's measured host link, else
+    // opportunities.pinned_copy_gbps): pinned buffers and asynchronous copies (set 14's chunked upload at 6.5-9.5
+    // GB/s, over 90% of its range).
     if (const double p_ns = lower_median(seen.pageable_ns); p_ns >= min_gap && p_ns * count / span >= min_share) {
-      double ns = 0, bytes = 0;
+      double ns = 0, bytes = 0, pinned_ns = 0;
       for (std::size_t i = 0; i < seen.pageable_ns.size(); ++i)
-        ns += seen.pageable_ns[i], bytes += seen.pageable_bytes[i];
-      const double gbps = ns > 0 ? bytes / ns : 0, pinned = t.param("opportunities.pinned_copy_gbps");
-      if (gbps > 0 && gbps < 0.5 * pinned) {
+        ns += seen.pageable_ns[i], bytes += seen.pageable_bytes[i], pinned_ns += seen.pageable_pinned_ns[i];
+      const double gbps = ns > 0 ? bytes / ns : 0, pinned = pinned_ns > 0 ? bytes / pinned_ns : 0;
+      if (gbps > 0 && pinned > 0 && gbps < 0.5 * pinned) {
+        const bool measured = run.device_spec && (run.device_spec->peak("h2d_pinned_gbps").has_value() ||
+                                                  run.device_spec->peak("d2h_pinned_gbps").has_value());
         Opportunity o = item(RemedyId::host_sync, p_ns * count / span * (1.0 - gbps / pinned), "pageable_copy_ns",
                              p_ns * count,
                              fmt::format("pageable_copies={:.1f} ms of {:.1f} ms at {:.1f} GB/s", p_ns * count * 1e-6,
@@ -755,9 +777,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                   "waits. From pinned buffers they run at the host link's rate and, asynchronous, "
                                   "beside the kernels.",
                                   stage->name, p_ns * 1e-6, per_range_ms, gbps);
-        o.assumes = fmt::format("the copies run at {:.0f} GB/s from pinned memory (opportunities.pinned_copy_gbps) and "
-                                "nothing else changes",
-                                pinned);
+        o.assumes = fmt::format("the copies run at {:.0f} GB/s from pinned memory ({}) and nothing else changes", pinned,
+                                measured ? "the device's measured host link, kprof-peaks"
+                                         : "opportunities.pinned_copy_gbps: no measured host link for this device");
         out.push_back(std::move(o));
       }
     }

@@ -175,6 +175,33 @@ PeakMeasurement measure_dram_memcpy(const DeviceFacts& d, cudaStream_t s, const 
   return summarize(ms, 2.0 * bytes, 1e9, "cudaMemcpyAsync device to device, " + gib(bytes) + ", bytes read + written");
 }
 
+PeakMeasurement measure_host_link(cudaStream_t s, const TimingOptions& opt, bool to_device) {
+  const size_t bytes = size_t(256) << 20;
+  DeviceBuffer dev(bytes);
+  void* host = nullptr;
+  CUDA_CHECK(cudaMallocHost(&host, bytes));
+  struct Pinned {
+    void* p;
+    ~Pinned() { cudaFreeHost(p); }
+  } pinned{host};
+  // Non-zero bytes both ways, so a copy that did nothing shows.
+  std::fill_n(static_cast<float*>(host), bytes / sizeof(float), 1.0f);
+  fill_random(dev.as<void>(), ElemType::f32, bytes / 4, 8, 0.5f, 1.5f, s);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  auto ms = time_runs(
+      [&](cudaStream_t st) {
+        CUDA_CHECK(to_device ? cudaMemcpyAsync(dev.as<void>(), host, bytes, cudaMemcpyHostToDevice, st)
+                             : cudaMemcpyAsync(host, dev.as<void>(), bytes, cudaMemcpyDeviceToHost, st));
+      },
+      s, opt);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  if (to_device ? zero_fraction_f32(dev.as<float>(), 4096) > 0.01 : static_cast<float*>(host)[bytes / 8] == 0.0f)
+    throw std::runtime_error("the host-link copy produced zeros");
+  return summarize(ms, double(bytes), 1e9,
+                   std::string("cudaMemcpyAsync ") + (to_device ? "host to device" : "device to host") +
+                       " from pinned host memory (cudaMallocHost), " + gib(bytes) + " a run, bytes copied");
+}
+
 PeakMeasurement measure_dram_mix(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt, DramMix mix) {
   const bool add = mix == DramMix::add_resident || mix == DramMix::add_flat;
   const size_t bytes = hbm_buffer_bytes(d, 3);

@@ -18,5 +18,9 @@ enum class DramMix { add_resident, add_flat, copy_flat };
 PeakMeasurement measure_dram_mix(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt, DramMix mix);
 PeakMeasurement measure_l2_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
 PeakMeasurement measure_smem_read(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt);
+// The host link: cudaMemcpyAsync between pinned host memory (cudaMallocHost) and the device, one direction, 256 MiB a
+// run: the rate a copy from pinned memory reaches (program advice's "copy from pinned memory" compares pageable copies
+// with it).
+PeakMeasurement measure_host_link(cudaStream_t s, const TimingOptions& opt, bool to_device);
 
 }  // namespace kprof::peaks
