@@ -248,6 +248,16 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
       }
     }
   run.program_opportunities = fusion_advice(run, total, t);
+  // A fusion item says what a stage's "cut DRAM traffic to the declared minimum" says, and where the bytes go: the
+  // stages it names keep it alone (mla v4's softmax, declared minimum 0 B: the fused kernel keeps its scores on chip).
+  for (const auto& f : run.program_opportunities)
+    if (f.remedy == name(RemedyId::fuse_stages) || f.remedy == name(RemedyId::library_tuning))
+      for (auto& stage : run.stages)
+        for (auto& g : stage.kernels)
+          if (g.analysis && std::find(f.kernels.begin(), f.kernels.end(), stage_kernel_label(stage, g)) != f.kernels.end())
+            std::erase_if(g.analysis->opportunities, [](const Opportunity& o) {
+              return o.remedy == name(RemedyId::dram_traffic) && o.estimated;
+            });
   for (auto& o : overlap_advice(run, total)) run.program_opportunities.push_back(std::move(o));
   if (dominant) {
     Bottleneck overall = dominant->analysis->bottleneck;

@@ -433,10 +433,13 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
     if (!applies(c.remedy, causes)) continue;
     // A traffic cut kprof measured itself (its own cause names that remedy) moves the floor; an Nsight Compute
     // estimate kprof has no cause for does not.
+    // The declared minimum against the measured bytes is such a measurement too (the declared dram_traffic item): a
+    // stage at the DRAM roof moving nine times its minimum saves most of its time, not the roof's last percent.
     const bool measured_cut = c.remedy && cuts_traffic(*c.remedy) &&
-                              std::any_of(causes.begin(), causes.end(), [&](const Cause& k) {
-                                return k.specific && k.remedy == name(*c.remedy);
-                              });
+                              ((*c.remedy == RemedyId::dram_traffic && c.op.estimated && c.op.source == "kprof") ||
+                               std::any_of(causes.begin(), causes.end(), [&](const Cause& k) {
+                                 return k.specific && k.remedy == name(*c.remedy);
+                               }));
     double bound = c.remedy && unbounded_by_floor(*c.remedy) ? max_gain : measured_cut ? traffic_cap : cap;
     std::string why;
     if (hides_latency(c.remedy) && issue_room < bound) {
