@@ -589,7 +589,12 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     bool to_device;
   };
   std::vector<PageableCopy> pageable;
+  // Copies inside the device (device to device, peer to peer): bytes a kernel wrote moved again at DRAM's rate.
+  std::vector<Span> device_copies;
   for (const auto& k : trace.kernels) kernels_only.push_back({k.start_ns, k.end_ns});
+  for (const auto& c : trace.memcpys)
+    if (c.kind == MemcpyKind::dtod || c.kind == MemcpyKind::ptop) device_copies.push_back({c.start_ns, c.end_ns});
+  device_copies = merged(std::move(device_copies));
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::htod || c.kind == MemcpyKind::dtoh) {
       copies_only.push_back({c.start_ns, c.end_ns});
@@ -692,7 +697,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return out;
   };
   struct Seen {
-    std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns;
+    std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns, device_copy;
   };
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
@@ -705,6 +710,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].work.push_back(idle.work);
     per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
+    per_stage[stage].device_copy.push_back(static_cast<double>(covered(device_copies, lo, hi)));
     const Paged paged = pageable_copies(lo, hi);
     per_stage[stage].pageable_ns.push_back(paged.ns);
     per_stage[stage].pageable_bytes.push_back(paged.bytes);
@@ -754,6 +760,21 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                 stage->name, serial * 1e-6, per_range_ms);
       o.assumes = "the copies and the kernels are independent chunks (a pipeline), so the shorter of the two hides "
                   "under the longer";
+      out.push_back(std::move(o));
+    }
+    // Copies inside the device taking a share of the range: bytes a kernel just wrote moved again (a stencil copying
+    // its new grid back each step where swapping the two buffers would do; set 20, half of each range). Dropping them
+    // moves fewer bytes: a pointer swap, or the kernel writing where the data is wanted.
+    if (const double copies = lower_median(seen.device_copy); copies * count / span >= min_share) {
+      Opportunity o = item(RemedyId::dram_traffic, copies * count / span, "device_copy_ns", copies * count,
+                           fmt::format("device_copies={:.1f} ms of {:.1f} ms", copies * count * 1e-6, span * 1e-6));
+      o.name = "Drop the device-to-device copies (swap the buffers, or write where the data is wanted)";
+      o.rationale = fmt::format("In {} copies inside the device take {:.1f} ms of each range's {:.1f} ms (typically): "
+                                "they move bytes already on the GPU again, at DRAM's rate. Swapping the pointers of "
+                                "two buffers (ping-pong), or having the producing kernel write where the data is "
+                                "wanted, removes them.",
+                                stage->name, copies * 1e-6, per_range_ms);
+      o.assumes = "the copies are not needed (a pointer swap or writing in place replaces them), so their time goes";
       out.push_back(std::move(o));
     }
     // Copies from or to pageable memory at under half the pinned rate (the device's measured host link, else

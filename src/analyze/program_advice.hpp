@@ -48,7 +48,8 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
 //     gap_host_work_max_ns per instance, gets one host_sync item;
 // the larger of the two; and, where the trace records copies, copies and kernels that never ran side by side (the
 // shorter of the two alone for gap_min_idle_share of the span: a two-stream pipeline serialised by work on the legacy
-// default stream) get one overlap_stages item. Each estimate is that time's share of the stage's span; its run gain, the share of the traced
+// default stream) get one overlap_stages item; and device-to-device copies taking gap_min_idle_share of the span (a
+// stencil copying its new grid back where a pointer swap would do) get one dram_traffic item. Each estimate is that time's share of the stage's span; its run gain, the share of the traced
 // span `span_ns`. The typical instance is the lower median, and a stage needs two instances: the first call of a
 // range, which plans library calls or compiles, is not the steady state. Nothing without API call records.
 std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace, double span_ns,
