@@ -137,6 +137,16 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  // `diagnosis_score --trace-items <folder> <program>`: the items across kernels that a trace alone gives (a folder
+  // holding a trace.kptrace: an nsys-mode capture, with copies and synchronisations), without counters, to see where
+  // the range and launch-gap items fire on captures they were not made on.
+  if (which == "--trace-items" && argc > 3) {
+    const auto run = kprof::corpus::assemble(argv[2], kprof::corpus::Source::annotation_ncu, argv[3]);
+    for (const auto& o : run.program_opportunities)
+      std::cout << fmt::format("- {} {:.2f}% of the run (est. {:.0f}%) [{}] {:.60}: {}\n", o.remedy, o.run_gain_pct,
+                               o.est_gain_pct, o.scope, fmt::format("{}", fmt::join(o.kernels, " | ")), o.trigger);
+    return 0;
+  }
   if (which == "--summary") {
     print_totals(kprof::corpus::score_all(kprof::corpus::expected_file()), "designed corpus, ");
     print_totals(kprof::corpus::score_all(kprof::corpus::holdout_file()), "held-out set 1, ");
