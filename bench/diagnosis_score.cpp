@@ -125,15 +125,20 @@ int main(int argc, char** argv) {
   if (which == "--top" && argc > 2) {
     const auto expected = kprof::corpus::load_expected(labels_of(argv[2]));
     if (expected.empty()) return 1;
-    const std::size_t n = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 10;
+    std::size_t n = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 10;
+    if (n == 0) n = 10;
     for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
                      kprof::corpus::Source::ncu_full}) {
       const auto run = kprof::corpus::assemble(kprof::corpus::capture_dir(expected.front().program, src), src,
                                                expected.front().program);
       std::cout << "## " << kprof::corpus::source_name(src) << "\n";
       for (const auto& o : kprof::render::top_opportunities(run, n))
-        std::cout << fmt::format("- {:.4f}% of the run (share {:.4f}%, est {:.0f}%) [{}] {:.70}: {:.90}\n",
-                                 o.run_gain_pct, o.run_gain_pct / std::max(1e-9, o.est_gain_pct) * 100.0, o.est_gain_pct, o.scope, o.kernel_label, o.name);
+        if (o.estimated)
+          std::cout << fmt::format("- {:.4f}% of the run (share {:.4f}%, est {:.0f}%) [{}] {:.70}: {:.90}\n",
+                                   o.run_gain_pct, o.run_gain_pct / std::max(1e-9, o.est_gain_pct) * 100.0,
+                                   o.est_gain_pct, o.scope, o.kernel_label, o.name);
+        else
+          std::cout << fmt::format("- not estimated [{}] {:.70}: {:.90}\n", o.scope, o.kernel_label, o.name);
     }
     return 0;
   }

@@ -228,6 +228,17 @@ TEST(Opportunities, AtTheDramRoofTheItemIsFewerBytesWithoutAFigure) {
   EXPECT_FALSE(a.opportunities[0].estimated);
   EXPECT_EQ(a.opportunities[0].est_gain_pct, 0.0);
   EXPECT_LE(max_gain(a), 10.0);  // a label of "nothing left" still holds: no figure is claimed
+  // Beside an estimated item, even one kprof's counters argue against (Nsight Compute's occupancy estimate where the
+  // theoretical occupancy is 100%), the item without a figure ranks last.
+  m.theoretical_occupancy_pct = 100, m.achieved_occupancy_pct = 60;
+  auto with_rule = analyse(m, {rule("Occupancy", "AchievedOccupancy", "global", 30),
+                               rule("WorkloadDistribution", "WorkloadImbalance", "global", 20)},
+                           "softmax_3pass_kernel");
+  ASSERT_EQ(with_rule.opportunities.size(), 3u);
+  EXPECT_NE(by_remedy(with_rule.opportunities, "occupancy"), nullptr);
+  EXPECT_TRUE(with_rule.opportunities.front().estimated);
+  EXPECT_FALSE(with_rule.opportunities.back().estimated);
+  EXPECT_EQ(with_rule.opportunities.back().remedy, "dram_traffic");
   auto declared = analyse(m, {}, "softmax_3pass_kernel", DeclaredWork{.min_bytes = 1.06e9});
   const Opportunity* cut = by_remedy(declared.opportunities, "dram_traffic");
   ASSERT_NE(cut, nullptr);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/profile.hpp"
+#include "render/contract_markdown.hpp"
 #include "render/json_output.hpp"
 #include "support/json_schema.hpp"
 #include "support/shell.hpp"
@@ -113,4 +114,7 @@ TEST(JsonSchema, TheContractsItemsWithoutAFigureAndOfAStageFitTheSchema) {
   ASSERT_GE(doc["top3"].size(), 2u);
   EXPECT_EQ(doc["top3"][0]["scope"], "stage");
   EXPECT_TRUE(doc["top3"][1]["est_gain_pct"].is_null());
+  // In text the figure is a dash, never 0%.
+  const std::string md = kprof::render::render_contract(run, nullptr);
+  EXPECT_NE(md.find("Move fewer DRAM bytes (stream_kernel: — of its time) — est. — gain"), std::string::npos) << md;
 }

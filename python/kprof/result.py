@@ -52,7 +52,12 @@ class Result:
             for o in (group.get("analysis") or {}).get("opportunities") or []:
                 out.append({"stage": stage, "kernel": group.get("label") or group.get("kernel"), **o})
         for o in self.profile.get("program_opportunities") or []:
-            out.append({"stage": " → ".join(o.get("kernels") or []), "kernel": None, **o})
+            kernels = o.get("kernels") or []
+            if o.get("scope") == "pipeline":
+                where = " → ".join(kernels)
+            else:  # a stage's or the program's: the stages concerned ("stage · kernel" labels cut at the stage)
+                where = ", ".join(dict.fromkeys(k.split(" · ")[0] for k in kernels))
+            out.append({"stage": where, "kernel": None, **o})
         out.sort(key=lambda o: -(o.get("run_gain_pct") or 0.0))
         return out
 

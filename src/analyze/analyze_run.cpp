@@ -248,10 +248,12 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
       }
     }
   run.program_opportunities = fusion_advice(run, total, t);
-  // A fusion item says what a stage's "cut DRAM traffic to the declared minimum" says, and where the bytes go: the
-  // stages it names keep it alone (mla v4's softmax, declared minimum 0 B: the fused kernel keeps its scores on chip).
+  // A stage that a fusion item names moves the intermediate the fusion keeps on chip, and its "cut DRAM traffic to the
+  // declared minimum" counts those bytes as excess: the fusion item says so with where the bytes go, and stands alone
+  // (mla v4's softmax, declared minimum 0 B, between the two GEMMs whose scores and probabilities it moves). Only the
+  // plain fusion: an epilogue or a folded copy keeps the other stage's own excess bytes.
   for (const auto& f : run.program_opportunities)
-    if (f.remedy == name(RemedyId::fuse_stages) || f.remedy == name(RemedyId::library_tuning))
+    if (f.remedy == name(RemedyId::fuse_stages) && f.name.rfind("Fuse ", 0) == 0 && f.name.find("epilogue") == std::string::npos)
       for (auto& stage : run.stages)
         for (auto& g : stage.kernels)
           if (g.analysis && std::find(f.kernels.begin(), f.kernels.end(), stage_kernel_label(stage, g)) != f.kernels.end())

@@ -481,7 +481,10 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // H200, weighed down to 12% and 9%, came before kprof's own bank-conflict items); equal bounded gains (several
   // capped by the same headroom) rank by the unbounded estimate, after the remedies that act on the binding unit
   // itself (its own remedy carries exactly that headroom).
+  // An item without a figure ranks after every item with one, contradicted or not (the contract's top 3 ranks by run
+  // gain, where it has 0: the two orders agree).
   std::stable_sort(kept.begin(), kept.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.op.estimated != b.op.estimated) return a.op.estimated;
     if (a.contradicted != b.contradicted) return !a.contradicted;
     if (a.op.est_gain_pct != b.op.est_gain_pct) return a.op.est_gain_pct > b.op.est_gain_pct;
     if (a.bounded_by_unit != b.bounded_by_unit) return !a.bounded_by_unit;

@@ -458,13 +458,19 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   // neither a graph nor fewer synchronisations removes (a PyTorch script with torch.compile on the H200: 162
   // launches over 20 s, the GPU idle 99.99% of it).
   const double host_work_ns = t.param("opportunities.gap_host_work_max_ns");
-  // Where the gaps lie: a gap between two kernels of one named stage is that stage's (a loop that synchronises
-  // inside its range); one between stages, or outside every named range, is the program's (a test harness checking
-  // each case's result between the cases: set 16's 317 blocking read-backs).
+  // Where the gaps lie: a gap is a named stage's when both kernels around it ran in that stage's ranges and either in
+  // one range instance, or, with host waits, the wait that made the gap began inside one of their instances (a loop
+  // that synchronises inside each step's range). Otherwise it is the program's: between stages, outside every named
+  // range, or a wait after a range closed (a test harness checking each case's result between the cases: set 16's
+  // 317 blocking read-backs).
   const RangeStages ranges(run, trace);
+  auto inside = [&](int r, std::int64_t at) {
+    return r >= 0 && trace.nvtx[r].start_ns <= at && at <= trace.nvtx[r].end_ns;
+  };
   std::map<const Stage*, double> in_stage;  // nullptr: between stages or outside them
   double winnable = 0;
   std::int64_t last_end = ks.empty() ? 0 : ks.front().end_ns;
+  std::size_t last = 0;  // the kernel that ends at last_end: the gap's earlier side (on several streams, not ks[i - 1])
   for (std::size_t i = 1; i < ks.size(); ++i) {
     const double gap = static_cast<double>(ks[i].start_ns - last_end);
     if (gap > 0 && gap < host_work_ns) {
@@ -472,11 +478,14 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
       if (!host_waits || (w != wait_starts.end() && *w < ks[i].start_ns)) {
         const double win = std::max(0.0, gap - floor_ns);
         winnable += win;
-        const Stage* a = ranges.stage_of(ks[i - 1]);
-        in_stage[a == ranges.stage_of(ks[i]) ? a : nullptr] += win;
+        const int ra = ranges.range_of(ks[last]), rb = ranges.range_of(ks[i]);
+        const Stage* a = ranges.stage_of(ra);
+        const bool same = a && a == ranges.stage_of(rb) &&
+                          (ra == rb || (host_waits && (inside(ra, *w) || inside(rb, *w))));
+        in_stage[same ? a : nullptr] += win;
       }
     }
-    last_end = std::max(last_end, ks[i].end_ns);
+    if (ks[i].end_ns > last_end) last_end = ks[i].end_ns, last = i;
   }
   const double gain = std::min(winnable, o.idle_ns) / o.span_ns;
   // kprof's per-kernel launch-overhead cause already owns these gaps when it found them itself (many launches
@@ -589,11 +598,12 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     bool to_device;
   };
   std::vector<PageableCopy> pageable;
-  // Copies inside the device (device to device, peer to peer): bytes a kernel wrote moved again at DRAM's rate.
+  // Copies inside one device: bytes a kernel wrote moved again at DRAM's rate. (Peer copies between GPUs move data
+  // another device needs: no buffer swap removes them.)
   std::vector<Span> device_copies;
   for (const auto& k : trace.kernels) kernels_only.push_back({k.start_ns, k.end_ns});
   for (const auto& c : trace.memcpys)
-    if (c.kind == MemcpyKind::dtod || c.kind == MemcpyKind::ptop) device_copies.push_back({c.start_ns, c.end_ns});
+    if (c.kind == MemcpyKind::dtod) device_copies.push_back({c.start_ns, c.end_ns});
   device_copies = merged(std::move(device_copies));
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::htod || c.kind == MemcpyKind::dtoh) {
@@ -651,6 +661,20 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     auto& e = last_end[r];
     e = std::max(e, k.end_ns);
   }
+  // In [lo, hi): the time of `a` during which none of `b` ran (a copy hidden under a kernel on another stream costs
+  // the range nothing to remove).
+  auto alone = [&](const std::vector<Span>& a, const std::vector<Span>& b, std::int64_t lo, std::int64_t hi) {
+    double t = 0;
+    // `a` is merged (sorted, disjoint): start at the last span that begins at or before lo.
+    auto it = std::upper_bound(a.begin(), a.end(), Span{lo, lo},
+                               [](const Span& x, const Span& y) { return x.first < y.first; });
+    if (it != a.begin()) --it;
+    for (; it != a.end() && it->first < hi; ++it) {
+      const std::int64_t from = std::max(lo, it->first), to = std::min(hi, it->second);
+      if (to > from) t += static_cast<double>(to - from - covered(b, from, to));
+    }
+    return t;
+  };
   // In [lo, hi): the part of the shorter of the copies and the kernels that did not run beside the other (what
   // overlapping them could hide).
   auto serial_copies = [&](std::int64_t lo, std::int64_t hi) {
@@ -674,17 +698,21 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   // The rate of a copy from or to pinned memory: the device's measured host link in that direction (kprof-peaks'
   // h2d_pinned_gbps, d2h_pinned_gbps), else opportunities.pinned_copy_gbps.
-  auto pinned_rate = [&](bool to_device) {
+  auto measured_rate = [&](bool to_device) -> std::optional<double> {
     if (run.device_spec)
       if (auto p = run.device_spec->peak(to_device ? "h2d_pinned_gbps" : "d2h_pinned_gbps"); p && p->value > 0)
         return p->value;
-    return t.param("opportunities.pinned_copy_gbps");
+    return std::nullopt;
+  };
+  auto pinned_rate = [&](bool to_device) {
+    return measured_rate(to_device).value_or(t.param("opportunities.pinned_copy_gbps"));
   };
   // In [lo, hi): the time and bytes of copies from or to pageable host memory (the driver stages them, at a
   // fraction of the host link's rate, and the call blocks the host), and the time the same bytes take from pinned
   // memory.
   struct Paged {
     double ns = 0, bytes = 0, pinned_ns = 0;
+    bool measured = false, fallback = false;  // some copy's rate came from the device's measurement / the threshold
   };
   auto pageable_copies = [&](std::int64_t lo, std::int64_t hi) {
     Paged out;
@@ -693,11 +721,13 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         out.ns += static_cast<double>(c.end - c.start);
         out.bytes += c.bytes;
         out.pinned_ns += c.bytes / pinned_rate(c.to_device);
+        (measured_rate(c.to_device) ? out.measured : out.fallback) = true;
       }
     return out;
   };
   struct Seen {
     std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns, device_copy;
+    bool pinned_measured = false, pinned_fallback = false;
   };
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
@@ -710,11 +740,13 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].work.push_back(idle.work);
     per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
-    per_stage[stage].device_copy.push_back(static_cast<double>(covered(device_copies, lo, hi)));
+    per_stage[stage].device_copy.push_back(trace.memcpys.empty() ? 0.0 : alone(device_copies, kernels_only, lo, hi));
     const Paged paged = pageable_copies(lo, hi);
     per_stage[stage].pageable_ns.push_back(paged.ns);
     per_stage[stage].pageable_bytes.push_back(paged.bytes);
     per_stage[stage].pageable_pinned_ns.push_back(paged.pinned_ns);
+    per_stage[stage].pinned_measured |= paged.measured;
+    per_stage[stage].pinned_fallback |= paged.fallback;
     per_stage[stage].span.push_back(static_cast<double>(hi - lo));
   }
   auto lower_median = [](std::vector<double> v) {
@@ -786,8 +818,6 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         ns += seen.pageable_ns[i], bytes += seen.pageable_bytes[i], pinned_ns += seen.pageable_pinned_ns[i];
       const double gbps = ns > 0 ? bytes / ns : 0, pinned = pinned_ns > 0 ? bytes / pinned_ns : 0;
       if (gbps > 0 && pinned > 0 && gbps < 0.5 * pinned) {
-        const bool measured = run.device_spec && (run.device_spec->peak("h2d_pinned_gbps").has_value() ||
-                                                  run.device_spec->peak("d2h_pinned_gbps").has_value());
         Opportunity o = item(RemedyId::host_sync, p_ns * count / span * (1.0 - gbps / pinned), "pageable_copy_ns",
                              p_ns * count,
                              fmt::format("pageable_copies={:.1f} ms of {:.1f} ms at {:.1f} GB/s", p_ns * count * 1e-6,
@@ -798,9 +828,12 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                   "waits. From pinned buffers they run at the host link's rate and, asynchronous, "
                                   "beside the kernels.",
                                   stage->name, p_ns * 1e-6, per_range_ms, gbps);
-        o.assumes = fmt::format("the copies run at {:.0f} GB/s from pinned memory ({}) and nothing else changes", pinned,
-                                measured ? "the device's measured host link, kprof-peaks"
-                                         : "opportunities.pinned_copy_gbps: no measured host link for this device");
+        o.assumes = fmt::format(
+            "the copies run at {:.0f} GB/s from pinned memory ({}) and nothing else changes", pinned,
+            !seen.pinned_fallback ? "the device's host link as kprof-peaks measured it"
+            : seen.pinned_measured
+                ? "the device's host link as kprof-peaks measured it where known, else opportunities.pinned_copy_gbps"
+                : "opportunities.pinned_copy_gbps: kprof-peaks has not measured this device's host link");
         out.push_back(std::move(o));
       }
     }
