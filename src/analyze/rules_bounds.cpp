@@ -286,6 +286,9 @@ void detect_plain_bounds(RuleContext& r) {
                       units.empty()  ? std::string("pipes not measured")
                       : issue_ahead ? fmt::format("the busiest pipe ({}) {:.1f}%: issue binds across pipes", pipe->unit,
                                                   pipe_pct)
+                      : pipe && units.size() > 1 && pipe_pct > 0
+                                     ? fmt::format("no pipe above {:.0f}% (the busiest, the {}, {:.1f}%)",
+                                                   r.p("pipe_bound_pct"), pipe->unit, pipe_pct)
                                      : fmt::format("no pipe above {:.0f}%", r.p("pipe_bound_pct"))),
           std::min(headroom, 1.0 - issued / 100.0),
           m.issue_active_pct
