@@ -247,19 +247,17 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
         o.run_gain_pct = o.est_gain_pct * share / 100.0;
       }
     }
-  run.program_opportunities = fusion_advice(run, total, t);
-  // A stage that a fusion item names moves the intermediate the fusion keeps on chip, and its "cut DRAM traffic to the
+  // A group a plain fusion names moves the intermediate the fusion keeps on chip, and its "cut DRAM traffic to the
   // declared minimum" counts those bytes as excess: the fusion item says so with where the bytes go, and stands alone
-  // (mla v4's softmax, declared minimum 0 B, between the two GEMMs whose scores and probabilities it moves). Only the
-  // plain fusion: an epilogue or a folded copy keeps the other stage's own excess bytes.
-  for (const auto& f : run.program_opportunities)
-    if (f.remedy == name(RemedyId::fuse_stages) && f.name.rfind("Fuse ", 0) == 0 && f.name.find("epilogue") == std::string::npos)
-      for (auto& stage : run.stages)
-        for (auto& g : stage.kernels)
-          if (g.analysis && std::find(f.kernels.begin(), f.kernels.end(), stage_kernel_label(stage, g)) != f.kernels.end())
-            std::erase_if(g.analysis->opportunities, [](const Opportunity& o) {
-              return o.remedy == name(RemedyId::dram_traffic) && o.estimated;
-            });
+  // (mla v4's softmax, declared minimum 0 B, between the two GEMMs whose scores and probabilities it moves).
+  std::vector<const KernelGroup*> fused;
+  run.program_opportunities = fusion_advice(run, total, t, &fused);
+  for (auto& stage : run.stages)
+    for (auto& g : stage.kernels)
+      if (g.analysis && std::find(fused.begin(), fused.end(), &g) != fused.end())
+        std::erase_if(g.analysis->opportunities, [](const Opportunity& o) {
+          return o.remedy == name(RemedyId::dram_traffic) && o.estimated;
+        });
   for (auto& o : overlap_advice(run, total)) run.program_opportunities.push_back(std::move(o));
   if (dominant) {
     Bottleneck overall = dominant->analysis->bottleneck;

@@ -110,7 +110,8 @@ bool moves_only(const KernelGroup& g, const Thresholds& t) {
 
 }  // namespace
 
-std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t) {
+std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t,
+                                       std::vector<const KernelGroup*>* fused) {
   struct Item {
     const Stage* stage;
     const KernelGroup* group;
@@ -323,6 +324,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
                            in > 0 && out_bytes > 0 ? "the stages around it"
                            : in > 0               ? "the stage before it"
                                                   : "the stage after it");
+      if (fused)
+        for (std::size_t k = prev; k <= next; ++k) fused->push_back(order[k].group);
     }
     o.kernels = kernels;
     // The bytes kept on chip save the time they take at DRAM's roof: the byte share of the kernel's time where it

@@ -26,7 +26,11 @@ bool unmarked(const Stage& s, const KernelGroup& g);
 
 // Stages in run order whose intermediates pass through DRAM. `total_ns`: the run time the kernel items' run
 // shares are taken of. Needs KernelGroup::analysis.
-std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t);
+// `fused`, when given, receives the groups a plain fusion item names (producer, the stage, consumer): the bytes it
+// keeps on chip are what those groups' "cut DRAM traffic to the declared minimum" counts as excess. Not the groups of
+// an epilogue, a re-read or a folded copy, which keep excess bytes of their own.
+std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, const Thresholds& t,
+                                       std::vector<const KernelGroup*>* fused = nullptr);
 
 // Consecutive stages that each leave at least half the SMs idle and whose recorded launches (start and duration,
 // from a tracer) never ran concurrently: run them on separate streams (or as parallel graph branches) if they are

@@ -60,11 +60,11 @@ std::string render_contract(const ProfileRun& run, const Comparison* vs_baseline
     if (!o.kernel_label.empty()) {
       const std::string where = md_text(short_name(o.kernel_label, o.scope == "kernel" ? 48 : 72));
       name += shares && o.scope == "kernel" && o.kernels.size() == 1
-                  ? fmt::format(" ({}: {} of its time)", where, o.estimated ? fmt_gain(o.est_gain_pct) : kDash)
+                  ? fmt::format(" ({}: {} of its time)", where, fmt_gain(o.est_gain_pct, o.estimated))
                   : fmt::format(" ({})", where);
     }
     out += fmt::format("{}. {} — est. {} gain — trigger: {}\n", i + 1, name,
-                       o.estimated ? fmt_gain(shares ? o.run_gain_pct : o.est_gain_pct) : std::string(kDash), o.trigger);
+                       fmt_gain(shares ? o.run_gain_pct : o.est_gain_pct, o.estimated), o.trigger);
   }
   if (!v.warnings.empty()) {
     out += "\n### Warnings\n";

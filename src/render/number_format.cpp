@@ -68,6 +68,8 @@ std::string first_sentences(const std::string& text, int n) {
   return text;
 }
 
+std::string fmt_gain(double pct, bool estimated) { return estimated ? fmt_gain(pct) : std::string(kDash); }
+
 std::string fmt_gain(double pct) {
   if (!(pct > 0)) return "0%";
   if (pct < 1) return "<1%";

@@ -12,6 +12,8 @@ std::string fmt_us(const std::optional<double>& ns);                  // ns → 
 std::string fmt_pct(const std::optional<double>& pct);                // "82.4" (no sign), or "—"
 // An estimated gain: whole percent ("38%"), "<1%" under one, and never "100%" for an estimate under 100.
 std::string fmt_gain(double pct);
+// An opportunity's gain as printed: fmt_gain, or "—" for an item kprof puts no figure on (Opportunity::estimated).
+std::string fmt_gain(double pct, bool estimated);
 // Generic magnitude: 1 decimal from 1 up, 3 significant digits below 1 ("0.00486"), "0.0" for zero.
 std::string fmt_number(const std::optional<double>& v);
 // A value with its unit: "%" → "82.4%", "B" → "2.13 GB", "ns" → "536.7 us", else "<number> <unit>".

@@ -167,7 +167,7 @@ std::string opportunities_section(const KernelAnalysis& a) {
     const auto& o = a.opportunities[i];
     std::string run = o.run_share_pct > 0 && o.estimated ? fmt::format(" ({} of the run)", fmt_gain(o.run_gain_pct)) : "";
     out += fmt::format("{}. **{}** — est. {} of this kernel's time{} — trigger: {} — source: {}\n", i + 1, o.name,
-                       o.estimated ? fmt_gain(o.est_gain_pct) : std::string(kDash), run, trigger_text(o), or_dash(o.source));
+                       fmt_gain(o.est_gain_pct, o.estimated), run, trigger_text(o), or_dash(o.source));
     if (!o.rationale.empty()) out += "   " + o.rationale + "\n";
     if (!o.assumes.empty()) out += (o.estimated ? "   The estimate assumes " : "   Not estimated: ") + o.assumes + ".\n";
   }
