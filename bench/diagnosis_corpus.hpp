@@ -130,6 +130,7 @@ struct Score {
   Expected want;
   Source source;
   bool found = false;                 // the stage exists and has counters
+  bool range_bound = false;           // the cause is the stage's range bound (Stage::bound), from the trace
   bool excluded = false;              // no counters by design: under the capture's GPU-time share for counters
   std::string note;                   // why the kernel has no counters
   std::string cause;                  // kprof's primary cause id
@@ -333,6 +334,18 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
       return fmt::format("{} {:.1f}%{}", c.id, c.gain_pct, c.specific ? " (specific)" : "");
     };
     sc.causes = fmt::format("{}", fmt::join(mapped(a.causes, cause), ", "));
+    // A range whose GPU idles most of its time is bound outside its kernels (Stage::bound): that is the case's
+    // cause, as the labeller reads it off the timeline, whatever its main kernel's counters say; the trace, not the
+    // counters, measured it.
+    if (st.bound) {
+      sc.range_bound = true;
+      sc.cause = st.bound->cause;
+      sc.causes = "range: " + st.bound->key_issue + (sc.causes.empty() ? "" : "; kernel: " + sc.causes);
+    }
+    else if (st.range && st.range->span_ns > 0)
+      sc.causes += fmt::format("; range: GPU idle {:.0f}% of {:.2f} ms", st.range->idle_ns / st.range->span_ns * 100.0,
+                               st.range->span_ns * 1e-6);
+    const bool judged = sc.found || (st.bound && !sc.excluded);
     for (std::size_t i = 0; i < a.opportunities.size() && i < 3; ++i) {
       const auto& o = a.opportunities[i];
       sc.top.push_back(fmt::format("{} {:.0f}% [{}] {} — {}", o.remedy, o.est_gain_pct, o.source, o.trigger, o.rationale));
@@ -340,9 +353,9 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     sc.implausible = a.implausible;
     sc.contradictions = contradictions_of(a);
     sc.inapplicable = inapplicable_of(*g, a);
-    sc.cause_ok = sc.found && sc.cause == e.cause;
+    sc.cause_ok = judged && sc.cause == e.cause;
     if (e.fix == "none")
-      sc.fix_ok = sc.found && sc.max_gain <= at_roof_max_gain_pct;
+      sc.fix_ok = judged && sc.max_gain <= at_roof_max_gain_pct;
     else
       // Labels written before kprof had a library_tuning id (sets 1-6) say feed_tensor for a library kernel's idle
       // tensor pipe: the same diagnosis, with the remedy a library user can apply (bench/RESULTS.md §9 counts them).
@@ -351,13 +364,13 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
       // remedy (sets 1-6 had no other way to say it) is the same fix. bench/RESULTS.md §9o counts them. Sets 1-19
       // were labelled before kprof had a host_work id: their labellers named host_sync, "the nearest id", for the
       // host computing between launches (set 19's sampler); bench/RESULTS.md §9p.
-      sc.fix_ok = sc.found && (sc.first_fix == e.fix ||
+      sc.fix_ok = judged && (sc.first_fix == e.fix ||
                                (e.fix == "feed_tensor" && sc.first_fix == "library_tuning" &&
                                 (sc.first_kernel_remedy.empty() || sc.first_kernel_remedy == "feed_tensor")) ||
                                (sc.first_fix == "library_tuning" && sc.first_kernel_remedy == e.fix) ||
                                (e.fix == "host_sync" && sc.first_fix == "host_work" && labelled_before_host_work(e)));
     // The same with ids compared as written (bench/RESULTS.md reports both).
-    sc.fix_exact = sc.found && (e.fix == "none" ? sc.fix_ok : sc.first_fix == e.fix);
+    sc.fix_exact = judged && (e.fix == "none" ? sc.fix_ok : sc.first_fix == e.fix);
     if (s == Source::ncu_full) sc.ncu_top_rule = top_ncu_rule(*g);
     break;
   }
@@ -428,7 +441,7 @@ inline std::string score_table(const std::vector<Score>& scores) {
   out += "| --- | --- | --- | --- | --- | --- | :-: | :-: | --- |\n";
   for (const auto& s : scores)
     out += fmt::format("| {}.{} | {} | {} | {} | {} | {} ({:.0f}%) | {} | {} | {} |\n", s.want.program == "diag_torch" ? "torch" : s.want.program == "diag_holdout" ? "lib" : s.want.program.rfind("diag_holdout", 0) == 0 ? "lib" + s.want.program.substr(12) : "cu",
-                       s.want.stage, s.want.cause, s.want.fix, source_name(s.source), s.found ? s.cause : s.excluded ? "not scored: " + s.note : "no counters",
+                       s.want.stage, s.want.cause, s.want.fix, source_name(s.source), s.found || (s.range_bound && !s.excluded) ? s.cause : s.excluded ? "not scored: " + s.note : "no counters",
                        s.first_fix, s.first_gain, s.excluded ? "–" : s.cause_ok ? "✓" : "✗", s.excluded ? "–" : s.fix_ok ? "✓" : "✗", s.ncu_top_rule);
   return out;
 }

@@ -18,6 +18,7 @@
 #include "render/contract_markdown.hpp"
 #include "render/contract_view.hpp"
 #include "render/devlog.hpp"
+#include "render/report_markdown.hpp"
 
 using namespace kprof;
 using namespace kprof::analyze;
@@ -713,6 +714,99 @@ TEST(Advice, HostWorkInsideARangeIsNamedWhereItRecurs) {
   ASSERT_FALSE(top.empty());
   EXPECT_EQ(top.front().scope, "stage");
   EXPECT_EQ(top.front().kernel_label, "sample/step*");
+}
+
+namespace {
+// A named range "loop" run `instances` times, each holding `kernels` launches of `kernel_ns` with `gap_ns` of idle GPU
+// between them (the host issuing the next, 4 us of launch call), after `lead_ns` of host time from the push to the
+// first launch call.
+Trace loop_trace(int instances, int kernels, std::int64_t kernel_ns, std::int64_t gap_ns, std::int64_t lead_ns) {
+  Trace trace;
+  trace.strings = {"", "loop", "k", "cudaLaunchKernel"};
+  trace.info.api_traced = trace.info.nvtx_traced = true;
+  std::int64_t t = 0;
+  for (int i = 0; i < instances; ++i) {
+    TraceNvtxRange r;
+    r.name = 1;
+    r.start_ns = t;
+    const int ri = static_cast<int>(trace.nvtx.size());
+    t += lead_ns;
+    for (int k = 0; k < kernels; ++k) {
+      TraceApiCall a;
+      a.name = 3;
+      a.start_ns = t;
+      a.end_ns = t + 4000;
+      trace.api_calls.push_back(a);
+      TraceKernel kk;
+      kk.name = kk.function = 2;
+      kk.start_ns = t + 5000;
+      kk.end_ns = t + 5000 + kernel_ns;
+      kk.nvtx_range = ri;
+      trace.kernels.push_back(kk);
+      t = kk.end_ns + gap_ns;
+    }
+    r.end_ns = t;
+    trace.nvtx.push_back(r);
+    t += 1000000;  // between the instances: outside the range
+  }
+  return trace;
+}
+}  // namespace
+
+// A range whose GPU idles most of its typical instance is bound outside its kernels (Stage::bound): the sampler's
+// host work, a loop of short launches with gaps between them. The time before the first launch (one call's own
+// overhead) is not the range's idling, and a range whose kernels run back to back is not bound.
+TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
+  auto bound_of = [](const Trace& trace, int instances = 4) {
+    ProfileRun run = one_stage_run("loop", "k", 5000, 10);
+    run.stages[0].kernels[0].duration_ns.count = static_cast<std::size_t>(instances);
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    return run;
+  };
+  // 20 launches of 5 us, 15 us apart: 75% idle.
+  ProfileRun gaps = bound_of(loop_trace(4, 20, 5000, 15000, 0));
+  ASSERT_TRUE(gaps.stages[0].range);
+  EXPECT_EQ(gaps.stages[0].range->instances, 4);
+  EXPECT_NEAR(gaps.stages[0].range->span_ns, 20 * 5000 + 19 * 20000, 1.0);  // first kernel's start to last's end
+  ASSERT_TRUE(gaps.stages[0].bound);
+  EXPECT_EQ(gaps.stages[0].bound->cause, "launch_overhead");
+  EXPECT_EQ(gaps.stages[0].bound->kind, BottleneckKind::latency);
+  EXPECT_NE(gaps.stages[0].bound->key_issue.find("launch gaps"), std::string::npos) << gaps.stages[0].bound->key_issue;
+  EXPECT_NE(gaps.stages[0].bound->key_issue.find("GPU idle 79%"), std::string::npos) << gaps.stages[0].bound->key_issue;
+  // The whole run's bottleneck is its dominant stage's bound, and the contract leads the stage's rows with the
+  // range's.
+  ASSERT_TRUE(gaps.overall);
+  EXPECT_EQ(gaps.overall->cause, "launch_overhead");
+  const auto view = render::build_contract_view(gaps, nullptr);
+  ASSERT_EQ(view.stages.size(), 2u);
+  EXPECT_EQ(view.stages[0].scope, "range");
+  EXPECT_EQ(view.stages[0].display, "loop (range)");
+  EXPECT_EQ(view.stages[0].launches, 4u);
+  EXPECT_EQ(view.stages[0].bottleneck, "latency");
+  EXPECT_EQ(view.stages[1].scope, "kernel");
+  EXPECT_EQ(view.bottleneck_kind, "latency");
+  const std::string report = render::render_report(gaps, nullptr);
+  EXPECT_NE(report.find("## Range: loop\n\nGPU idle 79% of each loop range"), std::string::npos) << report;
+  // The host computing 5 ms between two launches of each instance: host work.
+  ProfileRun work = bound_of(loop_trace(4, 2, 100000, 5000000, 0));
+  ASSERT_TRUE(work.stages[0].bound);
+  EXPECT_NE(work.stages[0].bound->key_issue.find("host work"), std::string::npos) << work.stages[0].bound->key_issue;
+  // 50 ms of host time before one 0.1 ms launch: the range's GPU span is the kernel, nothing idles.
+  ProfileRun lead = bound_of(loop_trace(4, 1, 100000, 0, 50000000));
+  ASSERT_TRUE(lead.stages[0].range);
+  EXPECT_EQ(lead.stages[0].range->idle_ns, 0.0);
+  EXPECT_FALSE(lead.stages[0].bound);
+  // Back to back (1 us apart): busy, not bound; the run's bottleneck stays its kernel's.
+  ProfileRun busy = bound_of(loop_trace(4, 20, 50000, 1000, 0));
+  ASSERT_TRUE(busy.stages[0].range);
+  EXPECT_FALSE(busy.stages[0].bound);
+  ASSERT_TRUE(busy.overall);
+  EXPECT_NE(busy.overall->cause, "launch_overhead");
+  EXPECT_EQ(render::build_contract_view(busy, nullptr).stages.size(), 1u);
+  // One instance cannot tell a first call's set-up from the steady state: no range, no bound.
+  ProfileRun once = bound_of(loop_trace(1, 20, 5000, 15000, 0), 1);
+  EXPECT_FALSE(once.stages[0].range);
+  EXPECT_FALSE(once.stages[0].bound);
 }
 
 // Set 14's scratch buffer: every step of a range allocates and frees it (cudaMalloc 56 us, cudaFree 92 us, which

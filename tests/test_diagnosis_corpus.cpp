@@ -697,7 +697,9 @@ TEST(DiagnosisHoldout, WorkImbalanceAcrossSmsIsACause) {
 // blind (scripts/holdout_label_kit.py). Scored as captured (kprof ebc7716): set 14 cause 9/9/9, first fix 4/4/4 of
 // 12; set 15 cause 8/8/8, first fix 5/6/5 of 12. These floors are the score after the changes they prompted.
 TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
-  expect_holdout_score(corpus::holdout_file(14), 12, {{10, 10}, {10, 10}, {10, 8}});
+  // Fourteenth session: the per-step scratch allocation's range, its GPU idle most of each instance, is bound outside
+  // its kernels (Stage::bound): cause 11/11 in annotation (one instance a repetition in ncu mode's trace).
+  expect_holdout_score(corpus::holdout_file(14), 12, {{11, 10}, {11, 10}, {10, 8}});
   // Set 15's ncu-mode capture stopped at its 150 s step limit before the message-passing case's kernels.
   // Twelfth session: its annotation forms captured again with copy records; the per-step pageable upload is told to
   // copy from pinned memory (first fix 9 / 8 in annotation). Thirteenth: the three-pass softmax at the DRAM roof is told
@@ -770,9 +772,12 @@ TEST(DiagnosisHoldout, EighteenthSetScoreDoesNotRegress) {
 // before six cases' kernels: in ncu mode they have no counters. Twelfth session: the depthwise conv's FMA pipe busy
 // with integer work is no matmul (cause and first fix +1 in every source), and the sampler's host work between its
 // launches is its first fix in both annotation sources; divergence no longer names a kernel whose warps wait on
-// memory for more than divergence costs (cause +1 everywhere): 10/10/5 and 6/6/3.
+// memory for more than divergence costs (cause +1 everywhere): 10/10/5 and 6/6/3. Fourteenth session: the sampler's
+// range, its GPU idle while the host draws the noise, is bound outside its kernels (cause +1 everywhere; in ncu mode,
+// whose counters never reached it, the trace pass measured it, and its host-work item is the first fix): 11/11/6 and
+// 6/6/4.
 TEST(DiagnosisHoldout, NineteenthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(19), 12, {{10, 6}, {10, 6}, {5, 3}},
+  expect_holdout_score(corpus::holdout_file(19), 12, {{11, 6}, {11, 6}, {6, 4}},
                        {"cosine_sim_broadcast_f32", "embedding_then_sum_f32", "mha_need_weights_default_bf16",
                         "matmul_3d_weight_bf16", "ema_lerp_flat_f32", "sampler_steps_host_noise_bf16"});
 }
@@ -817,9 +822,11 @@ TEST(DiagnosisHoldout, TwentiethSetScoreDoesNotRegress) {
 // After the change it prompted (SM activity from issue over elapsed and active cycles where each block has a warp for
 // every sub-partition; imbalance in a grid just under one wave): 7/6/4 and 8/8/4. Thirteenth session: the scorer's
 // 1% floor reads the case's share on the items' scale without the launch-bound groups' idle time, so the
-// graph-break case's fusion item (62% of its pair) counts: first fix 9/9/4.
+// graph-break case's fusion item (62% of its pair) counts: first fix 9/9/4. Fourteenth session: ranges whose GPU idles
+// most of each instance (per-step .item() syncs, a sync around every op, token ids built in Python, a Python loop of
+// 256 tiny reductions where the idle share passes half) are bound outside their kernels: cause 11/9/4.
 TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(21), 12, {{7, 9}, {6, 9}, {4, 4}},
+  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 9}, {9, 9}, {4, 4}},
                        {"fold_unpatchify_p16_f32", "scaled_mm_fp8_m16_decode", "sdpa_head_dim_100_bf16",
                         "sync_after_every_op_bf16", "token_ids_torch_tensor_per_step",
                         "triton_moe_grouped_gemm_skewed_bf16"});

@@ -117,4 +117,22 @@ TEST(JsonSchema, TheContractsItemsWithoutAFigureAndOfAStageFitTheSchema) {
   // In text the figure is a dash, never 0%.
   const std::string md = kprof::render::render_contract(run, nullptr);
   EXPECT_NE(md.find("Move fewer DRAM bytes (stream_kernel: — of its time) — est. — gain"), std::string::npos) << md;
+  // A stage bound outside its kernels leads its rows with the range's own, scope "range", no kernel label.
+  run.stages[0].range = kprof::RangeTime{.instances = 3, .span_ns = 2e6, .idle_ns = 1.6e6};
+  kprof::Bottleneck bound;
+  bound.kind = kprof::BottleneckKind::latency;
+  bound.cause = "launch_overhead";
+  bound.key_issue = "GPU idle 80% of the range (launch gaps)";
+  run.stages[0].bound = bound;
+  doc = nlohmann::json::parse(kprof::render::render_contract_json(run, nullptr));
+  doc["dir"] = nullptr;
+  EXPECT_EQ(schema().check(doc, "contract"), "") << doc.dump(1);
+  EXPECT_EQ(doc["stages"][0]["scope"], "range");
+  EXPECT_EQ(doc["stages"][0]["kernel"], "");
+  EXPECT_EQ(doc["stages"][0]["launches"], 3);
+  EXPECT_EQ(doc["stages"][1]["scope"], "kernel");
+  doc["stages"][0]["scope"] = "program";
+  EXPECT_NE(schema().check(doc, "contract"), "");
+  EXPECT_NE(kprof::render::render_contract(run, nullptr).find("(range) | 2000.0 ×3 |"), std::string::npos)
+      << kprof::render::render_contract(run, nullptr);
 }

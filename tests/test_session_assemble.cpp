@@ -74,7 +74,10 @@ Collected facts_of(const ProfileRun& recorded, const ModePlan& plan, const fs::p
 // The stages as assembly makes them: without the analysis, and without the counters status, which the recorded
 // artifacts (from before the status existed) do not hold (the note beside it, which they hold, is compared).
 json without_analysis(std::vector<Stage> stages) {
-  for (auto& s : stages)
+  for (auto& s : stages) {
+    // The stage's range instances and bound come from the analysis of the trace, as each group's analysis does.
+    s.range.reset();
+    s.bound.reset();
     for (auto& g : s.kernels) {
       g.analysis.reset();
       g.counters_status = CountersStatus::NotJoined;
@@ -88,6 +91,7 @@ json without_analysis(std::vector<Stage> stages) {
           m->provenance.erase(f);
       }
     }
+  }
   return stages;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 
 #include "analyze/cause_ids.hpp"
 #include "analyze/classify.hpp"
@@ -217,6 +218,41 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
   return a;
 }
 
+std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, const Thresholds& t) {
+  if (r.span_ns <= 0 || r.idle_ns < t.param("diagnosis.launch_bound_idle_share") * r.span_ns) return std::nullopt;
+  // Where the idle time went: the host computing outside CUDA calls, held in blocking calls, or the rest (the gaps
+  // between launches: launch calls, short waits).
+  const double gaps = std::max(0.0, r.idle_ns - r.host_work_ns - r.host_blocked_ns);
+  const double idle_pct = r.idle_ns / r.span_ns * 100.0;
+  const char* what = "launch gaps";
+  const char* sentence = "the GPU waits between launches for the host to issue the next";
+  // A wait for every few launches: each wait drains the GPU's queue, and the next launch starts from idle.
+  if (r.host_waits > 0 && 4 * r.host_waits >= r.launches) {
+    what = "launch gaps after host waits";
+    sentence = "the host waits for the GPU (synchronisations, read-backs) every few launches, so the queue drains and "
+               "each next launch starts from an idle GPU";
+  }
+  if (r.host_work_ns >= r.host_blocked_ns && r.host_work_ns >= gaps) {
+    what = "host work";
+    sentence = "the host computes between launches, outside any CUDA call, while the GPU has nothing queued";
+  } else if (r.host_blocked_ns >= gaps) {
+    what = "host waits";
+    sentence = "the host is held in blocking CUDA calls (allocations, synchronisations, copies) while the GPU has "
+               "nothing queued";
+  }
+  Bottleneck b;
+  b.kind = BottleneckKind::latency;
+  b.cause = std::string(name(CauseId::launch_overhead));
+  b.unit = "host";
+  b.key_issue = fmt::format("GPU idle {:.0f}% of the range ({})", idle_pct, what);
+  b.root_cause = fmt::format("GPU idle {:.0f}% of each {} range (typically {:.2f} of {:.2f} ms, {} instances): {}. "
+                             "Its kernels' own tuning wins at most the {:.0f}% of the range they run.",
+                             idle_pct, stage.name, r.idle_ns * 1e-6, r.span_ns * 1e-6, r.instances, sentence,
+                             100.0 - idle_pct);
+  b.rule = fmt::format("range idle share {:.0f}% >= diagnosis.launch_bound_idle_share", idle_pct);
+  return b;
+}
+
 void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
   std::string reason;
   if (const DeviceSpec* spec = db.match(run.device, &reason)) {
@@ -278,7 +314,29 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
   if (!a.timeline) own = analyze_timeline(*trace, {.max_steps = 0, .keep_launch_order = false});
   const TimelineSummary& gaps = a.timeline ? *a.timeline : *own;
   auto gap = gap_advice(run, *trace, gaps, t);
-  for (auto& o : range_advice(run, *trace, gaps.overlap.span_ns, t)) gap.push_back(std::move(o));
+  std::map<const Stage*, RangeTime> times;
+  for (auto& o : range_advice(run, *trace, gaps.overlap.span_ns, t, &times)) gap.push_back(std::move(o));
+  for (auto& stage : run.stages) {
+    stage.range.reset();
+    stage.bound.reset();
+    if (auto it = times.find(&stage); it != times.end()) {
+      stage.range = it->second;
+      stage.bound = range_bound(stage, it->second, t);
+    }
+  }
+  // The whole run's bottleneck is its dominant kernel's (analyze_run above), or, where that kernel's stage is bound
+  // outside its kernels, the stage's: a training step whose GPU idles most of each range is bound by the host, not by
+  // the GEMM that takes most of the GPU time.
+  const Stage* dominant_stage = nullptr;
+  const KernelGroup* dominant = nullptr;
+  for (const auto& stage : run.stages)
+    for (const auto& g : stage.kernels)
+      if (g.analysis && (!dominant || g.gpu_time_or_profiled_ns() > dominant->gpu_time_or_profiled_ns()))
+        dominant = &g, dominant_stage = &stage;
+  if (dominant_stage && dominant_stage->bound) {
+    run.overall = *dominant_stage->bound;
+    run.overall->rule = "dominant stage " + dominant_stage->name + ": " + run.overall->rule;
+  }
   // A program item for launch gaps is a share of the traced span; the others are shares of the kernels' time. On
   // one scale, the span's: a kernel item worth 40% of the kernels' time in a program idle half its span is worth
   // 20% of the run.

@@ -25,6 +25,11 @@ void complete_metrics(CanonicalMetrics& m, const DeviceSpec* spec);
 std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t, const Trace* trace,
                                          bool timeline);
 
+// What bounds a named stage outside its kernels, from its typical range instance: where the GPU idles at least
+// diagnosis.launch_bound_idle_share of it, launch overhead (latency-bound, unit "host"), the key issue saying what
+// the idle time went to (host work, host waits or launch gaps). Nothing otherwise.
+std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, const Thresholds& t);
+
 // One group's analysis against its effective declaration; `spec` may be null (no roofline then).
 KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,
                              const Thresholds& t);

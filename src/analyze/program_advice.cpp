@@ -560,7 +560,7 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
 }
 
 std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace, double span_ns,
-                                      const Thresholds& t) {
+                                      const Thresholds& t, std::map<const Stage*, RangeTime>* times) {
   std::vector<Opportunity> out;
   if (trace.kernels.empty() || trace.api_calls.empty() || trace.nvtx.empty() || span_ns <= 0) return out;
   using Span = std::pair<std::int64_t, std::int64_t>;
@@ -730,8 +730,24 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   struct Seen {
     std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns, device_copy;
+    std::vector<RangeTime> instances;
     bool pinned_measured = false, pinned_fallback = false;
   };
+  // Kernel starts, and the host's waits for the GPU (synchronising calls, blocking device-to-host copies), in time
+  // order: how many of each an instance holds.
+  std::vector<std::int64_t> kernel_starts, wait_starts;
+  for (const auto& k : trace.kernels) kernel_starts.push_back(k.start_ns);
+  for (const auto& s : trace.syncs)
+    if (s.type == SyncType::event_synchronize || s.type == SyncType::stream_synchronize ||
+        s.type == SyncType::context_synchronize)
+      wait_starts.push_back(s.start_ns);
+  if (trace.syncs.empty())
+    for (const auto& a : trace.api_calls)
+      if (trace.str(a.name).find("Synchronize") != std::string_view::npos) wait_starts.push_back(a.start_ns);
+  for (const auto& c : trace.memcpys)
+    if (c.kind == MemcpyKind::dtoh && !c.async) wait_starts.push_back(c.start_ns);
+  std::sort(kernel_starts.begin(), kernel_starts.end());
+  std::sort(wait_starts.begin(), wait_starts.end());
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
     const auto& range = trace.nvtx[r];
@@ -751,6 +767,30 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].pinned_measured |= paged.measured;
     per_stage[stage].pinned_fallback |= paged.fallback;
     per_stage[stage].span.push_back(static_cast<double>(hi - lo));
+    // The instance's GPU span: from its first work on the GPU to its last. The host's time before the first launch
+    // (a single call's own overhead, which matters only where a loop repeats the call) is not the range's idling.
+    std::int64_t first = hi, last = lo;
+    {
+      auto it = std::upper_bound(gpu.begin(), gpu.end(), Span{lo, lo},
+                                 [](const Span& a, const Span& b) { return a.first < b.first; });
+      if (it != gpu.begin()) --it;
+      for (; it != gpu.end() && it->first < hi; ++it)
+        if (it->second > lo) first = std::min(first, std::max(lo, it->first)), last = std::max(last, std::min(hi, it->second));
+    }
+    if (last > first) {
+      const Idle within = idle_host(first, last);
+      auto count = [&](const std::vector<std::int64_t>& starts) {
+        return static_cast<int>(std::lower_bound(starts.begin(), starts.end(), last) -
+                                std::lower_bound(starts.begin(), starts.end(), first));
+      };
+      per_stage[stage].instances.push_back({.instances = 1,
+                                            .span_ns = static_cast<double>(last - first),
+                                            .idle_ns = static_cast<double>(last - first - covered(gpu, first, last)),
+                                            .host_work_ns = within.work,
+                                            .host_blocked_ns = within.blocked,
+                                            .launches = count(kernel_starts),
+                                            .host_waits = count(wait_starts)});
+    }
   }
   auto lower_median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -763,6 +803,16 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // One instance cannot tell the steady state from a first call's set-up (cuDNN building its plans, a compile,
     // the allocator's first growth).
     if (seen.work.size() < 2) continue;
+    if (times && !seen.instances.empty()) {
+      // The typical instance: the lower median by the share of its span the GPU idled.
+      std::vector<RangeTime> by_idle = seen.instances;
+      std::sort(by_idle.begin(), by_idle.end(), [](const RangeTime& a, const RangeTime& b) {
+        return a.idle_ns * b.span_ns < b.idle_ns * a.span_ns;
+      });
+      RangeTime typical = by_idle[(by_idle.size() - 1) / 2];
+      typical.instances = static_cast<int>(by_idle.size());
+      (*times)[stage] = typical;
+    }
     double span = 0;
     for (double s : seen.span) span += s;
     if (span <= 0) continue;

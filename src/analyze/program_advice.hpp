@@ -11,6 +11,7 @@
 //   overlap_stages  consecutive under-filled stages that ran one after the other: streams, if independent; not
 //                   where filling both grids (their grid_fill items) saves at least as much of the run.
 #pragma once
+#include <map>
 #include "analyze/thresholds.hpp"
 #include "model/profile.hpp"
 #include "model/trace.hpp"
@@ -56,7 +57,8 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
 // stencil copying its new grid back where a pointer swap would do) get one dram_traffic item. Each estimate is that time's share of the stage's span; its run gain, the share of the traced
 // span `span_ns`. The typical instance is the lower median, and a stage needs two instances: the first call of a
 // range, which plans library calls or compiles, is not the steady state. Nothing without API call records.
+// `times`, when given, receives each such stage's typical range instance (Stage::range), idle or not.
 std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace, double span_ns,
-                                      const Thresholds& t);
+                                      const Thresholds& t, std::map<const Stage*, RangeTime>* times = nullptr);
 
 }  // namespace kprof::analyze

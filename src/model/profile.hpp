@@ -136,16 +136,34 @@ struct KernelGroup {
 KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns, samples_ns, metrics, representative,
            declared, span_ns, gpu_idle_ns, counters_status, counters_note, analysis)
 
+// A named stage's range instances as a tracer saw them: the typical instance (the one with the lower-median idle
+// share; the first call of a range plans library calls or compiles) and what its GPU-idle time was spent on.
+struct RangeTime {
+  int instances = 0;           // range instances that hold launches
+  double span_ns = 0;          // the typical instance's GPU span: from its first kernel, copy or memset to its last
+  double idle_ns = 0;          // ... with none of them on the GPU
+  double host_work_ns = 0;     // ... of which the host computed outside any CUDA call (idle stretches of 1 ms or more)
+  double host_blocked_ns = 0;  // ... of which the host was held in a blocking CUDA call (allocation, sync, copy)
+  int launches = 0;            // ... kernels started in its GPU span
+  int host_waits = 0;          // ... the host's waits for the GPU begun in it (synchronisations, blocking read-backs)
+};
+KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launches, host_waits)
+
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges
   std::vector<KernelGroup> kernels;
   DeclaredWork declared;
+  std::optional<RangeTime> range;  // from a trace with API calls; absent without one or with fewer than 2 instances
+  // What bounds the stage outside its kernels (analysis layer): set where the GPU idles at least
+  // diagnosis.launch_bound_idle_share of the typical range instance, cause launch_overhead (the host's launches,
+  // waits or work), whatever its kernels' own causes.
+  std::optional<Bottleneck> bound;
   double total_duration_ns() const;  // sum over kernels of count × median
   // The work a kernel group of this stage declares: its own declaration, completed by the stage's when the stage
   // holds that single kernel (a stage's work cannot be split among several kernels without more information).
   DeclaredWork declared_for(const KernelGroup& g) const;
 };
-KPROF_JSON(Stage, name, kernels, declared)
+KPROF_JSON(Stage, name, kernels, declared, range, bound)
 
 struct ProfileRun {
   std::string schema = "kprof.profile/1";

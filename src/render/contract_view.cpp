@@ -162,7 +162,18 @@ ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_bas
   v.configuration.emplace_back("device", device_line(run));
   v.configuration.emplace_back("mode", v.mode);
 
-  for (const auto& s : run.stages)
+  for (const auto& s : run.stages) {
+    if (s.bound && s.range) {
+      ContractStageRow r;
+      r.stage = s.name;
+      r.display = short_name(s.name) + " (range)";
+      r.launches = static_cast<std::size_t>(std::max(0, s.range->instances));
+      r.duration_ns = s.range->span_ns;
+      r.bottleneck = bottleneck_kind_name(s.bound->kind);
+      r.key_issue = s.bound->key_issue;
+      r.scope = "range";
+      v.stages.push_back(std::move(r));
+    }
     for (const auto& g : s.kernels) {
       ContractStageRow r;
       r.stage = s.name;
@@ -182,6 +193,7 @@ ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_bas
       if (!g.counters_note.empty()) r.key_issue = "no counters: " + g.counters_note;
       v.stages.push_back(std::move(r));
     }
+  }
 
   // Whole-run bottleneck: run.overall; without it, the dominant kernel's own.
   std::optional<Bottleneck> overall = run.overall;

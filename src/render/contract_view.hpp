@@ -21,6 +21,9 @@ struct ContractStageRow {
   std::optional<double> occupancy_pct;
   std::string bottleneck;       // "memory", "compute", ...; empty when not analysed
   std::string key_issue;
+  // "kernel", or "range": the row of a stage bound outside its kernels (Stage::bound), before its kernels' rows;
+  // its duration is the typical range instance's GPU span, its launches the range's instances, no kernel label.
+  std::string scope = "kernel";
 };
 
 struct ContractOpportunity {

@@ -33,6 +33,7 @@ json contract_json(const ContractView& v) {
     s["occupancy_pct"] = r.occupancy_pct;
     s["bottleneck"] = r.bottleneck.empty() ? json(nullptr) : json(r.bottleneck);
     s["key_issue"] = r.key_issue.empty() ? json(nullptr) : json(r.key_issue);
+    s["scope"] = r.scope;
     stages.push_back(s);
   }
   c["stages"] = stages;

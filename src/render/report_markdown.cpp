@@ -280,13 +280,17 @@ std::string render(const ProfileRun& run, const Comparison* vs_baseline, bool ve
   // The picture itself is roofline.svg next to this file (written from the same model by roofline_chart_for).
   if (!roofline_chart_for(run).points.empty())
     out += "\n### Roofline\n\n![Roofline: achieved TFLOP/s against arithmetic intensity](roofline.svg)\n";
-  for (const auto& s : run.stages)
+  for (const auto& s : run.stages) {
+    // A stage bound outside its kernels: what its range instances spent their time on, before its kernels.
+    if (s.bound && s.range)
+      out += "\n## Range: " + md_text(s.name) + "\n\n" + md_line(s.bound->root_cause) + "\n";
     for (const auto& g : s.kernels) {
       out += "\n## Kernel: " + md_text(stage_display(s, g)) + "\n";
       if (!g.signature.empty()) out += md_code(g.signature) + "\n";
       out += "\n" + launch_section(g) + duration_section(g) + analysis_sections(g) + rules_section(g);
       if (verbose) out += verbose_sections(g);
     }
+  }
   out += unavailable_section(run);
   return out;
 }
