@@ -720,9 +720,10 @@ namespace {
 // A named range "loop" run `instances` times, each holding `kernels` launches of `kernel_ns` with `gap_ns` of idle GPU
 // between them (the host issuing the next, 4 us of launch call), after `lead_ns` of host time from the push to the
 // first launch call.
-Trace loop_trace(int instances, int kernels, std::int64_t kernel_ns, std::int64_t gap_ns, std::int64_t lead_ns) {
+Trace loop_trace(int instances, int kernels, std::int64_t kernel_ns, std::int64_t gap_ns, std::int64_t lead_ns,
+                 int sync_every = 0) {
   Trace trace;
-  trace.strings = {"", "loop", "k", "cudaLaunchKernel"};
+  trace.strings = {"", "loop", "k", "cudaLaunchKernel", "cudaStreamSynchronize"};
   trace.info.api_traced = trace.info.nvtx_traced = true;
   std::int64_t t = 0;
   for (int i = 0; i < instances; ++i) {
@@ -743,6 +744,13 @@ Trace loop_trace(int instances, int kernels, std::int64_t kernel_ns, std::int64_
       kk.end_ns = t + 5000 + kernel_ns;
       kk.nvtx_range = ri;
       trace.kernels.push_back(kk);
+      if (sync_every > 0 && (k + 1) % sync_every == 0) {  // the host waits for the kernel, then returns
+        TraceApiCall w;
+        w.name = 4;
+        w.start_ns = t + 4000;
+        w.end_ns = kk.end_ns + 2000;
+        trace.api_calls.push_back(w);
+      }
       t = kk.end_ns + gap_ns;
     }
     r.end_ns = t;
@@ -785,6 +793,34 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   EXPECT_EQ(view.stages[0].bottleneck, "latency");
   EXPECT_EQ(view.stages[1].scope, "kernel");
   EXPECT_EQ(view.bottleneck_kind, "latency");
+  // The program's launch-gap item (80 launches, the GPU idle most of the trace) names the stage: the range's own
+  // item for the same gaps stands aside.
+  auto range_item = [](const ProfileRun& run) {
+    const Opportunity* item = nullptr;
+    for (const auto& o : run.program_opportunities)
+      if (o.trigger_metric == "range_gap_ns") item = &o;
+    return item;
+  };
+  EXPECT_EQ(range_item(gaps), nullptr);
+  bool program_item = false;
+  for (const auto& o : gaps.program_opportunities) program_item |= o.scope == "program";
+  EXPECT_TRUE(program_item);
+  // Under the program item's 50 launches, the range's own item: a graph (no waits between the launches), each
+  // launch's own cost (the 4 us launch call) kept.
+  ProfileRun few = bound_of(loop_trace(4, 10, 5000, 15000, 0));
+  const Opportunity* item = range_item(few);
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->remedy, "launch_overhead");
+  EXPECT_EQ(item->scope, "stage");
+  EXPECT_NEAR(item->est_gain_pct, (9 * 20000.0 - 10 * 4000.0) / (10 * 5000 + 9 * 20000) * 100.0, 0.01);
+  // With a synchronisation after every other launch, the waits go first.
+  ProfileRun waits = bound_of(loop_trace(4, 10, 5000, 15000, 0, 2));
+  ASSERT_TRUE(waits.stages[0].bound);
+  EXPECT_NE(waits.stages[0].bound->key_issue.find("after host waits"), std::string::npos);
+  EXPECT_EQ(waits.stages[0].range->host_waits, 5);
+  item = range_item(waits);
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->remedy, "host_sync");
   const std::string report = render::render_report(gaps, nullptr);
   EXPECT_NE(report.find("## Range: loop\n\nGPU idle 79% of each loop range"), std::string::npos) << report;
   // The host computing 5 ms between two launches of each instance: host work.
@@ -796,10 +832,11 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   ASSERT_TRUE(lead.stages[0].range);
   EXPECT_EQ(lead.stages[0].range->idle_ns, 0.0);
   EXPECT_FALSE(lead.stages[0].bound);
-  // Back to back (1 us apart): busy, not bound; the run's bottleneck stays its kernel's.
+  // Back to back (1 us apart): busy, not bound, no item; the run's bottleneck stays its kernel's.
   ProfileRun busy = bound_of(loop_trace(4, 20, 50000, 1000, 0));
   ASSERT_TRUE(busy.stages[0].range);
   EXPECT_FALSE(busy.stages[0].bound);
+  for (const auto& o : busy.program_opportunities) EXPECT_NE(o.trigger_metric, "range_gap_ns");
   ASSERT_TRUE(busy.overall);
   EXPECT_NE(busy.overall->cause, "launch_overhead");
   EXPECT_EQ(render::build_contract_view(busy, nullptr).stages.size(), 1u);

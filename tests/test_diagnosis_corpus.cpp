@@ -824,9 +824,11 @@ TEST(DiagnosisHoldout, TwentiethSetScoreDoesNotRegress) {
 // 1% floor reads the case's share on the items' scale without the launch-bound groups' idle time, so the
 // graph-break case's fusion item (62% of its pair) counts: first fix 9/9/4. Fourteenth session: ranges whose GPU idles
 // most of each instance (per-step .item() syncs, a sync around every op, token ids built in Python, a Python loop of
-// 256 tiny reductions where the idle share passes half) are bound outside their kernels: cause 11/9/4.
+// 256 tiny reductions where the idle share passes half) are bound outside their kernels: cause 11/9/4; and a range's
+// launch gaps are an item of its own where the program's launch-gap item does not name it (the sync around every op:
+// remove the synchronisations): first fix 10/10/4.
 TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 9}, {9, 9}, {4, 4}},
+  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 10}, {9, 10}, {4, 4}},
                        {"fold_unpatchify_p16_f32", "scaled_mm_fp8_m16_decode", "sdpa_head_dim_100_bf16",
                         "sync_after_every_op_bf16", "token_ids_torch_tensor_per_step",
                         "triton_moe_grouped_gemm_skewed_bf16"});

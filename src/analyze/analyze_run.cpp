@@ -222,7 +222,7 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
   if (r.span_ns <= 0 || r.idle_ns < t.param("diagnosis.launch_bound_idle_share") * r.span_ns) return std::nullopt;
   // Where the idle time went: the host computing outside CUDA calls, held in blocking calls, or the rest (the gaps
   // between launches: launch calls, short waits).
-  const double gaps = std::max(0.0, r.idle_ns - r.host_work_ns - r.host_blocked_ns);
+  const double gaps = r.launch_gaps_ns;
   const double idle_pct = r.idle_ns / r.span_ns * 100.0;
   const char* what = "launch gaps";
   const char* sentence = "the GPU waits between launches for the host to issue the next";
@@ -315,7 +315,23 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
   const TimelineSummary& gaps = a.timeline ? *a.timeline : *own;
   auto gap = gap_advice(run, *trace, gaps, t);
   std::map<const Stage*, RangeTime> times;
-  for (auto& o : range_advice(run, *trace, gaps.overlap.span_ns, t, &times)) gap.push_back(std::move(o));
+  // A range's own launch-gap item stands aside where the program's launch-gap item names the stage, or a kernel of
+  // the stage owns the gaps over its launches (its own launch-overhead item says the same).
+  auto said = [&](const Opportunity& o) {
+    if (o.trigger_metric != "range_gap_ns") return false;
+    for (const auto& p : gap)
+      if (p.scope == "program")
+        for (const auto& k : p.kernels)
+          if (std::find(o.kernels.begin(), o.kernels.end(), k) != o.kernels.end()) return true;
+    for (const auto& stage : run.stages)
+      for (const auto& g : stage.kernels)
+        if (owns_launch_gaps(g, t) &&
+            std::find(o.kernels.begin(), o.kernels.end(), stage_kernel_label(stage, g)) != o.kernels.end())
+          return true;
+    return false;
+  };
+  for (auto& o : range_advice(run, *trace, gaps.overlap.span_ns, t, &times))
+    if (!said(o)) gap.push_back(std::move(o));
   for (auto& stage : run.stages) {
     stage.range.reset();
     stage.bound.reset();

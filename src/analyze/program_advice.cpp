@@ -75,6 +75,14 @@ class RangeStages {
 
 }  // namespace
 
+bool owns_launch_gaps(const KernelGroup& g, const Thresholds& t) {
+  if (!g.analysis || g.analysis->causes.empty() || g.analysis->causes.front().id != name(CauseId::launch_overhead))
+    return false;
+  const double launches = g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size());
+  return launches >= t.param("diagnosis.launch_bound_min_launches") && g.span_ns && *g.span_ns > 0 &&
+         g.gpu_idle_ns.value_or(0) / *g.span_ns >= t.param("diagnosis.launch_bound_idle_share");
+}
+
 std::string stage_kernel_label(const Stage& s, const KernelGroup& g) {
   const std::string kernel = g.label.empty() ? g.kernel : g.label;
   if (s.name.empty() || s.name == kernel) return kernel;
@@ -497,12 +505,8 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   bool owned = false;
   for (auto& s : run.stages)
     for (auto& g : s.kernels) {
-      if (!g.analysis || g.analysis->causes.empty() || g.analysis->causes.front().id != name(CauseId::launch_overhead))
-        continue;
+      if (!owns_launch_gaps(g, t)) continue;
       const double launches = g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size());
-      const bool gaps = launches >= t.param("diagnosis.launch_bound_min_launches") && g.span_ns && *g.span_ns > 0 &&
-                        g.gpu_idle_ns.value_or(0) / *g.span_ns >= t.param("diagnosis.launch_bound_idle_share");
-      if (!gaps) continue;
       owned = true;
       // The host waits between this kernel's own launches, not the program's: a program that synchronises once
       // per case around a range of 288 back-to-back launches (set 16's Adam step) is launch-bound there.
@@ -572,7 +576,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       else m.push_back(s);
     return m;
   };
-  std::vector<Span> gpu, host, blocking;
+  std::vector<Span> gpu, host, blocking, long_calls;
   for (const auto& k : trace.kernels) gpu.push_back({k.start_ns, k.end_ns});
   for (const auto& c : trace.memcpys) gpu.push_back({c.start_ns, c.end_ns});
   for (const auto& s : trace.memsets) gpu.push_back({s.start_ns, s.end_ns});
@@ -587,9 +591,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     const std::string_view call = trace.str(a.name);
     const bool allocation = call.find("Malloc") != std::string_view::npos || call.find("Free") != std::string_view::npos ||
                             call.find("HostAlloc") != std::string_view::npos;
-    if (!call.empty() && call.find("Launch") == std::string_view::npos && (allocation || !trace.memcpys.empty()) &&
-        a.end_ns - a.start_ns >= t.param("opportunities.blocking_call_min_ns"))
-      blocking.push_back({a.start_ns, a.end_ns});
+    const bool long_call = call.find("Launch") == std::string_view::npos &&
+                           a.end_ns - a.start_ns >= t.param("opportunities.blocking_call_min_ns");
+    if (long_call) long_calls.push_back({a.start_ns, a.end_ns});  // (a call without a name is no launch either)
+    if (long_call && !call.empty() && (allocation || !trace.memcpys.empty())) blocking.push_back({a.start_ns, a.end_ns});
   }
   // The kernels and the copies apart, for how much of each ran beside the other.
   // Only copies between host and device use a resource of their own (the host link); a device-to-device copy
@@ -619,6 +624,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   gpu = merged(std::move(gpu));
   host = merged(std::move(host));
   blocking = merged(std::move(blocking));
+  long_calls = merged(std::move(long_calls));
   // Time in [lo, hi) covered by the spans of `of`.
   auto covered = [](const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
     std::int64_t sum = 0;
@@ -633,15 +639,19 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   // In [lo, hi), with the GPU idle: the host's computing (idle stretches of min_gap or more, less the host's CUDA
   // calls in them: a blocking copy or a synchronisation is a wait, not work), and the host held in a blocking call
   // (any stretch).
+  // `calls`: the host in any CUDA call of blocking_call_min_ns or more that is not a launch, blocking or not (without
+  // copy records, a copy or a synchronisation the GPU may be serving unseen).
   struct Idle {
-    double work = 0, blocked = 0;
+    double work = 0, blocked = 0, calls = 0, idle = 0;
   };
   auto idle_host = [&](std::int64_t lo, std::int64_t hi) {
     Idle out;
     std::int64_t at = lo;
     auto flush = [&](std::int64_t until) {
       if (until <= at) return;
+      out.idle += static_cast<double>(until - at);
       out.blocked += static_cast<double>(covered(blocking, at, until));
+      out.calls += static_cast<double>(covered(long_calls, at, until));
       if (until - at >= min_gap) out.work += static_cast<double>(until - at - covered(host, at, until));
     };
     auto it = std::upper_bound(gpu.begin(), gpu.end(), Span{lo, lo},
@@ -748,6 +758,17 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (c.kind == MemcpyKind::dtoh && !c.async) wait_starts.push_back(c.start_ns);
   std::sort(kernel_starts.begin(), kernel_starts.end());
   std::sort(wait_starts.begin(), wait_starts.end());
+  // A launch's own cost, which no remedy of the gaps removes: the median launch call, at least 1 us.
+  double launch_floor_ns = 1000.0;
+  {
+    std::vector<double> calls;
+    for (const auto& a : trace.api_calls)
+      if (trace.str(a.name).find("Launch") != std::string_view::npos) calls.push_back(static_cast<double>(a.end_ns - a.start_ns));
+    if (!calls.empty()) {
+      std::nth_element(calls.begin(), calls.begin() + calls.size() / 2, calls.end());
+      launch_floor_ns = std::max(launch_floor_ns, calls[calls.size() / 2]);
+    }
+  }
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
     const auto& range = trace.nvtx[r];
@@ -783,11 +804,14 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         return static_cast<int>(std::lower_bound(starts.begin(), starts.end(), last) -
                                 std::lower_bound(starts.begin(), starts.end(), first));
       };
+      // The idle time splits into the host's work, its blocking calls and the launch gaps; the host in a long call
+      // that may be a copy the trace did not record is not counted as idle.
       per_stage[stage].instances.push_back({.instances = 1,
                                             .span_ns = static_cast<double>(last - first),
-                                            .idle_ns = static_cast<double>(last - first - covered(gpu, first, last)),
+                                            .idle_ns = std::max(0.0, within.idle - (within.calls - within.blocked)),
                                             .host_work_ns = within.work,
                                             .host_blocked_ns = within.blocked,
+                                            .launch_gaps_ns = std::max(0.0, within.idle - within.work - within.calls),
                                             .launches = count(kernel_starts),
                                             .host_waits = count(wait_starts)});
     }
@@ -803,15 +827,18 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // One instance cannot tell the steady state from a first call's set-up (cuDNN building its plans, a compile,
     // the allocator's first growth).
     if (seen.work.size() < 2) continue;
-    if (times && !seen.instances.empty()) {
-      // The typical instance: the lower median by the share of its span the GPU idled.
+    // The typical instance over its GPU span: the lower median by the share of its span the GPU idled.
+    std::optional<RangeTime> gpu_typical;
+    double gpu_spans = 0;  // all instances' GPU spans
+    if (!seen.instances.empty()) {
       std::vector<RangeTime> by_idle = seen.instances;
       std::sort(by_idle.begin(), by_idle.end(), [](const RangeTime& a, const RangeTime& b) {
         return a.idle_ns * b.span_ns < b.idle_ns * a.span_ns;
       });
-      RangeTime typical = by_idle[(by_idle.size() - 1) / 2];
-      typical.instances = static_cast<int>(by_idle.size());
-      (*times)[stage] = typical;
+      gpu_typical = by_idle[(by_idle.size() - 1) / 2];
+      gpu_typical->instances = static_cast<int>(by_idle.size());
+      for (const auto& i : by_idle) gpu_spans += i.span_ns;
+      if (times) (*times)[stage] = *gpu_typical;
     }
     double span = 0;
     for (double s : seen.span) span += s;
@@ -887,6 +914,38 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
             : seen.pinned_measured
                 ? "the device's host link as kprof-peaks measured it where known, else opportunities.pinned_copy_gbps"
                 : "opportunities.pinned_copy_gbps: kprof-peaks has not measured this device's host link");
+        out.push_back(std::move(o));
+      }
+    }
+    // Gaps between the range's launches that are neither the host's work nor its blocking calls: the GPU waiting for
+    // the host to issue the next launch (a Python loop of small ops, .item() syncs draining the queue every few
+    // launches). Over the typical instance's GPU span, less each launch's own cost; without host waits a graph (or
+    // one kernel for the loop) removes them, with a wait for every four launches or fewer the waits go first.
+    // analyze_run drops this item where the program's launch-gap item names the stage, or a kernel of the stage
+    // owns the gaps (its own cause is launch overhead).
+    if (gpu_typical && gpu_typical->launches >= 2 && gpu_typical->span_ns > 0) {
+      const RangeTime& g = *gpu_typical;
+      const double gaps = g.launch_gaps_ns - g.launches * launch_floor_ns;
+      const double saved = gaps / g.span_ns;
+      if (saved >= min_share) {
+        const bool waits = g.host_waits > 0 && 4 * g.host_waits >= g.launches;
+        Opportunity o = make(waits ? RemedyId::host_sync : RemedyId::launch_overhead, "stage");
+        o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), saved * 100.0);
+        o.run_share_pct = std::min(100.0, gpu_spans / span_ns * 100.0);
+        o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
+        o.trigger_metric = "range_gap_ns";
+        o.trigger_value = gaps;
+        o.trigger = fmt::format("{}: launch_gaps={:.2f} ms of {:.2f} ms, launches={}, host_waits={} (typical of {} ranges)",
+                                stage->name, gaps * 1e-6, g.span_ns * 1e-6, g.launches, g.host_waits, g.instances);
+        for (const auto& k : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, k));
+        o.rationale = fmt::format("In {} the GPU waits {:.2f} ms of each range's {:.2f} ms GPU span (typically) between "
+                                  "its {} launches for the host to issue the next{}. ",
+                                  stage->name, gaps * 1e-6, g.span_ns * 1e-6, g.launches,
+                                  waits ? fmt::format(", after {} waits for the GPU that drain its queue", g.host_waits)
+                                        : std::string()) +
+                      o.rationale;
+        o.assumes = fmt::format("the gaps go, less {:.1f} us per launch for the launch itself{}", launch_floor_ns * 1e-3,
+                                waits ? " (the waits are dropped or moved out of the loop)" : "");
         out.push_back(std::move(o));
       }
     }
