@@ -813,14 +813,32 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   EXPECT_EQ(item->remedy, "launch_overhead");
   EXPECT_EQ(item->scope, "stage");
   EXPECT_NEAR(item->est_gain_pct, (9 * 20000.0 - 10 * 4000.0) / (10 * 5000 + 9 * 20000) * 100.0, 0.01);
-  // With a synchronisation after every other launch, the waits go first.
-  ProfileRun waits = bound_of(loop_trace(4, 10, 5000, 15000, 0, 2));
+  // Analysed again without the trace (kprof analyze of an artifact read back from its profile.json), the stage keeps
+  // its range figures and so its bound; with figures that no longer idle, neither the bound nor the run's bottleneck
+  // stays.
+  analyze_run(few, datasheet_db(), shipped());
+  ASSERT_TRUE(few.stages[0].bound);
+  EXPECT_EQ(few.overall->cause, "launch_overhead");
+  few.stages[0].range->idle_ns = 0;
+  analyze_run(few, datasheet_db(), shipped());
+  EXPECT_FALSE(few.stages[0].bound);
+  EXPECT_NE(few.overall->cause, "launch_overhead");
+  EXPECT_EQ(render::build_contract_view(few, nullptr).stages.size(), 1u);
+  // With a synchronisation after every launch, each gap follows a wait that drained the queue: the waits go first.
+  ProfileRun waits = bound_of(loop_trace(4, 10, 5000, 15000, 0, 1));
   ASSERT_TRUE(waits.stages[0].bound);
   EXPECT_NE(waits.stages[0].bound->key_issue.find("after host waits"), std::string::npos);
-  EXPECT_EQ(waits.stages[0].range->host_waits, 5);
+  EXPECT_GE(waits.stages[0].range->host_waits, 9);
+  EXPECT_NEAR(waits.stages[0].range->wait_gaps_ns, 9 * 20000.0, 1.0);
   item = range_item(waits);
   ASSERT_NE(item, nullptr);
   EXPECT_EQ(item->remedy, "host_sync");
+  // After every third launch: 3 of the 9 gaps follow a wait, the launches are what to cut.
+  ProfileRun sparse = bound_of(loop_trace(4, 10, 5000, 15000, 0, 3));
+  EXPECT_NEAR(sparse.stages[0].range->wait_gaps_ns, 3 * 20000.0, 1.0);
+  item = range_item(sparse);
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->remedy, "launch_overhead");
   const std::string report = render::render_report(gaps, nullptr);
   EXPECT_NE(report.find("## Range: loop\n\nGPU idle 79% of each loop range"), std::string::npos) << report;
   // The host computing 5 ms between two launches of each instance: host work.

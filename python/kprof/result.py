@@ -34,7 +34,10 @@ class Result:
 
     @property
     def stages(self) -> list[dict[str, Any]]:
-        """One row per stage and kernel group: duration, launches, bottleneck, key issue, DRAM/occupancy/TC %."""
+        """One row per stage and kernel group: duration, launches, bottleneck, key issue, DRAM/occupancy/TC %
+        (``scope`` "kernel"); a stage whose range is bound outside its kernels (its GPU idle at least half of each
+        instance) leads its rows with one of ``scope`` "range": the typical instance's GPU span, its instances as
+        ``launches``, ``kernel`` empty."""
         return list(self.contract_json.get("stages") or [])
 
     @property

@@ -226,8 +226,8 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
   const double idle_pct = r.idle_ns / r.span_ns * 100.0;
   const char* what = "launch gaps";
   const char* sentence = "the GPU waits between launches for the host to issue the next";
-  // A wait for every few launches: each wait drains the GPU's queue, and the next launch starts from idle.
-  if (r.host_waits > 0 && 4 * r.host_waits >= r.launches) {
+  // Most of the gaps follow a wait for the GPU: each wait drains the queue, and the next launch starts from idle.
+  if (r.launch_gaps_ns > 0 && r.wait_gaps_ns >= 0.5 * r.launch_gaps_ns) {
     what = "launch gaps after host waits";
     sentence = "the host waits for the GPU (synchronisations, read-backs) every few launches, so the queue drains and "
                "each next launch starts from an idle GPU";
@@ -253,6 +253,30 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
   return b;
 }
 
+namespace {
+// Each stage's bound from its range figures (none without them), and the whole run's bottleneck: its dominant
+// kernel's, or, where that kernel's stage is bound outside its kernels, the stage's (a training step whose GPU idles
+// most of each range is bound by the host, not by the GEMM that takes most of the GPU time).
+void apply_range_bounds(ProfileRun& run, const Thresholds& t) {
+  for (auto& stage : run.stages) stage.bound = stage.range ? range_bound(stage, *stage.range, t) : std::nullopt;
+  const Stage* dominant_stage = nullptr;
+  const KernelGroup* dominant = nullptr;
+  for (const auto& stage : run.stages)
+    for (const auto& g : stage.kernels)
+      if (g.analysis && (!dominant || g.gpu_time_or_profiled_ns() > dominant->gpu_time_or_profiled_ns()))
+        dominant = &g, dominant_stage = &stage;
+  if (!dominant) return;
+  if (dominant_stage->bound) {
+    run.overall = *dominant_stage->bound;
+    run.overall->rule = "dominant stage " + dominant_stage->name + ": " + run.overall->rule;
+  } else {
+    run.overall = dominant->analysis->bottleneck;
+    run.overall->rule = "dominant kernel " + (dominant->label.empty() ? dominant->kernel : dominant->label) + ": " +
+                        run.overall->rule;
+  }
+}
+}  // namespace
+
 void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
   std::string reason;
   if (const DeviceSpec* spec = db.match(run.device, &reason)) {
@@ -263,12 +287,10 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
   }
   const DeviceSpec* spec = run.device_spec ? &*run.device_spec : nullptr;
 
-  const KernelGroup* dominant = nullptr;
   for (auto& stage : run.stages) {
     for (auto& g : stage.kernels) {
       complete_metrics(g.metrics, spec);
       g.analysis = analyze_group(g, stage.declared_for(g), spec, t);
-      if (!dominant || g.gpu_time_or_profiled_ns() > dominant->gpu_time_or_profiled_ns()) dominant = &g;
     }
   }
   // Run-level impact: each opportunity's share of the run. A launch-bound group also owns the GPU idle time
@@ -295,11 +317,9 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
           return o.remedy == name(RemedyId::dram_traffic) && o.estimated;
         });
   for (auto& o : overlap_advice(run, total)) run.program_opportunities.push_back(std::move(o));
-  if (dominant) {
-    Bottleneck overall = dominant->analysis->bottleneck;
-    overall.rule = "dominant kernel " + (dominant->label.empty() ? dominant->kernel : dominant->label) + ": " + overall.rule;
-    run.overall = overall;
-  }
+  // The run's bottleneck, and its stages' bounds from their range figures (a run read back from its profile.json
+  // keeps them; the trace entry below measures them again).
+  apply_range_bounds(run, t);
 }
 
 std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t, const Trace* trace,
@@ -334,25 +354,9 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
     if (!said(o)) gap.push_back(std::move(o));
   for (auto& stage : run.stages) {
     stage.range.reset();
-    stage.bound.reset();
-    if (auto it = times.find(&stage); it != times.end()) {
-      stage.range = it->second;
-      stage.bound = range_bound(stage, it->second, t);
-    }
+    if (auto it = times.find(&stage); it != times.end()) stage.range = it->second;
   }
-  // The whole run's bottleneck is its dominant kernel's (analyze_run above), or, where that kernel's stage is bound
-  // outside its kernels, the stage's: a training step whose GPU idles most of each range is bound by the host, not by
-  // the GEMM that takes most of the GPU time.
-  const Stage* dominant_stage = nullptr;
-  const KernelGroup* dominant = nullptr;
-  for (const auto& stage : run.stages)
-    for (const auto& g : stage.kernels)
-      if (g.analysis && (!dominant || g.gpu_time_or_profiled_ns() > dominant->gpu_time_or_profiled_ns()))
-        dominant = &g, dominant_stage = &stage;
-  if (dominant_stage && dominant_stage->bound) {
-    run.overall = *dominant_stage->bound;
-    run.overall->rule = "dominant stage " + dominant_stage->name + ": " + run.overall->rule;
-  }
+  apply_range_bounds(run, t);
   // A program item for launch gaps is a share of the traced span; the others are shares of the kernels' time. On
   // one scale, the span's: a kernel item worth 40% of the kernels' time in a program idle half its span is worth
   // 20% of the run.

@@ -667,12 +667,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   // The range instances that hold launches, with the end of their last kernel.
   const RangeStages ranges(run, trace);
-  std::map<int, std::int64_t> last_end;  // range instance → the end of its last kernel
+  std::map<int, std::int64_t> last_end;     // range instance → the end of its last kernel
+  std::map<int, std::int64_t> first_start;  // range instance → the start of its first kernel
   for (const auto& k : trace.kernels) {
     const int r = ranges.range_of(k);
     if (r < 0) continue;
     auto& e = last_end[r];
     e = std::max(e, k.end_ns);
+    auto f = first_start.try_emplace(r, k.start_ns).first;
+    f->second = std::min(f->second, k.start_ns);
   }
   // In [lo, hi): the time of `a` during which none of `b` ran (a copy hidden under a kernel on another stream costs
   // the range nothing to remove).
@@ -745,19 +748,21 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   // Kernel starts, and the host's waits for the GPU (synchronising calls, blocking device-to-host copies), in time
   // order: how many of each an instance holds.
-  std::vector<std::int64_t> kernel_starts, wait_starts;
+  std::vector<std::int64_t> kernel_starts, wait_starts, wait_ends;
   for (const auto& k : trace.kernels) kernel_starts.push_back(k.start_ns);
+  auto wait = [&](std::int64_t start, std::int64_t end) { wait_starts.push_back(start), wait_ends.push_back(end); };
   for (const auto& s : trace.syncs)
     if (s.type == SyncType::event_synchronize || s.type == SyncType::stream_synchronize ||
         s.type == SyncType::context_synchronize)
-      wait_starts.push_back(s.start_ns);
+      wait(s.start_ns, s.end_ns);
   if (trace.syncs.empty())
     for (const auto& a : trace.api_calls)
-      if (trace.str(a.name).find("Synchronize") != std::string_view::npos) wait_starts.push_back(a.start_ns);
+      if (trace.str(a.name).find("Synchronize") != std::string_view::npos) wait(a.start_ns, a.end_ns);
   for (const auto& c : trace.memcpys)
-    if (c.kind == MemcpyKind::dtoh && !c.async) wait_starts.push_back(c.start_ns);
+    if (c.kind == MemcpyKind::dtoh && !c.async) wait(c.start_ns, c.end_ns);
   std::sort(kernel_starts.begin(), kernel_starts.end());
   std::sort(wait_starts.begin(), wait_starts.end());
+  std::sort(wait_ends.begin(), wait_ends.end());
   // A launch's own cost, which no remedy of the gaps removes: the median launch call, at least 1 us.
   double launch_floor_ns = 1000.0;
   {
@@ -788,22 +793,44 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].pinned_measured |= paged.measured;
     per_stage[stage].pinned_fallback |= paged.fallback;
     per_stage[stage].span.push_back(static_cast<double>(hi - lo));
-    // The instance's GPU span: from its first work on the GPU to its last. The host's time before the first launch
-    // (a single call's own overhead, which matters only where a loop repeats the call) is not the range's idling.
-    std::int64_t first = hi, last = lo;
-    {
-      auto it = std::upper_bound(gpu.begin(), gpu.end(), Span{lo, lo},
-                                 [](const Span& a, const Span& b) { return a.first < b.first; });
-      if (it != gpu.begin()) --it;
-      for (; it != gpu.end() && it->first < hi; ++it)
-        if (it->second > lo) first = std::min(first, std::max(lo, it->first)), last = std::max(last, std::min(hi, it->second));
-    }
+    // The instance's GPU span: from the start of its own first kernel to the end of its last, widened to the copies
+    // and memsets that ran while the host was inside the range (copies carry no range of their own). The host's time
+    // before the first launch (a single call's own overhead, which matters only where a loop repeats the call) is not
+    // the range's idling, nor is other work of the window (another stream's, or earlier instances' when the host
+    // queues ahead).
+    std::int64_t first = first_start[r], last = end;
+    for (const auto& c : trace.memcpys)
+      if (c.start_ns >= range.start_ns && c.end_ns <= range.end_ns)
+        first = std::min(first, c.start_ns), last = std::max(last, c.end_ns);
+    for (const auto& m : trace.memsets)
+      if (m.start_ns >= range.start_ns && m.end_ns <= range.end_ns)
+        first = std::min(first, m.start_ns), last = std::max(last, m.end_ns);
     if (last > first) {
       const Idle within = idle_host(first, last);
       auto count = [&](const std::vector<std::int64_t>& starts) {
         return static_cast<int>(std::lower_bound(starts.begin(), starts.end(), last) -
                                 std::lower_bound(starts.begin(), starts.end(), first));
       };
+      // Gaps (under gap_host_work_max_ns) between consecutive kernels of the span in which a wait of the host for the
+      // GPU returned: the wait drained the queue, and the next launch came after it. (A wait begins before the kernel
+      // it waits for has started, right after its launch call: its end, not its start, places it.)
+      double wait_gaps = 0;
+      {
+        auto k0 = std::lower_bound(kernel_starts.begin(), kernel_starts.end(), first);
+        std::int64_t reach = 0;
+        bool any = false;
+        for (std::size_t i = static_cast<std::size_t>(k0 - kernel_starts.begin());
+             i < trace.kernels.size() && trace.kernels[i].start_ns < last; ++i) {
+          const auto& k = trace.kernels[i];
+          if (any && k.start_ns > reach && static_cast<double>(k.start_ns - reach) < min_gap) {
+            const double g = static_cast<double>(k.start_ns - reach);
+            auto w = std::lower_bound(wait_ends.begin(), wait_ends.end(), reach);
+            if (w != wait_ends.end() && *w <= k.start_ns) wait_gaps += g;
+          }
+          reach = any ? std::max(reach, k.end_ns) : k.end_ns;
+          any = true;
+        }
+      }
       // The idle time splits into the host's work, its blocking calls and the launch gaps; the host in a long call
       // that may be a copy the trace did not record is not counted as idle.
       per_stage[stage].instances.push_back({.instances = 1,
@@ -812,6 +839,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                             .host_work_ns = within.work,
                                             .host_blocked_ns = within.blocked,
                                             .launch_gaps_ns = std::max(0.0, within.idle - within.work - within.calls),
+                                            .wait_gaps_ns = wait_gaps,
                                             .launches = count(kernel_starts),
                                             .host_waits = count(wait_starts)});
     }
@@ -918,9 +946,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       }
     }
     // Gaps between the range's launches that are neither the host's work nor its blocking calls: the GPU waiting for
-    // the host to issue the next launch (a Python loop of small ops, .item() syncs draining the queue every few
-    // launches). Over the typical instance's GPU span, less each launch's own cost; without host waits a graph (or
-    // one kernel for the loop) removes them, with a wait for every four launches or fewer the waits go first.
+    // the host to issue the next launch (a Python loop of small ops, a synchronisation around every op). Over the
+    // typical instance's GPU span, less each launch's own cost; a graph (or one kernel for the loop) removes them, or,
+    // where at least half of them follow a wait for the GPU that drained the queue, dropping the waits.
     // analyze_run drops this item where the program's launch-gap item names the stage, or a kernel of the stage
     // owns the gaps (its own cause is launch overhead).
     if (gpu_typical && gpu_typical->launches >= 2 && gpu_typical->span_ns > 0) {
@@ -928,7 +956,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       const double gaps = g.launch_gaps_ns - g.launches * launch_floor_ns;
       const double saved = gaps / g.span_ns;
       if (saved >= min_share) {
-        const bool waits = g.host_waits > 0 && 4 * g.host_waits >= g.launches;
+        const bool waits = g.wait_gaps_ns >= 0.5 * g.launch_gaps_ns;
         Opportunity o = make(waits ? RemedyId::host_sync : RemedyId::launch_overhead, "stage");
         o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), saved * 100.0);
         o.run_share_pct = std::min(100.0, gpu_spans / span_ns * 100.0);

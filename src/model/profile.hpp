@@ -140,17 +140,23 @@ KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns,
 // share; the first call of a range plans library calls or compiles) and what its GPU-idle time was spent on.
 struct RangeTime {
   int instances = 0;           // range instances that hold launches
-  double span_ns = 0;          // the typical instance's GPU span: from its first kernel, copy or memset to its last
+  // The typical instance's GPU span: from its own first kernel to its last, widened to the copies and memsets that
+  // ran while the host was inside the range.
+  double span_ns = 0;
   // ... with none of them on the GPU: host_work_ns + host_blocked_ns + launch_gaps_ns. Where the trace records no
   // copies, time the host spent in a long copy or synchronisation call is left out (the GPU may have been copying).
   double idle_ns = 0;
   double host_work_ns = 0;     // ... the host computing outside any CUDA call (idle stretches of 1 ms or more)
   double host_blocked_ns = 0;  // ... the host held in a blocking CUDA call (allocation, sync, copy)
   double launch_gaps_ns = 0;   // ... the rest: the GPU waiting for the host's next launch
+  // Gaps between consecutive kernels (under 1 ms) during which the host began a wait for the GPU (a synchronisation,
+  // a blocking read-back): the queue the wait drained.
+  double wait_gaps_ns = 0;
   int launches = 0;            // kernels started in its GPU span
   int host_waits = 0;          // the host's waits for the GPU begun in it (synchronisations, blocking read-backs)
 };
-KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, launches, host_waits)
+KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
+           launches, host_waits)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges
