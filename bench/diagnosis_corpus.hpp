@@ -355,7 +355,8 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     sc.inapplicable = inapplicable_of(*g, a);
     sc.cause_ok = judged && sc.cause == e.cause;
     if (e.fix == "none")
-      sc.fix_ok = judged && sc.max_gain <= at_roof_max_gain_pct;
+      // Nothing left to gain is read off the kernel's counters: a case without them does not score it.
+      sc.fix_ok = sc.found && sc.max_gain <= at_roof_max_gain_pct;
     else
       // Labels written before kprof had a library_tuning id (sets 1-6) say feed_tensor for a library kernel's idle
       // tensor pipe: the same diagnosis, with the remedy a library user can apply (bench/RESULTS.md §9 counts them).

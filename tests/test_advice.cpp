@@ -1105,6 +1105,37 @@ TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   EXPECT_TRUE(gap_advice(run, trace, analyze_timeline(trace), shipped()).empty());
 }
 
+// A loop that waits every fourth launch: the kernels run back to back (the host launches ahead), except after each
+// wait, which drains the queue; the next launch comes 30 us later. The wait begins right after its kernel's launch
+// call, before that kernel starts: its return, in the gap after the kernel, places it. (Placed by its start, the
+// wait would mark the empty gap before its kernel, and the program's winnable time would be nothing.)
+TEST(Advice, AWaitMarksTheGapItReturnedIn) {
+  Trace trace;
+  std::int64_t t = 0;
+  for (int i = 0; i < 200; ++i) {
+    TraceKernel k;
+    k.start_ns = t;
+    k.end_ns = t + 10000;
+    trace.kernels.push_back(k);
+    t = k.end_ns;
+    if (i % 4 == 3) {
+      TraceSync w;
+      w.type = SyncType::stream_synchronize;
+      w.start_ns = k.start_ns - 3000;  // issued right after the launch call, before the kernel starts
+      w.end_ns = k.end_ns + 1000;
+      trace.syncs.push_back(w);
+      t += 30000;
+    }
+  }
+  ProfileRun run;
+  auto ops = gap_advice(run, trace, analyze_timeline(trace), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].remedy, "host_sync");
+  // 50 gaps of 30 us, less 1 us each for the launch, of the 3.5 ms span (less the last gap, after the last kernel).
+  const double span = static_cast<double>(trace.kernels.back().end_ns);
+  EXPECT_NEAR(ops[0].est_gain_pct, 49 * 29000.0 / span * 100.0, 0.5);
+}
+
 // The program item names where its gaps lie. 200 kernels, each followed by a host wait: inside one range of a named
 // stage the gaps are that stage's; where each kernel is a case of its own range ("a", "b" in turn: a harness that
 // checks each case's result between the cases) they lie between the stages and are the whole program's. With one

@@ -438,10 +438,11 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   // event is a wait on the GPU, not the host), and blocking device-to-host copies.
   std::size_t waits = 0;
   std::vector<std::int64_t> wait_starts;
+  std::vector<std::pair<std::int64_t, std::int64_t>> wait_spans;  // (end, start), sorted by end
   for (const auto& s : trace.syncs)
     if (s.type == SyncType::event_synchronize || s.type == SyncType::stream_synchronize ||
         s.type == SyncType::context_synchronize)
-      ++waits, wait_starts.push_back(s.start_ns);
+      ++waits, wait_starts.push_back(s.start_ns), wait_spans.push_back({s.end_ns, s.start_ns});
   // Without synchronisation records (the annotation and event tracer record API calls, not syncs): the
   // synchronising API calls themselves (cudaStreamSynchronize, cudaDeviceSynchronize, cuEventSynchronize, ...).
   // Likewise, without copy records, the blocking copies (cudaMemcpy, not ...Async: the host waits for the copy and
@@ -454,11 +455,13 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
                         call.find("Async") == std::string_view::npos;
       const bool free_sync = call == "cudaFree" || call.rfind("cudaFree_v", 0) == 0;
       if (call.find("Synchronize") != std::string_view::npos || copy || free_sync)
-        ++waits, wait_starts.push_back(a.start_ns);
+        ++waits, wait_starts.push_back(a.start_ns), wait_spans.push_back({a.end_ns, a.start_ns});
     }
   for (const auto& c : trace.memcpys)
-    if (c.kind == MemcpyKind::dtoh && !c.async) ++waits, wait_starts.push_back(c.start_ns);
+    if (c.kind == MemcpyKind::dtoh && !c.async)
+      ++waits, wait_starts.push_back(c.start_ns), wait_spans.push_back({c.end_ns, c.start_ns});
   std::sort(wait_starts.begin(), wait_starts.end());
+  std::sort(wait_spans.begin(), wait_spans.end());
   const bool host_waits = waits * 4 >= n;
   // What the change can win: with host waits, the gaps between consecutive kernels during which the host waited
   // (a sync or device-to-host copy started after the earlier kernel did): the host then launched ahead. Without,
@@ -485,14 +488,16 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   for (std::size_t i = 1; i < ks.size(); ++i) {
     const double gap = static_cast<double>(ks[i].start_ns - last_end);
     if (gap > 0 && gap < host_work_ns) {
-      auto w = std::lower_bound(wait_starts.begin(), wait_starts.end(), ks[i - 1].start_ns);
-      if (!host_waits || (w != wait_starts.end() && *w < ks[i].start_ns)) {
+      // A wait that returned in the gap drained the queue before it (a wait begins right after its launch call,
+      // before the kernel it waits for has started: its return, not its start, places it).
+      auto w = std::lower_bound(wait_spans.begin(), wait_spans.end(), std::make_pair(last_end, std::int64_t{0}));
+      if (!host_waits || (w != wait_spans.end() && w->first <= ks[i].start_ns)) {
         const double win = std::max(0.0, gap - floor_ns);
         winnable += win;
         const int ra = ranges.range_of(ks[last]), rb = ranges.range_of(ks[i]);
         const Stage* a = ranges.stage_of(ra);
         const bool same = a && a == ranges.stage_of(rb) &&
-                          (ra == rb || (host_waits && (inside(ra, *w) || inside(rb, *w))));
+                          (ra == rb || (host_waits && (inside(ra, w->second) || inside(rb, w->second))));
         in_stage[same ? a : nullptr] += win;
       }
     }
