@@ -721,7 +721,7 @@ namespace {
 // between them (the host issuing the next, 4 us of launch call), after `lead_ns` of host time from the push to the
 // first launch call.
 Trace loop_trace(int instances, int kernels, std::int64_t kernel_ns, std::int64_t gap_ns, std::int64_t lead_ns,
-                 int sync_every = 0) {
+                 int sync_every = 0, bool growing = false) {
   Trace trace;
   trace.strings = {"", "loop", "k", "cudaLaunchKernel", "cudaStreamSynchronize"};
   trace.info.api_traced = trace.info.nvtx_traced = true;
@@ -751,7 +751,7 @@ Trace loop_trace(int instances, int kernels, std::int64_t kernel_ns, std::int64_
         w.end_ns = kk.end_ns + 2000;
         trace.api_calls.push_back(w);
       }
-      t = kk.end_ns + gap_ns;
+      t = kk.end_ns + gap_ns * (growing ? i + 1 : 1);  // growing: instance i's gaps are i + 1 times gap_ns
     }
     r.end_ns = t;
     trace.nvtx.push_back(r);
@@ -858,6 +858,10 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   ASSERT_TRUE(busy.overall);
   EXPECT_NE(busy.overall->cause, "launch_overhead");
   EXPECT_EQ(render::build_contract_view(busy, nullptr).stages.size(), 1u);
+  // The typical instance is the lower median by idle share: of gaps 15, 30 and 45 us, the 30 us one.
+  ProfileRun growing = bound_of(loop_trace(3, 10, 5000, 15000, 0, 0, true), 3);
+  ASSERT_TRUE(growing.stages[0].range);
+  EXPECT_NEAR(growing.stages[0].range->span_ns, 10 * 5000 + 9 * 35000, 1.0);
   // One instance cannot tell a first call's set-up from the steady state: no range, no bound.
   ProfileRun once = bound_of(loop_trace(1, 20, 5000, 15000, 0), 1);
   EXPECT_FALSE(once.stages[0].range);
