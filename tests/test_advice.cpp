@@ -717,6 +717,24 @@ TEST(Advice, HostWorkInsideARangeIsNamedWhereItRecurs) {
 }
 
 namespace {
+// A launch call `call` at `at` lasting `call_ns`, and its kernel `kernel` from `at + delay_ns` for `kernel_ns`, in the
+// NVTX range instance `range`; returns the kernel's end.
+std::int64_t launch(Trace& trace, StringId call, StringId kernel, std::int64_t at, std::int64_t call_ns,
+                    std::int64_t delay_ns, std::int64_t kernel_ns, int range) {
+  TraceApiCall a;
+  a.name = call;
+  a.start_ns = at;
+  a.end_ns = at + call_ns;
+  trace.api_calls.push_back(a);
+  TraceKernel k;
+  k.name = k.function = kernel;
+  k.start_ns = at + delay_ns;
+  k.end_ns = at + delay_ns + kernel_ns;
+  k.nvtx_range = range;
+  trace.kernels.push_back(k);
+  return k.end_ns;
+}
+
 // A named range "loop" run `instances` times, each holding `kernels` launches of `kernel_ns` with `gap_ns` of idle GPU
 // between them (the host issuing the next, 4 us of launch call), after `lead_ns` of host time from the push to the
 // first launch call.
@@ -733,25 +751,15 @@ Trace loop_trace(int instances, int kernels, std::int64_t kernel_ns, std::int64_
     const int ri = static_cast<int>(trace.nvtx.size());
     t += lead_ns;
     for (int k = 0; k < kernels; ++k) {
-      TraceApiCall a;
-      a.name = 3;
-      a.start_ns = t;
-      a.end_ns = t + 4000;
-      trace.api_calls.push_back(a);
-      TraceKernel kk;
-      kk.name = kk.function = 2;
-      kk.start_ns = t + 5000;
-      kk.end_ns = t + 5000 + kernel_ns;
-      kk.nvtx_range = ri;
-      trace.kernels.push_back(kk);
+      const std::int64_t end = launch(trace, 3, 2, t, 4000, 5000, kernel_ns, ri);
       if (sync_every > 0 && (k + 1) % sync_every == 0) {  // the host waits for the kernel, then returns
         TraceApiCall w;
         w.name = 4;
         w.start_ns = t + 4000;
-        w.end_ns = kk.end_ns + 2000;
+        w.end_ns = end + 2000;
         trace.api_calls.push_back(w);
       }
-      t = kk.end_ns + gap_ns * (growing ? i + 1 : 1);  // growing: instance i's gaps are i + 1 times gap_ns
+      t = end + gap_ns * (growing ? i + 1 : 1);  // growing: instance i's gaps are i + 1 times gap_ns
     }
     r.end_ns = t;
     trace.nvtx.push_back(r);
@@ -890,20 +898,7 @@ TEST(Advice, AllocationsInsideARangeNameHostSynchronisation) {
           a.end_ns = t + d;
           trace.api_calls.push_back(a);
           t += d;
-          if (d == 56000) {
-            TraceApiCall l;
-            l.name = 4;
-            l.start_ns = t;
-            l.end_ns = t + 4000;
-            trace.api_calls.push_back(l);
-            TraceKernel k;
-            k.name = k.function = 2;
-            k.start_ns = t + 6000;
-            k.end_ns = t + 26000;
-            k.nvtx_range = ri;
-            trace.kernels.push_back(k);
-            t += 26000;
-          }
+          if (d == 56000) t = launch(trace, 4, 2, t, 4000, 6000, 20000, ri);
         }
       }
       r.end_ns = t;
