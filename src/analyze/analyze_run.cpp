@@ -222,7 +222,6 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
   if (r.span_ns <= 0 || r.idle_ns < t.param("diagnosis.launch_bound_idle_share") * r.span_ns) return std::nullopt;
   // Where the idle time went: the host computing outside CUDA calls, held in blocking calls, or the rest (the gaps
   // between launches: launch calls, short waits).
-  const double gaps = r.launch_gaps_ns;
   const double idle_pct = r.idle_ns / r.span_ns * 100.0;
   const char* what = "launch gaps";
   const char* sentence = "the GPU waits between launches for the host to issue the next";
@@ -232,10 +231,10 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
     sentence = "the host waits for the GPU (synchronisations, read-backs) every few launches, so the queue drains and "
                "each next launch starts from an idle GPU";
   }
-  if (r.host_work_ns >= r.host_blocked_ns && r.host_work_ns >= gaps) {
+  if (r.host_work_ns >= r.host_blocked_ns && r.host_work_ns >= r.launch_gaps_ns) {
     what = "host work";
     sentence = "the host computes between launches, outside any CUDA call, while the GPU has nothing queued";
-  } else if (r.host_blocked_ns >= gaps) {
+  } else if (r.host_blocked_ns >= r.launch_gaps_ns) {
     what = "host waits";
     sentence = "the host is held in blocking CUDA calls (allocations, synchronisations, copies) while the GPU has "
                "nothing queued";

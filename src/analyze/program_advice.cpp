@@ -804,12 +804,14 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // the range's idling, nor is other work of the window (another stream's, or earlier instances' when the host
     // queues ahead).
     std::int64_t first = first_start[r], last = end;
-    for (const auto& c : trace.memcpys)
-      if (c.start_ns >= range.start_ns && c.end_ns <= range.end_ns)
-        first = std::min(first, c.start_ns), last = std::max(last, c.end_ns);
-    for (const auto& m : trace.memsets)
-      if (m.start_ns >= range.start_ns && m.end_ns <= range.end_ns)
-        first = std::min(first, m.start_ns), last = std::max(last, m.end_ns);
+    auto widen = [&](const auto& spans) {  // sorted by start
+      auto it = std::lower_bound(spans.begin(), spans.end(), range.start_ns,
+                                 [](const auto& x, std::int64_t at) { return x.start_ns < at; });
+      for (; it != spans.end() && it->start_ns < range.end_ns; ++it)
+        if (it->end_ns <= range.end_ns) first = std::min(first, it->start_ns), last = std::max(last, it->end_ns);
+    };
+    widen(trace.memcpys);
+    widen(trace.memsets);
     if (last > first) {
       const Idle within = idle_host(first, last);
       auto count = [&](const std::vector<std::int64_t>& starts) {
@@ -821,6 +823,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // it waits for has started, right after its launch call: its end, not its start, places it.)
       double wait_gaps = 0;
       {
+        // (kernel_starts[i] is trace.kernels[i]'s start: the trace keeps its kernels sorted by start.)
         auto k0 = std::lower_bound(kernel_starts.begin(), kernel_starts.end(), first);
         std::int64_t reach = 0;
         bool any = false;
