@@ -834,6 +834,28 @@ TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
                         "triton_moe_grouped_gemm_skewed_bf16"});
 }
 
+// Set 22 (fourteenth session): hand-written CUDA cases (two kernels at the DRAM roof, one moving twice its bytes; an
+// unpipelined mma.sync GEMM; a one-counter work queue; unfused FP32; sparse divergence) and program-level ones (a
+// pinned allocation per frame, per-sequence launches, one-stream serialisation, a graph rebuilt every step, a host
+// round trip), written by a helper who did not read the rules, captured with kprof dcf5126 and labelled blind. Scored
+// as captured, with no change after: cause 10/9/10, first fix 6/7/7. The CUPTI counter pass has no counters for the
+// graph's kernels.
+TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(22), 12, {{10, 6}, {9, 7}, {10, 7}}, {"graph_rebuilt_per_step"});
+}
+
+// Set 23 (fourteenth session): PyTorch and Triton cases (a float32 softmax then a cast, a blend at the roof, an
+// out-of-place index_copy cloning its bank, .tolist() per step, a batch-2 cuDNN GRU, a BLOCK-32 Triton SwiGLU, a
+// prime-length FFT, mixed memory formats, unique(dim=0), scatter_reduce amax, a one-group GroupNorm, top-2 routing),
+// written by a helper who did not read the rules, captured with kprof dcf5126 and labelled blind. Scored as captured,
+// with no change after: cause 9/9/6, first fix 9/9/5. Nsight Compute's full capture stopped at its 200 s step limit
+// before the last four cases' kernels.
+TEST(DiagnosisHoldout, TwentyThirdSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(23), 12, {{9, 9}, {9, 9}, {6, 5}},
+                       {"group_norm_one_group_batch8_bf16", "router_topk2_64_experts_f32",
+                        "scatter_reduce_amax_graph_pool_f32", "unique_rows_dim0_voxels_i32"});
+}
+
 // What set 20 showed, in the shared mechanism:
 // - An elementwise kernel launched <<<n, 1>>>: every warp one lane wide and 32 threads per SM, which theoretical
 //   occupancy (50%, counted in warps) misses. Was "memory latency, more requests in flight" (92%).
