@@ -463,8 +463,8 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   std::sort(wait_starts.begin(), wait_starts.end());
   std::sort(wait_spans.begin(), wait_spans.end());
   const bool host_waits = waits * 4 >= n;
-  // What the change can win: with host waits, the gaps between consecutive kernels during which the host waited
-  // (a sync or device-to-host copy started after the earlier kernel did): the host then launched ahead. Without,
+  // What the change can win: with host waits, the gaps between consecutive kernels in which a wait of the host
+  // returned (a sync or device-to-host copy that drained the queue): the host then launched ahead. Without,
   // every gap. Each remaining launch still costs the host its launch call (the median measured, at least 1 µs).
   const double floor_ns = std::max(1000.0, timeline.launch.api_duration_ns.count ? timeline.launch.api_duration_ns.median : 0.0);
   const auto& ks = trace.kernels;  // sorted by start
