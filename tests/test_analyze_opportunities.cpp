@@ -497,3 +497,39 @@ TEST(Opportunities, ALibraryOrPyTorchKernelIsChangedThroughItsCall) {
   call_level_items(ops, "A library's");
   EXPECT_EQ(ops[0].name, "Change the call (a shape that fills the GPU)");
 }
+
+// Held-out set 22 on the H200: a 64-tap FIR written with __fmul_rn/__fadd_rn (no FFMA at all, half of its FMA-pipe
+// instructions multiply-add pairs, the pipe 77% busy). The annotation pass counts the opcodes too: kprof's own item
+// fuses them, at the pairs' share of the pipe's busy cycles, not capped by the pipe's headroom (fewer instructions
+// move its roof). With FFMAs beside the pairs the compiler contracts, so the adds left take no product: no item,
+// and Nsight Compute's FPInstructions estimate is weighed down (a softened-gravity kernel at its FMA roof).
+TEST(Opportunities, UnfusedFp32PairsAreFusedOnlyWhereTheCompilerContractedNothing) {
+  auto m = holdout_base(350000, 16384, 256);
+  m.sm_throughput_pct = 85.7, m.memory_throughput_pct = 31.0, m.dram_throughput_pct = 31.0, m.dram_measured_pct = 34.0;
+  m.l2_throughput_pct = 20.0, m.l1_throughput_pct = 40.0, m.issue_active_pct = 85.7, m.fma_pipe_pct = 77.5;
+  m.tensor_pipe_pct = 0.0, m.waves_per_sm = 31.0, m.l1_hit_pct = 50.0, m.l2_hit_pct = 50.0;
+  m.fma_pipe_instructions = 4.4e9, m.fp32_fusable_pairs = 2.15e9, m.fp32_fma_instructions = 0.0;
+  m.flops_fp32 = 4.3e9;
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "fp32_pipe");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "fp_instructions") << a.opportunities.front().name;
+  EXPECT_NEAR(a.opportunities.front().est_gain_pct, 2.15 / 4.4 * 77.5, 0.5);
+  EXPECT_EQ(a.opportunities.front().source, "kprof");
+
+  auto contracted = m;
+  contracted.fp32_fma_instructions = 2.15e9;  // as many FFMAs as pairs: the compiler contracts
+  auto b = analyse(contracted, {rule("InstructionStats", "FPInstructions", "global", 17.0)});
+  const Opportunity* fp = by_remedy(b.opportunities, "fp_instructions");
+  ASSERT_NE(fp, nullptr);
+  EXPECT_EQ(fp->source, "ncu:FPInstructions");
+  EXPECT_LT(fp->est_gain_pct, 17.0 * 0.25 + 1e-6);
+  EXPECT_NE(fp->rationale.find("the compiler contracts"), std::string::npos) << fp->rationale;
+
+  // An integer-bound kernel: fused FP32 instructions do not relieve its pipe.
+  auto integer = m;
+  integer.fp32_fusable_pairs = 2.5e7, integer.fma_pipe_pct = 30.0, integer.alu_pipe_pct = 92.0;
+  auto c = analyse(integer, {rule("InstructionStats", "FPInstructions", "global", 8.0)});
+  EXPECT_EQ(c.bottleneck.cause, "int_pipe");
+  if (const Opportunity* o = by_remedy(c.opportunities, "fp_instructions")) EXPECT_LT(o->est_gain_pct, 8.0 * 0.25 + 1e-6);
+}

@@ -39,6 +39,8 @@ const std::map<std::string, Field>& fields() {
       {"fma_pipe_pct", &CanonicalMetrics::fma_pipe_pct},
       {"fma_pipe_instructions", &CanonicalMetrics::fma_pipe_instructions},
       {"fp16_pipe_instructions", &CanonicalMetrics::fp16_pipe_instructions},
+      {"fp32_fusable_pairs", &CanonicalMetrics::fp32_fusable_pairs},
+      {"fp32_fma_instructions", &CanonicalMetrics::fp32_fma_instructions},
       {"fma_integer_share", &CanonicalMetrics::fma_integer_share},
       {"alu_pipe_pct", &CanonicalMetrics::alu_pipe_pct},
       {"fp64_pipe_pct", &CanonicalMetrics::fp64_pipe_pct},

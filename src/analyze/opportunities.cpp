@@ -104,6 +104,52 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   out.push_back(std::move(k));
 }
 
+// Why the FP32 multiplies and adds left separate would not pair, or "" when they may: a compiler that contracts
+// (nvcc's and Triton's default) turns every add of a product into an FFMA, so where it emitted FFMAs too the FADDs
+// and FMULs left are ones no add takes the product of (softened gravity on the H200: 201 M FFMA against 201 M
+// FADD + FMUL, the adds differences of positions and the multiplies a chain of r^-1/2 factors; Nsight Compute's
+// FPInstructions rule estimated 17% for a kernel at its FMA roof).
+std::string contraction_on(const CanonicalMetrics& m, const Thresholds& t) {
+  if (!m.fp32_fusable_pairs || !m.fp32_fma_instructions || *m.fp32_fusable_pairs <= 0) return "";
+  if (*m.fp32_fma_instructions <= t.param("opportunities.fp_fusable_max_fma_ratio") * *m.fp32_fusable_pairs) return "";
+  return fmt::format("the compiler contracts: {:.3g} FFMA against {:.3g} FADD/FMUL pairs, so the adds left take no "
+                     "product",
+                     *m.fp32_fma_instructions, *m.fp32_fusable_pairs);
+}
+
+// FP32 multiplies and adds left separate (__fmul_rn/__fadd_rn, -fmad=false, a product rounded before it is added):
+// each pair is one FFMA. The gain is the pairs' share of the FMA pipe's thread instructions at the pipe's busy
+// share, the cycles that pipe would no longer spend; applies() keeps it to kernels their SM pipes bind. Nsight
+// Compute's FPInstructions rule says the same in ncu mode; the annotation pass has the opcode counts too (a 64-tap
+// FIR written with __fmul_rn/__fadd_rn on the H200: half of its FMA-pipe instructions, the pipe 77% busy).
+void unfused_fp(const std::vector<Cause>& causes, const CanonicalMetrics& m, const Thresholds& t,
+                std::vector<Candidate>& out) {
+  if (!m.fp32_fusable_pairs || !m.fma_pipe_instructions || *m.fma_pipe_instructions <= 0 || !m.fma_pipe_pct) return;
+  // Only where the FMA pipe or instruction issue binds: a kernel bound by the special-function pipe also multiplies
+  // (the range reduction before MUFU.SIN) and adds, but no add takes those products (the designed sfu_trig kernel).
+  if (!has_cause(causes, CauseId::fp32_pipe) && !has_cause(causes, CauseId::compute_bound)) return;
+  const double share = std::min(1.0, *m.fp32_fusable_pairs / *m.fma_pipe_instructions);
+  if (share < t.param("opportunities.fp_fusable_min_share") || !contraction_on(m, t).empty()) return;
+  const Remedy* r = find_remedy(RemedyId::fp_instructions);
+  Candidate k;
+  k.op.name = r->name;
+  k.op.remedy = name(r->id);
+  k.remedy = r->id;
+  k.op.trigger_metric = "fp32_fusable_pairs";
+  k.op.trigger_value = *m.fp32_fusable_pairs;
+  k.op.trigger = fmt::format("fp32_fusable_pairs={:.3g}, fma_pipe_instructions={:.3g}, fma_pipe={:.1f}%",
+                             *m.fp32_fusable_pairs, *m.fma_pipe_instructions, *m.fma_pipe_pct);
+  k.op.rationale = fmt::format(
+      "{:.0f}% of the FMA pipe's instructions are FP32 multiplies with an add to pair them (min of FADD and FMUL "
+      "counts), the pipe busy {:.1f}% of active cycles. {}",
+      share * 100.0, *m.fma_pipe_pct, r->rationale);
+  k.op.source = "kprof";
+  k.op.assumes = "each FADD/FMUL pair becomes one FFMA (an upper bound: only an add of the product pairs), and the "
+                 "FMA pipe's busy cycles fall with its instructions";
+  k.raw_gain = share * std::clamp(*m.fma_pipe_pct / 100.0, 0.0, 1.0);
+  out.push_back(std::move(k));
+}
+
 // Why kprof's own counters contradict an access-pattern or occupancy rule of Nsight Compute, or "" when they do not
 // (or are missing; an occupancy rule is contradicted whenever kprof's occupancy rules found no occupancy cause). Its
 // estimate assumes the excess sectors or conflict wavefronts cost time; on average-coalesced loads the excess comes
@@ -118,6 +164,15 @@ std::string contradicted(std::optional<RemedyId> remedy, const std::vector<Cause
       causes.front().remedy == name(RemedyId::library_tuning) &&
       in_kernel(*remedy))
     return "kprof finds a library kernel's tensor pipe underfed: its code is not the caller's to change";
+  if (remedy == RemedyId::fp_instructions) {
+    if (auto why = contraction_on(m, t); !why.empty()) return why;
+    // Fused FP32 instructions relieve the FMA pipe and issue, not the integer, special-function, FP64 or tensor
+    // pipe binding the kernel (Triton's dropout on the H200: its FMA pipe busy with IMADs of the random-number
+    // hash, 0.4% of its instructions FP32 pairs; Nsight Compute estimated 8%).
+    if (!causes.empty() && !has_cause(causes, CauseId::fp32_pipe) && !has_cause(causes, CauseId::compute_bound))
+      for (const auto& c : causes)
+        if (saturates_unit(c)) return fmt::format("kprof finds the kernel {}, which FP32 fusion does not relieve", c.label);
+  }
   if (remedy == RemedyId::coalesce && !has_cause(causes, CauseId::uncoalesced_global) &&
       !has_cause(causes, CauseId::scattered_access)) {
     auto ld = m.load_sectors_per_request(), st = m.store_sectors_per_request();
@@ -389,6 +444,7 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   std::vector<Candidate> all;
   from_causes(causes, all);
   dram_traffic(causes, m, declared, all);
+  unfused_fp(causes, m, t, all);
   from_ncu_rules(rules, causes, m, t, all);
   // A kernel that already issues warpgroup MMAs (its warps wait on them: the gmma stall) is not told to adopt wgmma;
   // feeding its tensor cores means keeping more of them in flight (Triton's 128x256x64 matmul on the H200, tensor
@@ -435,11 +491,13 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
     // estimate kprof has no cause for does not.
     // The declared minimum against the measured bytes is such a measurement too (the declared dram_traffic item): a
     // stage at the DRAM roof moving nine times its minimum saves most of its time, not the roof's last percent.
-    const bool measured_cut = c.remedy && cuts_traffic(*c.remedy) &&
-                              ((*c.remedy == RemedyId::dram_traffic && c.op.estimated && c.op.source == "kprof") ||
-                               std::any_of(causes.begin(), causes.end(), [&](const Cause& k) {
-                                 return k.specific && k.remedy == name(*c.remedy);
-                               }));
+    // Likewise FP32 pairs kprof counted: fewer instructions move a pipe's roof as fewer bytes move DRAM's.
+    const bool measured_cut = (c.remedy && cuts_traffic(*c.remedy) &&
+                               ((*c.remedy == RemedyId::dram_traffic && c.op.estimated && c.op.source == "kprof") ||
+                                std::any_of(causes.begin(), causes.end(), [&](const Cause& k) {
+                                  return k.specific && k.remedy == name(*c.remedy);
+                                }))) ||
+                              (c.remedy == RemedyId::fp_instructions && c.op.source == "kprof");
     double bound = c.remedy && unbounded_by_floor(*c.remedy) ? max_gain : measured_cut ? traffic_cap : cap;
     std::string why;
     if (hides_latency(c.remedy) && issue_room < bound) {

@@ -49,6 +49,11 @@ struct CanonicalMetrics {
   std::optional<double> fma_pipe_pct;             // FP32 FFMA/FADD/FMUL, HFMA2 and IMAD share the FMA pipe
   std::optional<double> fma_pipe_instructions;    // thread instructions executed on the FMA pipe (FP32, FP16, IMAD)
   std::optional<double> fp16_pipe_instructions;   // HFMA2/HADD2/HMUL2 threads on the FMA pipe (not HFMA2.MMA)
+  // FP32 multiply and add thread instructions that FFMAs could replace in pairs: min(FADD, FMUL) from the SASS
+  // opcode counts (Nsight Compute patches the code to count them; the CUPTI range profiler has none). An upper
+  // bound: a multiply and an add pair only where the add takes the product.
+  std::optional<double> fp32_fusable_pairs;
+  std::optional<double> fp32_fma_instructions;    // FFMA thread instructions (the same SASS counts)
   // Share of the FMA pipe's work that is integer (IMAD, which only its heavy sub-pipe runs), 0..1; above one half,
   // fma_pipe_pct is the heavy sub-pipe's reading.
   std::optional<double> fma_integer_share;
@@ -124,17 +129,17 @@ struct CanonicalMetrics {
   // plus MIO throttle), 0..1; none without stall data.
   std::optional<double> shared_wait_share() const;
 };
-KPROF_JSON(CanonicalMetrics, duration_ns, sm_throughput_pct, memory_throughput_pct, dram_throughput_pct,
+KPROF_JSON_WIDE(CanonicalMetrics, (duration_ns, sm_throughput_pct, memory_throughput_pct, dram_throughput_pct,
            tensor_pipe_pct, achieved_occupancy_pct, theoretical_occupancy_pct, l2_hit_pct, l1_hit_pct, waves_per_sm,
            dram_bytes, dram_read_bytes, dram_write_bytes, l2_bytes, l1_bytes, local_memory_bytes,
            local_memory_instructions, spill_requests, flops_fp64, flops_fp32, flops_fp16, flops_tensor,
            registers_per_thread, shared_mem_per_block_bytes, grid_size, block_size, sm_clock_hz, fma_pipe_pct,
-           fma_pipe_instructions, fp16_pipe_instructions, fma_integer_share, alu_pipe_pct, fp64_pipe_pct, xu_pipe_pct, lsu_pipe_pct, issue_active_pct,
+           fma_pipe_instructions), (fp16_pipe_instructions, fp32_fusable_pairs, fp32_fma_instructions, fma_integer_share, alu_pipe_pct, fp64_pipe_pct, xu_pipe_pct, lsu_pipe_pct, issue_active_pct,
            l1_throughput_pct, l2_throughput_pct, idc_pct, global_load_sectors, global_load_requests, global_store_sectors,
            global_store_requests, global_atomic_requests, shared_wavefronts, shared_bank_conflicts,
            shared_atomic_wavefronts, shared_atomic_instructions,
            threads_per_instruction, global_load_bytes_per_sector, global_store_bytes_per_sector, sm_active_pct, stalls, occupancy_limit_registers, occupancy_limit_shared_mem,
            occupancy_limit_warps, occupancy_limit_blocks, dram_measured_pct, tensor_pipe_includes_hfma2, tensor_pipe_imma,
-           tensor_precision, provenance, unavailable)
+           tensor_precision, provenance, unavailable))
 
 }  // namespace kprof

@@ -67,3 +67,16 @@ using json = nlohmann::json;
 
 // Every model struct is serialised field by field; missing keys read back as the default (forward-compatible).
 #define KPROF_JSON(Type, ...) NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Type, __VA_ARGS__)
+
+// The same for a type of more fields than one nlohmann macro takes (63): the fields in two parenthesised groups.
+#define KPROF_JSON_UNPAREN(...) __VA_ARGS__
+#define KPROF_JSON_WIDE(Type, first, second)                                                                   \
+  inline void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                          \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, KPROF_JSON_UNPAREN first))                      \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, KPROF_JSON_UNPAREN second))                     \
+  }                                                                                                             \
+  inline void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                        \
+    Type nlohmann_json_default_obj;                                                                             \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, KPROF_JSON_UNPAREN first))       \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, KPROF_JSON_UNPAREN second))      \
+  }

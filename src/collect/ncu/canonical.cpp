@@ -314,6 +314,23 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
              "Local Memory Spilling Requests");
 
   derive_flops(d, c.flops_fp32, "flops_fp32", 'f');
+  // FP32 opcode counts, from the counts or from their rates per elapsed cycle (ncu's full set has only the rates).
+  auto sass_count = [&](const char* op) -> std::pair<std::optional<double>, std::string> {
+    for (const char* unit : {"smsp__", "sm__"}) {
+      std::string name = fmt::format("{}sass_thread_inst_executed_op_{}_pred_on.sum", unit, op);
+      if (auto v = d.metric(name)) return {v, name};
+    }
+    std::string rate = fmt::format("smsp__sass_thread_inst_executed_op_{}_pred_on.sum.per_cycle_elapsed", op);
+    auto r = d.metric(rate), cycles = d.metric("smsp__cycles_elapsed.avg");
+    if (r && cycles) return {*r * *cycles, rate + " * smsp__cycles_elapsed.avg"};
+    return {std::nullopt, ""};
+  };
+  if (auto [add, add_from] = sass_count("fadd"); add)
+    if (auto [mul, mul_from] = sass_count("fmul"); mul) {
+      d.set(c.fp32_fusable_pairs, "fp32_fusable_pairs", std::min(*add, *mul),
+            fmt::format("min({}, {})", add_from, mul_from));
+      if (auto [fma, fma_from] = sass_count("ffma"); fma) d.set(c.fp32_fma_instructions, "fp32_fma_instructions", *fma, fma_from);
+    }
   derive_flops(d, c.flops_fp64, "flops_fp64", 'd');
   // Without SASS counts (the CUPTI range profiler): FP64-pipe thread instructions, each taken as an FMA. DFMA,
   // DADD and DMUL are what that pipe runs, so this is an upper bound, exact for FMA-only code.
