@@ -1699,3 +1699,81 @@ TEST(Advice, AnIssueBoundKernelNamesItsBusiestPipe) {
   ASSERT_FALSE(b.causes.empty());
   EXPECT_EQ(b.causes.front().evidence.find("the busiest"), std::string::npos) << b.causes.front().evidence;
 }
+
+// Set 24's frames uploaded widened to float and whole maps read back for a small window: per step a 0.9 ms copy
+// between host and device from pinned memory and a 0.1 ms kernel, one after the other. The host link bounds the range
+// (memory_bound: the stage's bound, ahead of its kernel's), and only fewer bytes over it help: overlapping hides at
+// most the kernels' tenth. The same time in memsets of whole buffers (set 24's candidate buffer cleared each step)
+// binds the range to DRAM, and dropping or narrowing them is the item.
+TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
+  auto steps = [](bool memsets) {
+    Trace trace;
+    trace.strings = {"", "frames", "k", "cudaLaunchKernel"};
+    trace.info.api_traced = trace.info.nvtx_traced = true;
+    std::int64_t t = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      for (int i = 0; i < 4; ++i) {
+        if (memsets) {
+          TraceMemset m;
+          m.start_ns = t + 1000, m.end_ns = t + 901000, m.bytes = 512u << 20;
+          trace.memsets.push_back(m);
+        } else {
+          TraceMemcpy c;
+          c.kind = MemcpyKind::htod;
+          c.start_ns = t + 1000, c.end_ns = t + 901000, c.bytes = 48u << 20;
+          trace.memcpys.push_back(c);
+        }
+        t = launch(trace, 3, 2, t + 901000, 4000, 5000, 100000, ri) + 2000;
+      }
+      r.end_ns = t;
+      trace.nvtx.push_back(r);
+      t += 1000000;
+    }
+    if (memsets) {  // a copy record elsewhere: the trace records copies
+      TraceMemcpy c;
+      c.kind = MemcpyKind::htod;
+      c.start_ns = t, c.end_ns = t + 10;
+      trace.memcpys.push_back(c);
+    }
+    return trace;
+  };
+  auto analysed = [](const Trace& trace) {
+    ProfileRun run = one_stage_run("frames", "k", 100000, 12);
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    return run;
+  };
+  auto item = [](const ProfileRun& run, const std::string& metric) {
+    const Opportunity* found = nullptr;
+    for (const auto& o : run.program_opportunities)
+      if (o.trigger_metric == metric) found = &o;
+    return found;
+  };
+  ProfileRun link = analysed(steps(false));
+  ASSERT_TRUE(link.stages[0].range);
+  ASSERT_TRUE(link.stages[0].bound);
+  EXPECT_EQ(link.stages[0].bound->cause, "memory_bound");
+  EXPECT_EQ(link.stages[0].bound->unit, "host link");
+  EXPECT_NE(link.stages[0].bound->key_issue.find("host-device copies"), std::string::npos);
+  ASSERT_TRUE(link.overall);
+  EXPECT_EQ(link.overall->cause, "memory_bound");
+  const Opportunity* fewer = item(link, "link_copy_ns");
+  ASSERT_NE(fewer, nullptr);
+  EXPECT_EQ(fewer->remedy, "dram_traffic");
+  EXPECT_EQ(fewer->scope, "stage");
+  EXPECT_NEAR(fewer->est_gain_pct, 0.9 / 1.0 * 100.0, 2.0);  // the copies' time: an upper bound, and says so
+  EXPECT_NE(fewer->assumes.find("upper bound"), std::string::npos);
+
+  ProfileRun fills = analysed(steps(true));
+  ASSERT_TRUE(fills.stages[0].bound);
+  EXPECT_EQ(fills.stages[0].bound->cause, "dram_bandwidth");
+  EXPECT_EQ(fills.stages[0].bound->unit, "DRAM");
+  const Opportunity* drop = item(fills, "device_copy_ns");
+  ASSERT_NE(drop, nullptr);
+  EXPECT_EQ(drop->remedy, "dram_traffic");
+  EXPECT_NE(drop->name.find("memsets"), std::string::npos) << drop->name;
+  EXPECT_EQ(item(fills, "link_copy_ns"), nullptr);
+}

@@ -218,8 +218,34 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
   return a;
 }
 
+namespace {
+// A range whose GPU span is mostly copies: over the host link (the link bounds it), or inside the device and memsets
+// (DRAM moving bytes no kernel computes on).
+std::optional<Bottleneck> copy_bound(const Stage& stage, const RangeTime& r, const Thresholds& t) {
+  const double share = t.param("diagnosis.copy_bound_share");
+  const bool link = r.link_copy_ns >= share * r.span_ns && r.link_copy_ns >= r.device_fill_ns;
+  if (!link && r.device_fill_ns < share * r.span_ns) return std::nullopt;
+  const double pct = (link ? r.link_copy_ns : r.device_fill_ns) / r.span_ns * 100.0;
+  Bottleneck b;
+  b.kind = BottleneckKind::memory;
+  b.cause = std::string(name(link ? CauseId::memory_bound : CauseId::dram_bandwidth));
+  b.unit = link ? "host link" : "DRAM";
+  b.key_issue = fmt::format("{} {:.0f}% of the range", link ? "host-device copies" : "device copies and memsets", pct);
+  b.root_cause = fmt::format(
+      "{} run {:.0f}% of each {} range's GPU span (typically {:.2f} of {:.2f} ms, {} instances): {}. Its kernels' own "
+      "tuning wins at most the rest.",
+      link ? "Copies between host and device" : "Copies inside the device and memsets", pct, stage.name,
+      (link ? r.link_copy_ns : r.device_fill_ns) * 1e-6, r.span_ns * 1e-6, r.instances,
+      link ? "the host link moves the range's bytes, and only fewer of them (or overlapping them with work) shortens it"
+           : "DRAM moves or clears bytes no kernel computes on");
+  b.rule = fmt::format("range copy share {:.0f}% >= diagnosis.copy_bound_share", pct);
+  return b;
+}
+}  // namespace
+
 std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, const Thresholds& t) {
-  if (r.span_ns <= 0 || r.idle_ns < t.param("diagnosis.launch_bound_idle_share") * r.span_ns) return std::nullopt;
+  if (r.span_ns <= 0) return std::nullopt;
+  if (r.idle_ns < t.param("diagnosis.launch_bound_idle_share") * r.span_ns) return copy_bound(stage, r, t);
   // Where the idle time went: the host computing outside CUDA calls, held in blocking calls, or the rest (the gaps
   // between launches: launch calls, short waits).
   const double idle_pct = r.idle_ns / r.span_ns * 100.0;

@@ -611,12 +611,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     bool to_device;
   };
   std::vector<PageableCopy> pageable;
-  // Copies inside one device: bytes a kernel wrote moved again at DRAM's rate. (Peer copies between GPUs move data
-  // another device needs: no buffer swap removes them.)
+  // Copies inside one device and memsets: bytes moved or cleared at DRAM's rate with no computation on them (a
+  // kernel's output copied again, a whole buffer cleared each step). (Peer copies between GPUs move data another
+  // device needs: no buffer swap removes them.)
   std::vector<Span> device_copies;
+  bool memsets_in_fills = false;
   for (const auto& k : trace.kernels) kernels_only.push_back({k.start_ns, k.end_ns});
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::dtod) device_copies.push_back({c.start_ns, c.end_ns});
+  for (const auto& m : trace.memsets) device_copies.push_back({m.start_ns, m.end_ns}), memsets_in_fills = true;
   device_copies = merged(std::move(device_copies));
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::htod || c.kind == MemcpyKind::dtoh) {
@@ -747,7 +750,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return out;
   };
   struct Seen {
-    std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns, device_copy;
+    std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns, device_copy,
+        link_alone;
     std::vector<RangeTime> instances;
     bool pinned_measured = false, pinned_fallback = false;
   };
@@ -790,7 +794,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].work.push_back(idle.work);
     per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
-    per_stage[stage].device_copy.push_back(trace.memcpys.empty() ? 0.0 : alone(device_copies, kernels_only, lo, hi));
+    per_stage[stage].device_copy.push_back(trace.memcpys.empty() && trace.memsets.empty()
+                                               ? 0.0
+                                               : alone(device_copies, kernels_only, lo, hi));
+    per_stage[stage].link_alone.push_back(alone(copies_only, kernels_only, lo, hi));
     const Paged paged = pageable_copies(lo, hi);
     per_stage[stage].pageable_ns.push_back(paged.ns);
     per_stage[stage].pageable_bytes.push_back(paged.bytes);
@@ -849,7 +856,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                             .launch_gaps_ns = std::max(0.0, within.idle - within.work - within.calls),
                                             .wait_gaps_ns = wait_gaps,
                                             .launches = count(kernel_starts),
-                                            .host_waits = count(wait_starts)});
+                                            .host_waits = count(wait_starts),
+                                            .link_copy_ns = alone(copies_only, kernels_only, first, last),
+                                            .device_fill_ns = alone(device_copies, kernels_only, first, last)});
     }
   }
   auto lower_median = [](std::vector<double> v) {
@@ -916,13 +925,18 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (const double copies = lower_median(seen.device_copy); copies * count / span >= min_share) {
       Opportunity o = item(RemedyId::dram_traffic, copies * count / span, "device_copy_ns", copies * count,
                            fmt::format("device_copies={:.1f} ms of {:.1f} ms", copies * count * 1e-6, span * 1e-6));
-      o.name = "Drop the device-to-device copies (swap the buffers, or write where the data is wanted)";
-      o.rationale = fmt::format("In {} copies inside the device take {:.1f} ms of each range's {:.1f} ms (typically): "
-                                "they move bytes already on the GPU again, at DRAM's rate. Swapping the pointers of "
-                                "two buffers (ping-pong), or having the producing kernel write where the data is "
-                                "wanted, removes them.",
-                                stage->name, copies * 1e-6, per_range_ms);
-      o.assumes = "the copies are not needed (a pointer swap or writing in place replaces them), so their time goes";
+      o.name = memsets_in_fills ? "Drop the device-to-device copies and memsets (swap the buffers, write where the "
+                                  "data is wanted, clear only what is read)"
+                                : "Drop the device-to-device copies (swap the buffers, or write where the data is wanted)";
+      o.rationale = fmt::format("In {} {} take {:.1f} ms of each range's {:.1f} ms (typically) with no kernel beside "
+                                "them: they move or clear bytes already on the GPU, at DRAM's rate. Swapping the "
+                                "pointers of two buffers (ping-pong), having the producing kernel write where the data "
+                                "is wanted, or clearing only the part a later kernel reads removes them.",
+                                stage->name,
+                                memsets_in_fills ? "copies inside the device and memsets" : "copies inside the device",
+                                copies * 1e-6, per_range_ms);
+      o.assumes = "the copies (memsets) are not needed (a pointer swap, writing in place or clearing only what is read "
+                  "replaces them), so their time goes";
       out.push_back(std::move(o));
     }
     // Copies from or to pageable memory at under half the pinned rate (the device's measured host link, else
@@ -952,6 +966,27 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                 : "opportunities.pinned_copy_gbps: kprof-peaks has not measured this device's host link");
         out.push_back(std::move(o));
       }
+    }
+    // Copies over the host link, at its pinned rate, taking a share of the range with no kernel beside them (an
+    // 8-bit frame uploaded widened to float, a whole 64 MiB map read back for a 4 KiB window; set 24): the link is
+    // the bound and only fewer bytes move it. How many can go kprof cannot tell; the estimate is the upper bound,
+    // the copies' time. Pageable copies get the pinned-memory item above instead.
+    // Where the kernels take as long and ran apart from the copies, overlapping the two (the item above) hides most
+    // of it without knowing which bytes can go (set 20's upload pipeline serialised by a default-stream memset).
+    if (const double link = lower_median(seen.link_alone), paged = lower_median(seen.pageable_ns),
+        serial = lower_median(seen.serial);
+        link * count / span >= min_share && paged < 0.5 * link && serial < 0.5 * link) {
+      Opportunity o = item(RemedyId::dram_traffic, link * count / span, "link_copy_ns", link * count,
+                           fmt::format("link_copies={:.1f} ms of {:.1f} ms", link * count * 1e-6, span * 1e-6));
+      o.name = "Move fewer bytes over the host link (copy only what is read, in the narrowest type; keep data on the "
+               "GPU between stages)";
+      o.rationale = fmt::format("In {} copies between host and device take {:.1f} ms of each range's {:.1f} ms "
+                                "(typically) with no kernel beside them, from pinned memory at the link's rate: the "
+                                "host link bounds the range. Only fewer bytes make it faster: copy the part the other "
+                                "side reads, in the narrowest type that holds it, and keep intermediates on the GPU.",
+                                stage->name, link * 1e-6, per_range_ms);
+      o.assumes = "an upper bound: every byte copied goes (how many the other side needs kprof cannot tell)";
+      out.push_back(std::move(o));
     }
     // Gaps between the range's launches that are neither the host's work nor its blocking calls: the GPU waiting for
     // the host to issue the next launch (a Python loop of small ops, a synchronisation around every op). Over the

@@ -154,9 +154,14 @@ struct RangeTime {
   double wait_gaps_ns = 0;
   int launches = 0;            // kernels started in its GPU span
   int host_waits = 0;          // the host's waits for the GPU begun in it (synchronisations, blocking read-backs)
+  // Its GPU span's time with a copy between host and device running and no kernel (the host link alone), and with a
+  // device-to-device copy or a memset running and no kernel (DRAM moving bytes no kernel computes on); 0 where the
+  // trace records no copies.
+  double link_copy_ns = 0;
+  double device_fill_ns = 0;
 };
 KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
-           launches, host_waits)
+           launches, host_waits, link_copy_ns, device_fill_ns)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges
