@@ -533,3 +533,25 @@ TEST(Opportunities, UnfusedFp32PairsAreFusedOnlyWhereTheCompilerContractedNothin
   EXPECT_EQ(c.bottleneck.cause, "int_pipe");
   if (const Opportunity* o = by_remedy(c.opportunities, "fp_instructions")) EXPECT_LT(o->est_gain_pct, 8.0 * 0.25 + 1e-6);
 }
+
+// Held-out sets 14, 24 and 25: a special-function pipe busy 73% below its roof (a soft histogram of an exp2 per value
+// and bin) is relieved by fewer MUFU instructions, not by more of them in flight; the estimate (the pipe's headroom)
+// says it is a lower bound. At its roof the same kernel has nothing left (the designed sfu_trig).
+TEST(Opportunities, ASpecialFunctionPipeBelowItsRoofWantsFewerMufuInstructions) {
+  CanonicalMetrics m;
+  m.duration_ns = 5e5;
+  m.sm_throughput_pct = 74;
+  m.memory_throughput_pct = 10;
+  m.xu_pipe_pct = 73.5;
+  m.fma_pipe_pct = 30;
+  m.issue_active_pct = 60;
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "sfu_pipe");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "mio_pressure");
+  EXPECT_NE(a.opportunities.front().assumes.find("lower bound"), std::string::npos) << a.opportunities.front().assumes;
+  m.xu_pipe_pct = 97, m.sm_throughput_pct = 96;
+  auto roof = analyse(m);
+  EXPECT_EQ(roof.bottleneck.cause, "sfu_pipe");
+  EXPECT_EQ(by_remedy(roof.opportunities, "mio_pressure"), nullptr);
+}

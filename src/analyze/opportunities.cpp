@@ -57,6 +57,11 @@ void from_causes(const std::vector<Cause>& causes, std::vector<Candidate>& out) 
     k.op.rationale = c.evidence + ". " + (r ? r->rationale : "");
     k.op.source = "kprof";
     if (remedy) k.op.assumes = remedy_assumption(*remedy);
+    // A pipe bound's own remedy, when it cuts that pipe's instructions rather than raising its rate, is estimated as
+    // the pipe's headroom all the same: a lower bound, since fewer instructions move the pipe's roof.
+    if (c.id == name(CauseId::sfu_pipe) && remedy == RemedyId::mio_pressure)
+      k.op.assumes = "the special-function pipe runs at its sustained peak (a lower bound: fewer MUFU instructions "
+                     "move that roof)";
     k.raw_gain = c.gain_pct / 100.0;
     out.push_back(std::move(k));
   }
