@@ -1104,6 +1104,41 @@ TEST(Advice, LaunchGapsWithHostWaitsNameHostSynchronisation) {
   EXPECT_TRUE(gap_advice(run, trace, analyze_timeline(trace), shipped()).empty());
 }
 
+// Set 25's per-parameter SGD: each repetition of the case a range of 60 tiny launches with no wait among them, and
+// between the repetitions the other cases' 100 host waits. The waits between the stage's own consecutive launches
+// decide its item (none: launch overhead, a graph), not those its launches' whole span holds (host synchronisation).
+TEST(Advice, OnlyWaitsAmongAStagesOwnLaunchesMakeItsGapsHostSync) {
+  Trace trace = loop_trace(2, 60, 1000, 15000, 0);
+  const std::int64_t between = trace.nvtx[0].end_ns + 1000;
+  for (int i = 0; i < 100; ++i) {
+    TraceSync w;
+    w.type = SyncType::stream_synchronize;
+    w.start_ns = between + i * 9000;
+    w.end_ns = w.start_ns + 5000;
+    trace.syncs.push_back(w);
+  }
+  ProfileRun run;
+  Stage s;
+  s.name = "loop";
+  s.kernels.push_back(stage_group("k", 1000, 4096, 4096, 1));
+  s.kernels.back().duration_ns.count = 120;
+  s.kernels.back().span_ns = static_cast<double>(trace.kernels.back().end_ns - trace.kernels.front().start_ns);
+  s.kernels.back().gpu_idle_ns = 0.9 * *s.kernels.back().span_ns;
+  s.kernels.back().launches.front().start_ns = static_cast<double>(trace.kernels.front().start_ns);
+  KernelAnalysis ka;
+  ka.causes.push_back({"launch_overhead", "launch overhead (tiny kernels)", "", "", "launch_overhead", 90, true});
+  ka.opportunities.push_back({.name = "Cut launch overhead", .remedy = "launch_overhead", .est_gain_pct = 90});
+  s.kernels.back().analysis = ka;
+  run.stages.push_back(s);
+  gap_advice(run, trace, analyze_timeline(trace), shipped());
+  EXPECT_EQ(run.stages[0].kernels[0].analysis->opportunities[0].remedy, "launch_overhead");
+  // A wait after every launch inside the range: host synchronisation.
+  Trace waits = loop_trace(2, 60, 1000, 15000, 0, 1);
+  run.stages[0].kernels[0].analysis = ka;
+  gap_advice(run, waits, analyze_timeline(waits), shipped());
+  EXPECT_EQ(run.stages[0].kernels[0].analysis->opportunities[0].remedy, "host_sync");
+}
+
 // A loop that waits every fourth launch: the kernels run back to back (the host launches ahead), except after each
 // wait, which drains the queue; the next launch comes 30 us later. The wait begins right after its kernel's launch
 // call, before that kernel starts: its return, in the gap after the kernel, places it. (Placed by its start, the

@@ -508,6 +508,9 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   // with the GPU idle over their span, not merely a tiny kernel); with host waits its remedy is to stop waiting,
   // not a graph.
   bool owned = false;
+  std::map<const Stage*, std::vector<std::int64_t>> stage_starts;  // its trace kernels' starts, in order
+  for (const auto& k : ks)
+    if (const Stage* st = ranges.stage_of(ranges.range_of(k))) stage_starts[st].push_back(k.start_ns);
   for (auto& s : run.stages)
     for (auto& g : s.kernels) {
       if (!owns_launch_gaps(g, t)) continue;
@@ -515,12 +518,22 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
       owned = true;
       // The host waits between this kernel's own launches, not the program's: a program that synchronises once
       // per case around a range of 288 back-to-back launches (set 16's Adam step) is launch-bound there.
+      // Only the waits between two launches of its stage that follow each other within gap_host_work_max_ns count:
+      // a kernel launched in each repetition of a case has other cases, and their waits, between its repetitions
+      // (set 25's per-parameter SGD: 80 launches a step, no wait among them, 142 waits of other cases between its
+      // steps). Without trace kernels in the stage, over the span of its launches.
       std::size_t own_waits = 0;
-      if (!g.launches.empty() && g.launches.front().start_ns) {
-        const double first = *g.launches.front().start_ns, last = first + *g.span_ns;
-        own_waits = static_cast<std::size_t>(
-            std::lower_bound(wait_starts.begin(), wait_starts.end(), static_cast<std::int64_t>(last)) -
-            std::lower_bound(wait_starts.begin(), wait_starts.end(), static_cast<std::int64_t>(first)));
+      const auto& starts = stage_starts[&s];
+      auto waits_in = [&](double from, double to) {
+        return static_cast<std::size_t>(
+            std::lower_bound(wait_starts.begin(), wait_starts.end(), static_cast<std::int64_t>(to)) -
+            std::lower_bound(wait_starts.begin(), wait_starts.end(), static_cast<std::int64_t>(from)));
+      };
+      if (starts.size() >= 2) {
+        for (std::size_t k = 1; k < starts.size(); ++k)
+          if (static_cast<double>(starts[k] - starts[k - 1]) < host_work_ns) own_waits += waits_in(starts[k - 1], starts[k]);
+      } else if (!g.launches.empty() && g.launches.front().start_ns) {
+        own_waits = waits_in(*g.launches.front().start_ns, *g.launches.front().start_ns + *g.span_ns);
       }
       if (!host_waits || static_cast<double>(own_waits) * 4 < launches) continue;
       const Remedy* r = find_remedy(RemedyId::host_sync);
