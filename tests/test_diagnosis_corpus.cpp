@@ -699,7 +699,9 @@ TEST(DiagnosisHoldout, WorkImbalanceAcrossSmsIsACause) {
 TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
   // Fourteenth session: the per-step scratch allocation's range, its GPU idle most of each instance, is bound outside
   // its kernels (Stage::bound): cause 11/11 in annotation (one instance a repetition in ncu mode's trace).
-  expect_holdout_score(corpus::holdout_file(14), 12, {{11, 10}, {11, 10}, {10, 8}});
+  // Fifteenth session: the pageable chunked upload's range is bound by the host link (cause 12/12), and the precise
+  // field evaluation's special-function pipe wants fewer MUFU instructions (first fix 11/11, 9 in ncu mode).
+  expect_holdout_score(corpus::holdout_file(14), 12, {{12, 11}, {12, 11}, {10, 9}});
   // Set 15's ncu-mode capture stopped at its 150 s step limit before the message-passing case's kernels.
   // Twelfth session: its annotation forms captured again with copy records; the per-step pageable upload is told to
   // copy from pinned memory (first fix 9 / 8 in annotation). Thirteenth: the three-pass softmax at the DRAM roof is told
@@ -841,7 +843,31 @@ TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
 // as captured, with no change after: cause 10/9/10, first fix 6/7/7. The CUPTI counter pass has no counters for the
 // graph's kernels.
 TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(22), 12, {{10, 6}, {9, 7}, {10, 7}}, {"graph_rebuilt_per_step"});
+  expect_holdout_score(corpus::holdout_file(22), 12, {{11, 7}, {10, 7}, {10, 7}}, {"graph_rebuilt_per_step"});
+}
+
+// Set 24 (fifteenth session): hand-written CUDA cases (blocks of 40 threads, a volatile poll, loop-invariant Lanczos
+// weights, calls through function pointers, a transpose at the roof, dead trace stores) and program-level ones
+// (whole-buffer memsets, a host callback per step, a polling host wait, a device-wide sync, widened uploads, whole-map
+// read-backs), written by a helper who did not read the rules, captured with kprof a950b54 and labelled blind. Scored
+// as captured, with no change after: cause 6/6/5, first fix 4/5/4. After the changes it prompted (a range of copies
+// bound by the host link or by DRAM, and its items): 9/9/5 and 7/7/4; ncu mode runs each case once, and a range needs
+// two instances for its figures.
+TEST(DiagnosisHoldout, TwentyFourthSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(24), 12, {{9, 7}, {9, 7}, {5, 4}});
+}
+
+// Set 25 (fifteenth session): PyTorch and Triton cases (a 7x7 stride-1 average pool, fake quantisation at the roof,
+// Poisson sampling, a Triton soft histogram and a float64 t-SNE kernel; torchvision's eager focal loss, a prefetch on
+// the compute stream, per-sample pageable uploads, an FFT per new length, anomaly detection left on, greedy NMS,
+// per-parameter SGD), captured with kprof a950b54 and labelled blind. Scored as captured: cause 11/12/8, first fix
+// 5/5/4 (ncu mode 10 cases scored: its capture stopped at 200 s). After the changes it prompted (a special-function
+// pipe wants fewer MUFU instructions; only waits among a stage's own launches make its gaps host synchronisation):
+// 11/12/8 and 7/7/5.
+TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 7}, {12, 7}, {8, 5}},
+                       {"detect_anomaly_train_step_bf16", "nms_greedy_bool_index_loop",
+                        "sgd_momentum_per_param_loop_f32"});
 }
 
 // Set 23 (fourteenth session): PyTorch and Triton cases (a float32 softmax then a cast, a blend at the roof, an
