@@ -67,6 +67,18 @@ void from_causes(const std::vector<Cause>& causes, std::vector<Candidate>& out) 
   }
 }
 
+// kprof's own candidate for a remedy, from one measured metric.
+Candidate measured_candidate(const Remedy& r, const char* metric, double value) {
+  Candidate k;
+  k.op.name = r.name;
+  k.op.remedy = name(r.id);
+  k.remedy = r.id;
+  k.op.trigger_metric = metric;
+  k.op.trigger_value = value;
+  k.op.source = "kprof";
+  return k;
+}
+
 void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, const DeclaredWork& declared,
                   std::vector<Candidate>& out) {
   if (!has_cause(causes, CauseId::dram_bandwidth)) return;
@@ -95,15 +107,9 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   }
   if (!declared.min_bytes || !m.dram_bytes || *m.dram_bytes <= *declared.min_bytes || *m.dram_bytes <= 0) return;
   const Remedy* r = find_remedy(RemedyId::dram_traffic);
-  Candidate k;
-  k.op.name = r->name;
-  k.op.remedy = name(r->id);
-  k.remedy = r->id;
-  k.op.trigger_metric = "dram_bytes";
-  k.op.trigger_value = *m.dram_bytes;
+  Candidate k = measured_candidate(*r, "dram_bytes", *m.dram_bytes);
   k.op.trigger = fmt::format("dram_bytes={:.3g} B (declared minimum {:.3g} B)", *m.dram_bytes, *declared.min_bytes);
   k.op.rationale = r->rationale;
-  k.op.source = "kprof";
   k.op.assumes = "the kernel moves only the declared minimum bytes, at today's bandwidth";
   k.raw_gain = 1.0 - *declared.min_bytes / *m.dram_bytes;
   out.push_back(std::move(k));
@@ -136,19 +142,13 @@ void unfused_fp(const std::vector<Cause>& causes, const CanonicalMetrics& m, con
   const double share = std::min(1.0, *m.fp32_fusable_pairs / *m.fma_pipe_instructions);
   if (share < t.param("opportunities.fp_fusable_min_share") || !contraction_on(m, t).empty()) return;
   const Remedy* r = find_remedy(RemedyId::fp_instructions);
-  Candidate k;
-  k.op.name = r->name;
-  k.op.remedy = name(r->id);
-  k.remedy = r->id;
-  k.op.trigger_metric = "fp32_fusable_pairs";
-  k.op.trigger_value = *m.fp32_fusable_pairs;
+  Candidate k = measured_candidate(*r, "fp32_fusable_pairs", *m.fp32_fusable_pairs);
   k.op.trigger = fmt::format("fp32_fusable_pairs={:.3g}, fma_pipe_instructions={:.3g}, fma_pipe={:.1f}%",
                              *m.fp32_fusable_pairs, *m.fma_pipe_instructions, *m.fma_pipe_pct);
   k.op.rationale = fmt::format(
       "{:.0f}% of the FMA pipe's instructions are FP32 multiplies with an add to pair them (min of FADD and FMUL "
       "counts), the pipe busy {:.1f}% of active cycles. {}",
       share * 100.0, *m.fma_pipe_pct, r->rationale);
-  k.op.source = "kprof";
   k.op.assumes = "each FADD/FMUL pair becomes one FFMA (an upper bound: only an add of the product pairs), and the "
                  "FMA pipe's busy cycles fall with its instructions";
   k.raw_gain = share * std::clamp(*m.fma_pipe_pct / 100.0, 0.0, 1.0);
