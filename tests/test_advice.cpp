@@ -927,6 +927,24 @@ TEST(Advice, AllocationsInsideARangeNameHostSynchronisation) {
   ops = range_advice(run_of(), sync, static_cast<double>(c.end_ns), shipped());
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].remedy, "host_sync");
+  // The same waits while the stream runs host functions it enqueued (a cudaLaunchHostFunc per step, set 24's energy
+  // log): the GPU idles for the callbacks, host work on the stream's path.
+  Trace callbacks = steps("cudaStreamSynchronize");
+  callbacks.memcpys.push_back(c);
+  callbacks.strings.push_back("cudaLaunchHostFunc");
+  for (std::size_t r = 0; r < callbacks.nvtx.size(); ++r) {
+    TraceApiCall h;
+    h.name = static_cast<StringId>(callbacks.strings.size() - 1);
+    h.start_ns = callbacks.nvtx[r].start_ns + 10;
+    h.end_ns = h.start_ns + 3000;
+    callbacks.api_calls.push_back(h);
+  }
+  std::sort(callbacks.api_calls.begin(), callbacks.api_calls.end(),
+            [](const TraceApiCall& a, const TraceApiCall& b) { return a.start_ns < b.start_ns; });
+  ops = range_advice(run_of(), callbacks, static_cast<double>(c.end_ns), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].remedy, "host_work");
+  EXPECT_NE(ops[0].rationale.find("cudaLaunchHostFunc"), std::string::npos) << ops[0].rationale;
 }
 
 // Set 20's upload pipeline: per chunk a 0.6 ms host-to-device copy, then a 0.6 ms kernel on it, eight chunks over

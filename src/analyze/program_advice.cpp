@@ -594,7 +594,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       else m.push_back(s);
     return m;
   };
-  std::vector<Span> gpu, host, blocking, long_calls;
+  std::vector<Span> gpu, host, blocking, long_calls, host_func_calls;
   for (const auto& k : trace.kernels) gpu.push_back({k.start_ns, k.end_ns});
   for (const auto& c : trace.memcpys) gpu.push_back({c.start_ns, c.end_ns});
   for (const auto& s : trace.memsets) gpu.push_back({s.start_ns, s.end_ns});
@@ -611,6 +611,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                             call.find("HostAlloc") != std::string_view::npos;
     const bool long_call = call.find("Launch") == std::string_view::npos &&
                            a.end_ns - a.start_ns >= t.param("opportunities.blocking_call_min_ns");
+    if (call.find("LaunchHostFunc") != std::string_view::npos) host_func_calls.push_back({a.start_ns, a.end_ns});
     if (long_call) long_calls.push_back({a.start_ns, a.end_ns});  // (a call without a name is no launch either)
     if (long_call && !call.empty() && (allocation || !trace.memcpys.empty())) blocking.push_back({a.start_ns, a.end_ns});
   }
@@ -764,7 +765,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   struct Seen {
     std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns, device_copy,
-        link_alone;
+        link_alone, host_funcs;
     std::vector<RangeTime> instances;
     bool pinned_measured = false, pinned_fallback = false;
   };
@@ -811,6 +812,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                                ? 0.0
                                                : alone(device_copies, kernels_only, lo, hi));
     per_stage[stage].link_alone.push_back(alone(copies_only, kernels_only, lo, hi));
+    // Host functions enqueued on a stream (cudaLaunchHostFunc): the stream holds its next work until each returns.
+    int host_funcs = 0;
+    for (const auto& [at, until] : host_func_calls) host_funcs += at >= lo && at < hi;
+    per_stage[stage].host_funcs.push_back(host_funcs);
     const Paged paged = pageable_copies(lo, hi);
     per_stage[stage].pageable_ns.push_back(paged.ns);
     per_stage[stage].pageable_bytes.push_back(paged.bytes);
@@ -1035,8 +1040,11 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     }
     // The host computing, or held in blocking calls, with the GPU idle: the larger of the two.
     const double work = lower_median(seen.work), blocked = lower_median(seen.blocked);
-    const bool computes = work >= blocked;
-    const double typical = computes ? work : blocked, total = typical * count;
+    // The host held in a wait while the stream runs host functions it enqueued (a cudaLaunchHostFunc per step: set
+    // 24's energy log): the GPU idles for the callbacks, host work on the stream's path, not a wait to drop.
+    const bool callbacks = lower_median(seen.host_funcs) >= 1;
+    const bool computes = work >= blocked || callbacks;
+    const double typical = computes ? std::max(work, callbacks ? blocked : 0.0) : blocked, total = typical * count;
     if (typical < min_gap || total / span < min_share) continue;
     Opportunity o = item(computes ? RemedyId::host_work : RemedyId::host_sync, total / span,
                          computes ? "host_work_ns" : "host_blocked_ns", total,
@@ -1044,9 +1052,14 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                      total * 1e-6, span * 1e-6));
     o.rationale =
         computes
-            ? fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host works "
-                          "outside any CUDA call. ",
-                          stage->name, typical * 1e-6, per_range_ms) +
+            ? (callbacks ? fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while "
+                                       "the stream runs host functions it holds its next work for (cudaLaunchHostFunc, "
+                                       "{:.0f} a range): record an event instead and let a host thread wait on it, or "
+                                       "do the work on the GPU. ",
+                                       stage->name, typical * 1e-6, per_range_ms, lower_median(seen.host_funcs))
+                         : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the "
+                                       "host works outside any CUDA call. ",
+                                       stage->name, typical * 1e-6, per_range_ms)) +
                   o.rationale
             : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host is held "
                           "in CUDA calls that block it (allocations and frees, blocking or pageable copies, "
