@@ -808,13 +808,11 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].work.push_back(idle.work);
     per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
-    per_stage[stage].device_copy.push_back(trace.memcpys.empty() && trace.memsets.empty()
-                                               ? 0.0
-                                               : alone(device_copies, kernels_only, lo, hi));
+    per_stage[stage].device_copy.push_back(alone(device_copies, kernels_only, lo, hi));  // none without copy records
     per_stage[stage].link_alone.push_back(alone(copies_only, kernels_only, lo, hi));
     // Host functions enqueued on a stream (cudaLaunchHostFunc): the stream holds its next work until each returns.
     int host_funcs = 0;
-    for (const auto& [at, until] : host_func_calls) host_funcs += at >= lo && at < hi;
+    for (const auto& call : host_func_calls) host_funcs += call.first >= lo && call.first < hi;
     per_stage[stage].host_funcs.push_back(host_funcs);
     const Paged paged = pageable_copies(lo, hi);
     per_stage[stage].pageable_ns.push_back(paged.ns);
