@@ -55,7 +55,8 @@ const Remedy kRemedies[] = {
      "The busiest pipe is below its sustained peak; independent instruction streams (ILP) or fewer auxiliary "
      "instructions keep it fed."},
     {RemedyId::fp_instructions, "Fuse floating-point instructions (FMA instead of separate multiply and add)",
-     "Nsight Compute counted separate FMUL/FADD pairs that an FMA would do in one instruction."},
+     "Separate FMUL/FADD pairs (counted from the SASS opcodes, by Nsight Compute's rule or kprof) that an FMA would do "
+     "in one instruction."},
     {RemedyId::imbalance, "Balance work across SMs and sub-partitions",
      "Some SMs or sub-partitions do more work than others, so the kernel waits for the slowest."},
     {RemedyId::block_balance,
@@ -134,7 +135,7 @@ const char* remedy_assumption(RemedyId id) {
     case R::dram_bandwidth: return "the kernel streams at the measured DRAM roof (the best read:write mix kprof peaks timed)";
     case R::feed_tensor: return "the tensor pipe runs at its sustained peak";
     case R::pipe_throughput: return "the busiest pipe runs at its sustained peak";
-    case R::fp_instructions: return "paired FP multiplies and adds become FMAs (Nsight Compute's count)";
+    case R::fp_instructions: return "paired FP multiplies and adds become FMAs (the counted pairs)";
     case R::imbalance: return "every SM and sub-partition finishes with the busiest";
     case R::block_balance: case R::fences: case R::spin_wait: case R::constant_access: case R::code_size:
     case R::branches: case R::wider_accesses: case R::mio_pressure:
