@@ -140,6 +140,12 @@ void complete_metrics(CanonicalMetrics& m, const DeviceSpec* spec) {
         fmt::format("dram_bytes / duration_ns against the measured {:.0f} GB/s ({})", measured->second.value,
                     measured->second.source);
   }
+  if (auto l2 = spec->measured.find("l2_gbps");
+      l2 != spec->measured.end() && l2->second.value > 0 && m.l2_bytes && m.duration_ns && *m.duration_ns > 0) {
+    m.l2_measured_pct = *m.l2_bytes / *m.duration_ns / l2->second.value * 100.0;
+    m.provenance["l2_measured_pct"] = fmt::format("l2_bytes / duration_ns against the measured {:.0f} GB/s ({})",
+                                                  l2->second.value, l2->second.source);
+  }
 }
 
 KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,

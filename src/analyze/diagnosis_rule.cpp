@@ -28,6 +28,19 @@ double RuleContext::busy() const { return param("classify.busy_pct"); }
 
 double RuleContext::sol_max() const { return std::max(val(m.sm_throughput_pct), val(m.memory_throughput_pct)); }
 
+std::optional<double> RuleContext::l1_data_per_clk() const {
+  const double clock_hz = m.sm_clock_hz ? *m.sm_clock_hz : spec ? spec->boost_clock_mhz * 1e6 : 0;
+  const double sms = spec ? spec->sm_count : 0;
+  if (!m.l1_bytes || !m.shared_wavefronts || !m.duration_ns || clock_hz <= 0 || sms <= 0 || val(m.flops_tensor) > 0 ||
+      val(m.tensor_pipe_pct) >= 5.0)
+    return std::nullopt;
+  // (Annotation derives shared atomic wavefronts as all shared wavefronts less loads' and stores', which counts
+  // shuffles too: only with atomic instructions counted are they atomics.)
+  return (*m.l1_bytes + 128.0 * (*m.shared_wavefronts +
+                                 (val(m.shared_atomic_instructions) > 0 ? val(m.shared_atomic_wavefronts) : 0.0))) /
+         (sms * clock_hz * *m.duration_ns * 1e-9);
+}
+
 double RuleContext::dram_pct() const {
   return m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
 }

@@ -104,6 +104,11 @@ struct RuleContext {
   // math): "use/feed the tensor cores" cannot apply; its remedy is the call's shape, fusion or precision
   // (library_tuning). The rules that call it declare that key.
   bool library_tensor_kernel() const;
+  // Bytes the L1/TEX unit moves per SM cycle: global and local bytes through its tag stage and shared-memory
+  // wavefronts (128 B at most each), shared atomics' where they were counted. None without those counts, the
+  // device's SM count and a clock, or in a kernel of tensor math (TMA and warpgroup-MMA operands reach shared memory
+  // past these counters).
+  std::optional<double> l1_data_per_clk() const;
 
   // Records a cause of the running rule with its table remedy and kind; `gain` is a fraction of the kernel's time.
   // The returned cause may be amended where one finding differs from its row (a bound at its roof has no remedy).

@@ -62,6 +62,7 @@ const std::map<std::string, Field>& fields() {
       {"occupancy_limit_warps", &CanonicalMetrics::occupancy_limit_warps},
       {"occupancy_limit_blocks", &CanonicalMetrics::occupancy_limit_blocks},
       {"dram_measured_pct", &CanonicalMetrics::dram_measured_pct},
+      {"l2_measured_pct", &CanonicalMetrics::l2_measured_pct},
   };
   return table;
 }

@@ -22,6 +22,7 @@ struct Candidate {
   double raw_gain = 0;            // fraction of kernel time, before the bounds
   bool bounded_by_unit = false;   // its estimate was cut to the binding unit's headroom
   bool contradicted = false;      // an Nsight Compute estimate kprof's own counters argue against (weighed down)
+  bool roof_lever = false;        // the only lever of a unit at its roof (fewer bytes), with no figure
 };
 
 std::string first_sentence(const std::string& text) {
@@ -83,8 +84,8 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
                   std::vector<Candidate>& out) {
   if (!has_cause(causes, CauseId::dram_bandwidth)) return;
   // At the DRAM roof, with no declared minimum (a program's kernel, not a package's stage): only fewer bytes make the
-  // kernel faster, and kprof cannot tell how many of them the work needs, so the item has no figure. It leads only a
-  // kernel with nothing estimated above the floor (a three-pass softmax, a GEMV run once per query, a per-call cast of
+  // kernel faster, and kprof cannot tell how many of them the work needs, so the item has no figure. It leads a kernel
+  // with nothing estimated at roof_lever_lead_max_pct or more (a three-pass softmax, a GEMV run once per query, a per-call cast of
   // fp32 weights, each at 95% or more of the measured roof on the H200).
   if (!declared.min_bytes && causes.front().id == name(CauseId::dram_bandwidth) &&
       causes.front().remedy == name(RemedyId::none)) {
@@ -102,6 +103,7 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
     k.op.source = "kprof";
     k.op.assumes = "with no declared minimum of bytes, how many can go is unknown; the time falls with the share removed";
     k.op.estimated = false;
+    k.roof_lever = true;
     out.push_back(std::move(k));
     return;
   }
@@ -112,6 +114,28 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   k.op.rationale = r->rationale;
   k.op.assumes = "the kernel moves only the declared minimum bytes, at today's bandwidth";
   k.raw_gain = 1.0 - *declared.min_bytes / *m.dram_bytes;
+  out.push_back(std::move(k));
+}
+
+// At the measured L2 bandwidth (rules_bounds.cpp): only fewer L2 bytes make the kernel faster, data a block
+// re-reads held in shared memory or registers; how many of the re-reads one block could keep kprof cannot tell (a
+// stream over an L2-resident buffer that every block reads in turn keeps none), so the item has no figure.
+void l2_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
+  if (causes.empty() || causes.front().id != name(CauseId::l2_bandwidth) ||
+      causes.front().remedy != name(RemedyId::none))
+    return;
+  const Remedy* r = find_remedy(RemedyId::onchip_reuse);
+  Candidate k = measured_candidate(*r, "l2_measured_pct", m.l2_measured_pct.value_or(0));
+  k.op.name = "Re-read fewer bytes from L2 (hold what a block re-reads in shared memory or registers)";
+  k.op.trigger = causes.front().trigger + (m.l2_bytes ? fmt::format(", l2_bytes={:.3g} B", *m.l2_bytes) : "");
+  k.op.rationale = fmt::format(
+      "{}: the kernel streams at L2's roof, so only fewer L2 bytes make it faster, re-reads served from shared "
+      "memory or registers where one block reads the same data again. kprof cannot tell how many re-reads a block "
+      "could keep: the gain is the share of L2 bytes removed.",
+      causes.front().evidence);
+  k.op.assumes = "how many L2 bytes can go is unknown; the time falls with the share removed";
+  k.op.estimated = false;
+  k.roof_lever = true;
   out.push_back(std::move(k));
 }
 
@@ -449,6 +473,7 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   std::vector<Candidate> all;
   from_causes(causes, all);
   dram_traffic(causes, m, declared, all);
+  l2_traffic(causes, m, all);
   unfused_fp(causes, m, t, all);
   from_ncu_rules(rules, causes, m, t, all);
   // A kernel that already issues warpgroup MMAs (its warps wait on them: the gmma stall) is not told to adopt wgmma;
@@ -546,7 +571,16 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // itself (its own remedy carries exactly that headroom).
   // An item without a figure ranks after every item with one, contradicted or not (the contract's top 3 ranks by run
   // gain, where it has 0: the two orders agree).
-  std::stable_sort(kept.begin(), kept.end(), [](const Candidate& a, const Candidate& b) {
+  // The one lever of a unit at its roof (fewer DRAM or L2 bytes), though without a figure, ranks before items worth
+  // under roof_lever_lead_max_pct: they are the small change left (Nsight Compute's 7% workload imbalance beside a
+  // stream at the L2 roof), it the only large one.
+  const double lever_over = t.param("opportunities.roof_lever_lead_max_pct");
+  std::stable_sort(kept.begin(), kept.end(), [&](const Candidate& a, const Candidate& b) {
+    if (a.roof_lever != b.roof_lever) {
+      const Candidate& other = a.roof_lever ? b : a;
+      if (!other.op.estimated || other.contradicted || other.op.est_gain_pct < lever_over) return a.roof_lever;
+      return !a.roof_lever;
+    }
     if (a.op.estimated != b.op.estimated) return a.op.estimated;
     if (a.contradicted != b.contradicted) return !a.contradicted;
     if (a.op.est_gain_pct != b.op.est_gain_pct) return a.op.est_gain_pct > b.op.est_gain_pct;

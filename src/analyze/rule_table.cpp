@@ -142,6 +142,7 @@ std::vector<Rule> make_rules() {
         {.id = C::undiagnosed_stall, .specific = true, .remedy = R::none, .kind = kLatency,
          .explains = kStallExplains, .leads_without_gain = true}},
        {"diagnosis.dominant_stall_share", "diagnosis.pipe_bound_pct", "diagnosis.dram_bound_pct",
+        "diagnosis.onchip_bound_pct", "diagnosis.l1_data_min_bytes_per_clk",
         "classify.saturated_pct", "classify.busy_pct", "diagnosis.barrier_streaming_dram_pct",
         "diagnosis.barrier_memory_wait_share"}},
       {"occupancy_limit",

@@ -153,29 +153,31 @@ void detect_plain_bounds(RuleContext& r) {
     if (matrix) f.remedy = r.library_tensor_kernel() ? RemedyId::library_tuning : RemedyId::feed_tensor;
   };
   if (l2 >= onchip && l2 >= l1 && l2 >= sm - 10) {
+    // At the device's measured L2 bandwidth (a stream re-reading an L2-resident buffer at 9.2 TB/s on the H200,
+    // 103% of kprof-peaks' 8.9): nothing is left to gain at that rate; only fewer L2 bytes (reuse inside a block, in
+    // shared memory or registers) make it faster, and how many can go kprof cannot tell (opportunities.cpp's
+    // l2_traffic item).
+    if (m.l2_measured_pct && *m.l2_measured_pct >= roof_pct && !matrix) {
+      Finding& f = r.add(CauseId::l2_bandwidth, "L2 bandwidth at its roof",
+                         fmt::format("L2 moves {:.1f}% of the measured L2 bandwidth (busy {:.1f}%) with DRAM at {:.1f}%: "
+                                     "data is re-read from L2 at its roof",
+                                     *m.l2_measured_pct, l2, dram),
+                         std::max(0.0, 1.0 - *m.l2_measured_pct / 100.0),
+                         fmt::format("l2_measured={:.1f}%, dram={:.1f}%", *m.l2_measured_pct, dram));
+      f.remedy = RemedyId::none;
+      return;
+    }
     operands(r.add(CauseId::l2_bandwidth, "L2 bandwidth bound",
                    fmt::format("L2 busy {:.1f}% with DRAM at {:.1f}%: data is re-read from L2", l2, dram), headroom,
                    fmt::format("l2_throughput={:.1f}%, dram={:.1f}%", l2, dram)));
     return;
   }
   if (l1 >= onchip && l1 >= sm - 10) {
-    // Busy without moving data: the bytes through L1's tag stage and the shared loads' and stores' wavefronts (128 B
-    // at most each) come to under l1_data_min_bytes_per_clk per SM cycle, so the unit's work is other MIO
-    // instructions (warp shuffles, ...), and fewer of them, not reuse on chip, is the fix (a shuffle butterfly on
-    // the H200: L1 99% busy, 1.1 MB through L1 in 673 us, MIO throttle half the waits).
-    const double clock_hz = m.sm_clock_hz ? *m.sm_clock_hz : r.spec ? r.spec->boost_clock_mhz * 1e6 : 0;
-    const double sms = r.spec ? r.spec->sm_count : 0;
-    std::optional<double> per_clk;
-    // Shared atomics move data too; TMA and warpgroup-MMA operands reach shared memory past these counters, so
-    // kernels with tensor math are not judged so.
-    if (m.l1_bytes && m.shared_wavefronts && m.duration_ns && clock_hz > 0 && sms > 0 && val(m.flops_tensor) <= 0 &&
-        val(m.tensor_pipe_pct) < 5.0)
-      // (Annotation derives shared atomic wavefronts as all shared wavefronts less loads' and stores', which counts
-      // shuffles too: only with atomic instructions counted are they atomics.)
-      per_clk = (*m.l1_bytes +
-                 128.0 * (*m.shared_wavefronts +
-                          (val(m.shared_atomic_instructions) > 0 ? val(m.shared_atomic_wavefronts) : 0.0))) /
-                (sms * clock_hz * *m.duration_ns * 1e-9);
+    // Busy with MIO instructions that move no data (warp shuffles): the dominant-stall rule, which runs first, names
+    // it mio_queue. Where its conditions differ from this branch's, the same finding stands here under the unit's
+    // name, with the same remedy.
+    if (r.found(CauseId::mio_queue)) return;
+    const std::optional<double> per_clk = r.l1_data_per_clk();
     if (per_clk && *per_clk < r.p("l1_data_min_bytes_per_clk")) {
       Finding& f = r.add(CauseId::l1_bandwidth, "L1/shared-memory unit bound (MIO instructions, not data)",
                          fmt::format("L1/TEX unit busy {:.1f}% while it moves {:.1f} B per SM cycle of loads, stores "

@@ -26,6 +26,28 @@ void detect_dominant_stall(RuleContext& r) {
           std::min(r.headroom, 1.0 - busy_elsewhere / *m.idc_pct), fmt::format("idc={:.1f}%", *m.idc_pct));
     return;
   }
+  // The L1/TEX unit saturated by MIO instructions that move no data: the bytes through L1's tag stage and the shared
+  // loads' and stores' wavefronts (128 B at most each) come to under l1_data_min_bytes_per_clk per SM cycle while the
+  // unit is the busiest (no DRAM, L2 or pipe bound ahead of it). Its queue shows as MIO throttle, and fewer of those
+  // instructions, not reuse on chip, is the fix (a shuffle butterfly on the H200: L1 99% busy, 1.1 MB through L1 in
+  // 673 us, MIO throttle 37% of the waits, the top reason; a blind label named the MIO queue). Not in a kernel of
+  // launch overhead: a 1-us kernel's unit readings name no bound (PyTorch's tiny fills: L1 94%, nothing moved).
+  if (!r.found(CauseId::launch_overhead)) {
+    const double l1 = val(m.l1_throughput_pct);
+    const double pipe = std::max({val(m.fma_pipe_pct), val(m.alu_pipe_pct), val(m.fp64_pipe_pct), val(m.xu_pipe_pct),
+                                  val(m.tensor_pipe_pct)});
+    if (l1 >= r.p("onchip_bound_pct") && l1 >= val(m.sm_throughput_pct) - 10 && l1 > val(m.l2_throughput_pct) &&
+        r.dram_pct() < r.p("dram_bound_pct") && (pipe < r.p("pipe_bound_pct") || pipe < l1 - 10))
+      if (const auto per_clk = r.l1_data_per_clk(); per_clk && *per_clk < r.p("l1_data_min_bytes_per_clk")) {
+        r.add(CauseId::mio_queue, "L1/shared-memory unit bound (MIO instructions, not data)",
+              fmt::format("L1/TEX unit busy {:.1f}% while it moves {:.1f} B per SM cycle of loads, stores and "
+                          "shared-memory wavefronts: the unit is busy with other MIO instructions (warp shuffles, "
+                          "...), not with re-read data",
+                          l1, *per_clk),
+              r.headroom, fmt::format("l1_throughput={:.1f}%, l1_data={:.1f} B/clk/SM", l1, *per_clk));
+        return;
+      }
+  }
   if (m.stalls.empty()) return;
   const double total = r.waiting_total();
   if (total <= 0) return;

@@ -97,6 +97,9 @@ struct CanonicalMetrics {
   // DRAM throughput as a share of the device's measured copy bandwidth (dram_throughput_pct is Nsight
   // Compute's share of its own peak, which the practical copy never reaches); set by the analysis layer.
   std::optional<double> dram_measured_pct;
+  // L2 throughput as a share of the device's measured L2 read bandwidth (l2_bytes / duration; l2_throughput_pct is
+  // the busiest L2 sub-unit's share of its own peak); set by the analysis layer.
+  std::optional<double> l2_measured_pct;
   bool tensor_pipe_includes_hfma2 = false;
   bool tensor_pipe_imma = false;  // tensor_pipe_pct is the integer matrix (IMMA) reading: int8 work
 
@@ -139,7 +142,7 @@ KPROF_JSON_WIDE(CanonicalMetrics, (duration_ns, sm_throughput_pct, memory_throug
            global_store_requests, global_atomic_requests, shared_wavefronts, shared_bank_conflicts,
            shared_atomic_wavefronts, shared_atomic_instructions,
            threads_per_instruction, global_load_bytes_per_sector, global_store_bytes_per_sector, sm_active_pct, stalls, occupancy_limit_registers, occupancy_limit_shared_mem,
-           occupancy_limit_warps, occupancy_limit_blocks, dram_measured_pct, tensor_pipe_includes_hfma2, tensor_pipe_imma,
+           occupancy_limit_warps, occupancy_limit_blocks, dram_measured_pct, l2_measured_pct, tensor_pipe_includes_hfma2, tensor_pipe_imma,
            tensor_precision, provenance, unavailable))
 
 }  // namespace kprof
