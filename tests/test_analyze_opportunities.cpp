@@ -279,6 +279,33 @@ TEST(Opportunities, AtTheL2RoofTheItemIsFewerL2BytesWithoutAFigure) {
   EXPECT_TRUE(below.opportunities.front().estimated);
 }
 
+// A zero-copy read of 128 MiB of mapped pinned host memory (held-out set 12, ncu mode on the H200): 2.65 ms, DRAM
+// idle, every warp waiting on memory; the bytes crossed the host link at 50.6 GB/s, 91% of its measured 55.4 GB/s.
+// It read "memory latency: put more requests in flight, 98%": the link bounds it, and the fix is to keep the data in
+// device memory (its blind label: memory_bound, dram_traffic).
+TEST(Opportunities, AKernelReadingHostMemoryAtTheLinksRateIsBoundByTheLink) {
+  auto m = holdout_base(2651200, 4096, 256);
+  m.sm_throughput_pct = 0.1, m.memory_throughput_pct = 1.5, m.dram_throughput_pct = 0.0, m.dram_measured_pct = 0.0;
+  m.l2_throughput_pct = 1.5, m.l1_throughput_pct = 1.0, m.issue_active_pct = 0.1;
+  m.dram_bytes = 3584, m.sysmem_bytes = 4194304.0 * 32, m.stalls = {{"long_scoreboard", 11716.0}};
+  auto a = analyse(m, {}, "zero_copy_host_read");
+  EXPECT_EQ(a.bottleneck.cause, "memory_bound");
+  EXPECT_EQ(a.bottleneck.unit, "host link");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "dram_traffic");
+  EXPECT_TRUE(a.opportunities.front().estimated);
+  EXPECT_GT(a.opportunities.front().est_gain_pct, 90.0);  // 134 MB at DRAM's 4.4 TB/s: 31 us of 2651
+  EXPECT_NE(a.opportunities.front().assumes.find("reused across calls"), std::string::npos);
+  // Far below the link's rate (ten times slower), or a small share of the kernel's bytes: not the link's bound.
+  auto slow = m;
+  slow.duration_ns = 26512000;
+  EXPECT_NE(analyse(slow, {}, "zero_copy_host_read").bottleneck.unit, "host link");
+  auto little = m;
+  little.dram_bytes = 4e9, little.duration_ns = 1.2e6, little.dram_measured_pct = 76, little.dram_throughput_pct = 70;
+  little.memory_throughput_pct = 76;
+  EXPECT_EQ(analyse(little, {}, "zero_copy_host_read").bottleneck.cause, "dram_bandwidth");
+}
+
 // cuDNN's flash attention: tensor pipe busy 76%, 40% of shared wavefronts conflicted with L1/shared at 50%. The
 // conflicts do not slow the tensor pipe down: they gain at most its headroom and do not name the bottleneck.
 TEST(Opportunities, TensorBoundAttentionIsNotLedByBankConflicts) {

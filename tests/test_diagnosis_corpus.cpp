@@ -594,8 +594,10 @@ TEST(DiagnosisHoldout, HostWorkBetweenKernelsIsNotLaunchOverhead) {
 // Issue 23 (eleventh session): kernels autograd's thread launches belong to the range the calling thread had open,
 // so the embedding backward has its kernels (cause +1); PyTorch's and the libraries' kernels get their in-kernel
 // remedies through the call (library_tuning, as labelled): set 13's first fix 9/9/9.
+// Sixteenth session: a kernel reading host memory through L2 at the link's rate is bound by the link (set 12's
+// zero-copy read; ncu mode only: the annotation captures predate the sysmem count in the metric list).
 TEST(DiagnosisHoldout, TwelfthAndThirteenthSetScoresDoNotRegress) {
-  expect_holdout_score(corpus::holdout_file(12), 10, {{7, 8}, {7, 8}, {7, 8}});
+  expect_holdout_score(corpus::holdout_file(12), 10, {{7, 8}, {7, 8}, {8, 9}});
   expect_holdout_score(corpus::holdout_file(13), 11, {{8, 9}, {8, 9}, {8, 9}});
 }
 

@@ -49,7 +49,8 @@ std::string unit_of(const Cause& c) {
     case CauseId::dram_bandwidth: return "DRAM";
     case CauseId::l2_bandwidth: return "L2";
     case CauseId::l1_bandwidth: return "L1/shared memory";
-    case CauseId::memory_bound: return "memory units";
+    // (The host link: a kernel reading host memory across it, rules_bounds.cpp.)
+    case CauseId::memory_bound: return c.trigger.rfind("host_link=", 0) == 0 ? "host link" : "memory units";
     case CauseId::compute_bound: return "instruction issue";
     case CauseId::memory_latency: return "memory latency";
     case CauseId::latency: return "latency";

@@ -23,6 +23,7 @@ const std::map<std::string, Field>& fields() {
       {"dram_read_bytes", &CanonicalMetrics::dram_read_bytes},
       {"dram_write_bytes", &CanonicalMetrics::dram_write_bytes},
       {"l2_bytes", &CanonicalMetrics::l2_bytes},
+      {"sysmem_bytes", &CanonicalMetrics::sysmem_bytes},
       {"l1_bytes", &CanonicalMetrics::l1_bytes},
       {"local_memory_bytes", &CanonicalMetrics::local_memory_bytes},
       {"local_memory_instructions", &CanonicalMetrics::local_memory_instructions},

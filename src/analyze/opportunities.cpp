@@ -139,6 +139,29 @@ void l2_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, std
   out.push_back(std::move(k));
 }
 
+// A kernel bound by the host link, reading host memory through L2 (rules_bounds.cpp): the data belongs in device
+// memory, copied over once and read from there by every call after. The cause carries the gain: the same bytes at
+// DRAM's rate. Where the kernel reads them once per copy, the copy takes the link time the kernel takes now.
+void host_memory(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
+  if (causes.empty() || causes.front().id != name(CauseId::memory_bound) ||
+      causes.front().trigger.rfind("host_link=", 0) != 0)
+    return;
+  const Cause& c = causes.front();
+  const Remedy* r = find_remedy(RemedyId::dram_traffic);
+  Candidate k = measured_candidate(*r, "sysmem_bytes", m.sysmem_bytes.value_or(0));
+  k.op.name = "Keep the data in device memory (copy it over once and reuse it, not read across the host link each call)";
+  k.op.trigger = c.trigger;
+  k.op.rationale = fmt::format(
+      "{}: the kernel reads host memory (mapped pinned or zero-copy) at the link's rate, so the link, not the GPU, "
+      "sets its time. Copied to device memory once (cudaMemcpyAsync, cudaMemPrefetchAsync for managed memory) and "
+      "read from there, the same bytes take DRAM's time; only bytes the kernel needs should cross at all.",
+      c.evidence);
+  k.op.assumes = "the data is reused across calls, so one copy serves them and each call reads it at DRAM's rate; "
+                 "read once per copy, the copy costs the link time the kernel spends now";
+  k.raw_gain = c.gain_pct / 100.0;
+  out.push_back(std::move(k));
+}
+
 // Why the FP32 multiplies and adds left separate would not pair, or "" when they may: a compiler that contracts
 // (nvcc's and Triton's default) turns every add of a product into an FFMA, so where it emitted FFMAs too the FADDs
 // and FMULs left are ones no add takes the product of (softened gravity on the H200: 201 M FFMA against 201 M
@@ -474,6 +497,7 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   from_causes(causes, all);
   dram_traffic(causes, m, declared, all);
   l2_traffic(causes, m, all);
+  host_memory(causes, m, all);
   unfused_fp(causes, m, t, all);
   from_ncu_rules(rules, causes, m, t, all);
   // A kernel that already issues warpgroup MMAs (its warps wait on them: the gmma stall) is not told to adopt wgmma;

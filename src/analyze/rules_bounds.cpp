@@ -54,6 +54,37 @@ std::optional<MixedWaits> mixed_waits_occupancy_limit(const RuleContext& r, doub
 void detect_plain_bounds(RuleContext& r) {
   const auto& m = r.m;
   const double headroom = r.headroom;
+  // Host memory read (or written) through L2 over the host link, most of the kernel's memory traffic, at
+  // host_link_bound_pct or more of the link's measured rate (a zero-copy read of mapped pinned memory on the H200: 128
+  // MiB at 55.4 GB/s, the measured pinned copy rate, DRAM idle, every warp waiting on memory). The link bounds it;
+  // more requests in flight cannot help. Only fewer bytes over the link can (opportunities.cpp's host_memory item).
+  if (m.sysmem_bytes && *m.sysmem_bytes > 0 && m.duration_ns && *m.duration_ns > 0 &&
+      *m.sysmem_bytes >= r.p("host_memory_min_share") * (*m.sysmem_bytes + val(m.dram_bytes))) {
+    double link = r.param("opportunities.pinned_copy_gbps");
+    bool measured = false;
+    if (r.spec)
+      for (const char* key : {"h2d_pinned_gbps", "d2h_pinned_gbps"})
+        if (auto it = r.spec->measured.find(key); it != r.spec->measured.end() && it->second.value > 0) {
+          link = measured ? std::max(link, it->second.value) : it->second.value;
+          measured = true;
+        }
+    const double gbps = *m.sysmem_bytes / *m.duration_ns, share = gbps / link * 100.0;
+    if (share >= r.p("host_link_bound_pct")) {
+      // The gain is the same bytes read from device memory at DRAM's rate (measured, else the datasheet's): what
+      // keeping them there saves where they are reused (opportunities.cpp's host_memory item says so).
+      double device_ns = 0;
+      if (r.spec)
+        if (auto dram = r.spec->peak("dram_gbps"); dram && dram->value > 0) device_ns = *m.sysmem_bytes / dram->value;
+      r.add(CauseId::memory_bound, "host memory over the link (zero-copy)",
+            fmt::format("{:.3g} B of host memory read or written through L2 at {:.1f} GB/s, {:.0f}% of the host link's "
+                        "{} {:.1f} GB/s",
+                        *m.sysmem_bytes, gbps, share, measured ? "measured" : "assumed", link),
+            device_ns > 0 ? 1.0 - device_ns / *m.duration_ns : 0.0,
+            fmt::format("host_link={:.0f}%, sysmem_bytes={:.3g} B", share, *m.sysmem_bytes))
+          .remedy = RemedyId::none;
+      return;
+    }
+  }
   struct Unit {
     CauseId id;
     const char* label;

@@ -31,6 +31,8 @@ struct CanonicalMetrics {
   std::optional<double> dram_read_bytes;
   std::optional<double> dram_write_bytes;
   std::optional<double> l2_bytes;
+  // Bytes the SMs read or wrote in host memory through L2 (zero-copy, mapped pinned memory): they cross the host link.
+  std::optional<double> sysmem_bytes;
   std::optional<double> l1_bytes;
   std::optional<double> local_memory_bytes;       // local loads + stores reaching L1 (spills and local arrays)
   std::optional<double> local_memory_instructions;
@@ -134,7 +136,7 @@ struct CanonicalMetrics {
 };
 KPROF_JSON_WIDE(CanonicalMetrics, (duration_ns, sm_throughput_pct, memory_throughput_pct, dram_throughput_pct,
            tensor_pipe_pct, achieved_occupancy_pct, theoretical_occupancy_pct, l2_hit_pct, l1_hit_pct, waves_per_sm,
-           dram_bytes, dram_read_bytes, dram_write_bytes, l2_bytes, l1_bytes, local_memory_bytes,
+           dram_bytes, dram_read_bytes, dram_write_bytes, l2_bytes, sysmem_bytes, l1_bytes, local_memory_bytes,
            local_memory_instructions, spill_requests, flops_fp64, flops_fp32, flops_fp16, flops_tensor,
            registers_per_thread, shared_mem_per_block_bytes, grid_size, block_size, sm_clock_hz, fma_pipe_pct,
            fma_pipe_instructions), (fp16_pipe_instructions, fp32_fusable_pairs, fp32_fma_instructions, fma_integer_share, alu_pipe_pct, fp64_pipe_pct, xu_pipe_pct, lsu_pipe_pct, issue_active_pct,

@@ -285,6 +285,12 @@ CanonicalMetrics derive_canonical(const KernelLaunch& k) {
   d.first_of(c.l2_bytes, "l2_bytes", {"lts__t_bytes.sum"});
   if (!c.l2_bytes)
     if (auto s = d.metric("lts__t_sectors.sum")) d.set(c.l2_bytes, "l2_bytes", *s * kSectorBytes, "32*lts__t_sectors.sum");
+  // Host memory the SMs touched: annotation's count of all their sysmem sectors, or the full set's misses (the
+  // sectors L2 fetched over the host link, nearly all of them: L2 holds little host data).
+  for (const char* sectors : {"lts__t_sectors_srcunit_tex_aperture_sysmem.sum",
+                              "lts__t_sectors_srcunit_tex_aperture_sysmem_lookup_miss.sum"})
+    if (auto s = d.metric(sectors); s && !c.sysmem_bytes)
+      d.set(c.sysmem_bytes, "sysmem_bytes", *s * kSectorBytes, std::string("32*") + sectors);
   d.first_of(c.l1_bytes, "l1_bytes", {"l1tex__t_bytes.sum"});
   if (!c.l1_bytes)
     if (auto s = d.metric("l1tex__t_sectors.sum")) d.set(c.l1_bytes, "l1_bytes", *s * kSectorBytes, "32*l1tex__t_sectors.sum");
