@@ -77,6 +77,31 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  // `diagnosis_score --duration-ratios <set>`: every kernel group's shortest traced launch against its profiled
+  // launch's (counters) duration, the largest ratios first: where the timed run paid what the replay did not.
+  if (which == "--duration-ratios" && argc > 2) {
+    const auto labels = labels_of(argv[2]);
+    const auto expected = kprof::corpus::load_expected(labels);
+    if (expected.empty()) return 0;
+    std::vector<std::pair<double, std::string>> rows;
+    for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
+                     kprof::corpus::Source::ncu_full}) {
+      const auto run = kprof::corpus::assemble(kprof::corpus::capture_dir(expected.front().program, src), src,
+                                               expected.front().program);
+      for (const auto& st : run.stages)
+        for (const auto& k : st.kernels)
+          if (k.duration_ns.count > 0 && k.metrics.duration_ns && *k.metrics.duration_ns > 0)
+            rows.push_back({k.duration_ns.min / *k.metrics.duration_ns,
+                            fmt::format("{} | {} | {:.60} | traced min {:.1f} us x{} (alone {}), profiled {:.1f} us",
+                                        kprof::corpus::source_name(src), st.name, k.kernel, k.duration_ns.min * 1e-3,
+                                        k.duration_ns.count,
+                                        k.alone_min_ns ? fmt::format("{:.1f} us", *k.alone_min_ns * 1e-3) : "none",
+                                        *k.metrics.duration_ns * 1e-3)});
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t i = 0; i < rows.size() && i < 8; ++i) std::cout << fmt::format("{:8.2f}  {}\n", rows[i].first, rows[i].second);
+    return 0;
+  }
   // `diagnosis_score --stage <set> <stage>`: every kernel of the stage in each capture source with its time, DRAM
   // bytes and cause, to read a pipeline miss (which kernel wrote what the next one read).
   if (which == "--stage" && argc > 3) {

@@ -51,6 +51,26 @@ TEST(StageGrouping, InnermostNvtxRangeAndKernelNamedStagesForTheRest) {
   EXPECT_EQ(stages[3].kernels[0].duration_ns.count, 2u);
 }
 
+// A launch that had the GPU to itself (no other kernel's interval meets it) counts toward the group's shortest lone
+// launch; one sharing the GPU with another stream's kernel does not (it may have waited for SMs).
+TEST(StageGrouping, TheShortestLaunchThatRanAloneIsKept) {
+  auto at = [](KernelLaunch k, double start) {
+    k.start_ns = start;
+    return k;
+  };
+  auto stages = group_into_stages({at(launch(0, "a", 10, 10), 0), at(launch(1, "b", 10, 10), 5),
+                                   at(launch(2, "a", 10, 30), 40), at(launch(3, "c", 10, 4), 100),
+                                   at(launch(4, "c", 10, 2), 102)});
+  ASSERT_EQ(stages.size(), 3u);
+  const KernelGroup& a = stages[0].kernels[0];
+  ASSERT_TRUE(a.alone_min_ns.has_value());
+  EXPECT_DOUBLE_EQ(*a.alone_min_ns, 30);  // the 10-ns launch overlapped b
+  EXPECT_FALSE(stages[1].kernels[0].alone_min_ns.has_value());  // b overlapped a
+  EXPECT_FALSE(stages[2].kernels[0].alone_min_ns.has_value());  // c's two launches overlap each other
+  // Untraced launches (no start) are never alone.
+  EXPECT_FALSE(group_into_stages({launch(0, "a", 10, 10)})[0].kernels[0].alone_min_ns.has_value());
+}
+
 TEST(StageGrouping, EmptyInput) { EXPECT_TRUE(group_into_stages({}).empty()); }
 
 // Issue 25: two instantiations of one template at one shape are two groups, named by what tells them apart, when

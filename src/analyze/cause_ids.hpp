@@ -24,6 +24,9 @@ enum class CauseId {
   shared_latency, dependency_wait, undiagnosed_stall,
   // Work spread unevenly over the SMs: a grid of whole waves whose SMs are active for a small share of its time.
   sm_imbalance,
+  // The timed run far slower than the profiler's replay of the same launch, with no other kernel beside it: what the
+  // replay did not pay (managed memory migrating on page faults at first touch).
+  page_migration,
 };
 enum class RemedyId {
   none,  // nothing left to gain: a plain bound at its roof
@@ -31,7 +34,7 @@ enum class RemedyId {
   grid_fill, occupancy, memory_parallelism, onchip_reuse, dram_bandwidth, dram_traffic, feed_tensor,
   pipe_throughput, fp_instructions, imbalance,
   block_balance, fences, spin_wait, constant_access, code_size, branches, wider_accesses, mio_pressure,
-  library_tuning,
+  library_tuning, prefetch,
   // Whole-run remedies (ProfileRun::program_opportunities): fuse stages, overlap them, stop synchronising.
   fuse_stages, overlap_stages, host_sync, host_work,
 };
@@ -84,6 +87,7 @@ inline constexpr IdName<CauseId> kCauseNames[] = {
     {CauseId::dependency_wait, "dependency_wait"},
     {CauseId::undiagnosed_stall, "undiagnosed_stall"},
     {CauseId::sm_imbalance, "sm_imbalance"},
+    {CauseId::page_migration, "page_migration"},
 };
 inline constexpr IdName<RemedyId> kRemedyNames[] = {
     {RemedyId::none, "none"},
@@ -115,6 +119,7 @@ inline constexpr IdName<RemedyId> kRemedyNames[] = {
     {RemedyId::wider_accesses, "wider_accesses"},
     {RemedyId::mio_pressure, "mio_pressure"},
     {RemedyId::library_tuning, "library_tuning"},
+    {RemedyId::prefetch, "prefetch"},
     {RemedyId::fuse_stages, "fuse_stages"},
     {RemedyId::overlap_stages, "overlap_stages"},
     {RemedyId::host_sync, "host_sync"},
@@ -127,7 +132,7 @@ constexpr bool in_declaration_order(const IdName<Id> (&names)[N]) {
   return true;
 }
 static_assert(in_declaration_order(kCauseNames) &&
-              std::size(kCauseNames) == static_cast<std::size_t>(CauseId::sm_imbalance) + 1);
+              std::size(kCauseNames) == static_cast<std::size_t>(CauseId::page_migration) + 1);
 static_assert(in_declaration_order(kRemedyNames) &&
               std::size(kRemedyNames) == static_cast<std::size_t>(RemedyId::host_work) + 1);
 

@@ -21,6 +21,8 @@ GroupFacts facts_of(const KernelGroup& g) {
   else f.median_ns = g.metrics.duration_ns;
   f.span_ns = g.span_ns;
   f.gpu_idle_ns = g.gpu_idle_ns;
+  f.alone_min_ns = g.alone_min_ns;
+  f.replay_ns = g.metrics.duration_ns;
   return f;
 }
 

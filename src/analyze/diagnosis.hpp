@@ -29,6 +29,10 @@ struct GroupFacts {
   std::optional<double> median_ns;      // median launch duration
   std::optional<double> span_ns;        // first start to last end of the group's launches (tracer)
   std::optional<double> gpu_idle_ns;    // GPU idle (no kernel of any group running) inside that span
+  std::optional<double> alone_min_ns;   // shortest launch with no other kernel beside it (tracer)
+  // The profiled launch's duration as the counters measured it (the diagnosis's metrics may have set it aside as
+  // implausible beside the traced durations).
+  std::optional<double> replay_ns;
 };
 
 GroupFacts facts_of(const KernelGroup& g);

@@ -122,6 +122,7 @@ std::string pct(double fraction);  // 0.25 → "25%"
 // The detect functions of the rows of analyze/rule_table.cpp, by the file that holds them.
 // rules_launch.cpp: how the kernel is launched (launches, waves, grid, occupancy limits).
 void detect_launch_overhead(RuleContext& r);
+void detect_page_migration(RuleContext& r);
 void detect_tail_wave(RuleContext& r);
 void detect_sm_imbalance(RuleContext& r);
 void detect_small_grid(RuleContext& r);

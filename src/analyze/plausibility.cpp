@@ -53,7 +53,12 @@ std::vector<Implausible> check_plausibility(const KernelGroup& g, const Canonica
   for (const auto& h : hierarchical) over_roof(h);
   // Counters from one launch, durations of others: a group whose counter launch took a very different time.
   // (Kernels of a few microseconds are left out: a profiler's replay of them carries its own overhead.)
-  if (g.duration_ns.count > 1 && m.duration_ns && *m.duration_ns > 0 &&
+  // Nor a launch that ran alone far slower than its replay: the replay's resident data explains the difference, and
+  // the diagnosis names it (page_migration).
+  const bool replay_slowdown = g.alone_min_ns && m.duration_ns && *m.duration_ns > 0 &&
+                               *g.alone_min_ns >= t.param("diagnosis.replay_slowdown_min") * *m.duration_ns &&
+                               *g.alone_min_ns - *m.duration_ns >= t.param("diagnosis.replay_slowdown_min_us") * 1e3;
+  if (!replay_slowdown && g.duration_ns.count > 1 && m.duration_ns && *m.duration_ns > 0 &&
       g.duration_ns.median >= t.param("diagnosis.launch_bound_max_us") * 1e3) {
     double r = *m.duration_ns / g.duration_ns.median;
     const double lim = t.param("plausibility.launch_mismatch_ratio");

@@ -91,6 +91,13 @@ const Remedy kRemedies[] = {
      "The kernel is a library kernel that already uses the tensor cores (wgmma/TMA on Hopper); what is left is in "
      "the call: problem sizes that fill whole tiles and waves, batching small calls, fusing the epilogue "
      "(bias, activation) and FP8 where accuracy allows."},
+    {RemedyId::prefetch,
+     "Have the data on the GPU before the kernel runs (cudaMemPrefetchAsync for managed memory, or device buffers "
+     "and one asynchronous copy)",
+     "Prefetching the buffers to the device ahead of the launch (cudaMemPrefetchAsync), or allocating them there and "
+     "copying once, moves them in bulk at the host link's rate, off the kernel's path, instead of page by page on "
+     "faults while the kernel runs.",
+     true},
     {RemedyId::fuse_stages, "Fuse the stages (keep the intermediate on chip)",
      "One stage writes an intermediate to DRAM and the next reads it back near the DRAM roof; a fused kernel keeps "
      "it in registers or shared memory (epilogue fusion, flash-attention style) and removes the round trip.",
@@ -141,6 +148,9 @@ const char* remedy_assumption(RemedyId id) {
     case R::branches: case R::wider_accesses: case R::mio_pressure:
       return "the waiting time of that stall reason becomes issued work at the kernel's current rate";
     case R::library_tuning: return "the library kernel reaches the tensor pipe's sustained peak on a better-shaped call";
+    case R::prefetch:
+      return "with its data resident the kernel takes the time the profiler's replay measured (the migration, at "
+             "the link's bulk rate, moves off the kernel's path)";
     case R::fuse_stages:
       return "the fused kernel keeps the intermediate on chip: the time those bytes take at DRAM's roof goes and "
              "the consumer's math hides under the producer's";

@@ -44,6 +44,13 @@ std::vector<Rule> make_rules() {
          .explains_every_bound = true, .leads_without_gain = true}},
        {"diagnosis.launch_bound_max_us", "diagnosis.launch_bound_min_launches", "diagnosis.launch_bound_idle_share",
         "diagnosis.tiny_kernel_us"}},
+      // Its counters describe the profiler's resident replay, not the timed run's first-touch time: it explains
+      // every bound they show.
+      {"page_migration",
+       detect_page_migration,
+       {{.id = C::page_migration, .specific = true, .remedy = R::prefetch, .kind = kMemory,
+         .explains_every_bound = true}},
+       {"diagnosis.replay_slowdown_min", "diagnosis.replay_slowdown_min_us"}},
       // No kind of its own: contended atomics wait (latency-bound), atomics that saturate L2 keep it busy
       // (memory-bound); the heading takes the kind of the bound the finding explains.
       {"atomic_contention",

@@ -81,6 +81,24 @@ double busy_within(const std::vector<std::pair<double, double>>& busy, double a,
   return sum;
 }
 
+// Whether each launch ran with no other kernel beside it on the GPU (traced launches only; false without timestamps).
+std::vector<bool> alone_launches(const std::vector<KernelLaunch>& launches) {
+  std::vector<std::pair<std::pair<double, double>, std::size_t>> iv;
+  for (std::size_t i = 0; i < launches.size(); ++i)
+    if (const auto& l = launches[i]; l.start_ns && l.duration_ns && *l.duration_ns > 0)
+      iv.push_back({{*l.start_ns, *l.start_ns + *l.duration_ns}, i});
+  std::sort(iv.begin(), iv.end());
+  std::vector<bool> alone(launches.size(), false);
+  double reach = -INFINITY;  // the latest end among the launches that started earlier
+  for (std::size_t p = 0; p < iv.size(); ++p) {
+    const auto [start, end] = iv[p].first;
+    const bool next_clear = p + 1 == iv.size() || iv[p + 1].first.first >= end;
+    alone[iv[p].second] = reach <= start && next_clear;
+    reach = std::max(reach, end);
+  }
+  return alone;
+}
+
 // The group's span (first start to last end) and the GPU's idle time inside it, when its launches carry trace
 // timestamps.
 void set_span(KernelGroup& g, const std::vector<std::pair<double, double>>& busy) {
@@ -238,6 +256,7 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const
   bool any_range = false;
   for (const auto& l : launches) any_range = any_range || !l.nvtx_range.empty();
   const auto busy = busy_intervals(launches);
+  const std::vector<bool> alone = alone_launches(launches);
   const std::vector<std::string> ranges = stage_names(launches);
 
   std::vector<Stage> stages;
@@ -278,7 +297,11 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const
     label_groups(st);
     for (std::size_t gi = 0; gi < st.kernels.size(); ++gi) {
       set_span(st.kernels[gi], busy);
-      finish_group(st.kernels[gi], origin[si][gi], complete);
+      KernelGroup& g = st.kernels[gi];
+      for (std::size_t k = 0; k < g.launches.size(); ++k)
+        if (alone[origin[si][gi][k]] && g.launches[k].duration_ns)
+          g.alone_min_ns = std::min(g.alone_min_ns.value_or(INFINITY), *g.launches[k].duration_ns);
+      finish_group(g, origin[si][gi], complete);
     }
   }
   return stages;

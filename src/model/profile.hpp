@@ -122,6 +122,9 @@ struct KernelGroup {
   // kernel at all inside that span (launch gaps).
   std::optional<double> span_ns;
   std::optional<double> gpu_idle_ns;
+  // Its shortest launch that ran with no other kernel beside it (tracer): against the profiled launch's duration,
+  // what the timed run paid that the profiler's replay did not (managed-memory page faults on first touch).
+  std::optional<double> alone_min_ns;
   CountersStatus counters_status = CountersStatus::NotJoined;
   // Why the group has no counters, for a reader ("" when it has them): not profiled, another launch shape only, ...
   std::string counters_note;
@@ -134,7 +137,7 @@ struct KernelGroup {
   }
 };
 KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns, samples_ns, metrics, representative,
-           declared, span_ns, gpu_idle_ns, counters_status, counters_note, analysis)
+           declared, span_ns, gpu_idle_ns, alone_min_ns, counters_status, counters_note, analysis)
 
 // A named stage's range instances as a tracer saw them: the typical instance (the one with the lower-median idle
 // share; the first call of a range plans library calls or compiles) and what its GPU-idle time was spent on.
