@@ -340,6 +340,24 @@ TEST(Opportunities, AKernelFarSlowerAloneThanInItsReplayPaidForPageFaults) {
   EXPECT_NE(analyze_group(g, {}, &spec, shipped()).bottleneck.cause, "page_migration");
 }
 
+// A bf16 GEMM whose k-loop loads each tile global -> register -> shared with no next tile in flight (held-out set 22,
+// H200): L1 77% busy, the tensor pipe 32%. The L1 bound and the underfed pipe carry the same remedy, feeding the
+// tensor cores; below saturation the underfed pipe names the kernel (its blind label), while a saturated unit stays
+// the bound (L1 99.9%; the probe's WMMA GEMM loading its fragments from global memory, memory 96.7%).
+TEST(Opportunities, AnOnChipUnitBelowSaturationBehindAnUnderfedTensorPipeIsNotTheCause) {
+  auto m = holdout_base(674000, 1024, 256);
+  m.sm_throughput_pct = 45, m.memory_throughput_pct = 76.8, m.l1_throughput_pct = 76.8, m.l2_throughput_pct = 40;
+  m.dram_throughput_pct = 7.5, m.dram_measured_pct = 7.5, m.tensor_pipe_pct = 32, m.issue_active_pct = 35;
+  m.flops_tensor = 2.0 * 4096 * 4096 * 4096, m.tensor_precision = "bf16", m.dram_bytes = 2.3e8;
+  auto a = analyse(m, {}, "gemm_bf16_sync_tiles");
+  EXPECT_EQ(a.bottleneck.cause, "tensor_underfed");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "feed_tensor");
+  m.l1_throughput_pct = 99.9, m.memory_throughput_pct = 99.9;
+  EXPECT_EQ(analyse(m, {}, "gemm_bf16_sync_tiles").bottleneck.cause, "l1_bandwidth");
+  EXPECT_EQ(analyse(probe::wmma_gemm(), {}, "wmma_gemm").bottleneck.cause, "memory_bound");  // memory 96.7%
+}
+
 // cuDNN's flash attention: tensor pipe busy 76%, 40% of shared wavefronts conflicted with L1/shared at 50%. The
 // conflicts do not slow the tensor pipe down: they gain at most its headroom and do not name the bottleneck.
 TEST(Opportunities, TensorBoundAttentionIsNotLedByBankConflicts) {

@@ -186,7 +186,7 @@ std::vector<Rule> make_rules() {
       {"tensor_underfed",
        detect_tensor_underfed,
        {bound(C::tensor_underfed, R::feed_tensor, std::nullopt)},
-       {"diagnosis.pipe_bound_pct", "diagnosis.library_kernel_names"}},
+       {"diagnosis.pipe_bound_pct", "diagnosis.library_kernel_names", "classify.saturated_pct"}},
   };
 }
 

@@ -141,6 +141,25 @@ void detect_tensor_underfed(RuleContext& r) {
                                                           : " in a library kernel that issues no warpgroup MMA (wgmma)"),
                      r.headroom, fmt::format("{}={:.1f}%", dmma ? "fp64_pipe" : "tensor_pipe", *busy));
   if (library) f.remedy = RemedyId::library_tuning;
+  // An on-chip unit the operands keep busy (the plain bounds gave it this remedy: rules_bounds.cpp) but below
+  // saturation names the mechanism, not the bound: the pipe waits on operands that arrive too slowly (a k-loop with
+  // no next tile in flight: L1 77% busy, tensor pipe 32%; Triton's 32x32 tiles: L1 70%, L2 65%, tensor pipe 19%;
+  // both on the H200, both labelled blind "tensor pipe underfed"). A saturated one is the bound (WMMA fragments loaded
+  // from global memory: L1 99.9%). The underfed pipe goes first; both carry the same remedy.
+  const Finding mine = f;
+  for (std::size_t i = 0; i + 1 < r.out.size(); ++i) {
+    const Finding& c = r.out[i];
+    const std::optional<double> unit = c.id == CauseId::l1_bandwidth   ? m.l1_throughput_pct
+                                       : c.id == CauseId::l2_bandwidth ? m.l2_throughput_pct
+                                       : c.id == CauseId::memory_bound ? m.memory_throughput_pct
+                                                                       : std::nullopt;
+    if (!c.specific && unit && *unit < r.param("classify.saturated_pct") && c.remedy == mine.remedy &&
+        c.gain_pct <= mine.gain_pct) {
+      r.out.pop_back();
+      r.out.insert(r.out.begin() + static_cast<std::ptrdiff_t>(i), mine);
+      break;
+    }
+  }
 }
 
 }  // namespace kprof::analyze
