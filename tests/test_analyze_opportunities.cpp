@@ -659,6 +659,13 @@ TEST(Opportunities, ASpecialFunctionPipeBelowItsRoofWantsFewerMufuInstructions) 
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_EQ(a.opportunities.front().remedy, "mio_pressure");
   EXPECT_NE(a.opportunities.front().assumes.find("lower bound"), std::string::npos) << a.opportunities.front().assumes;
+  // With issue slots busier (85.5% against XU 72.7%, set 24's Lanczos weights): still the XU pipe, whose MUFUs hold
+  // it for several cycles per issue slot; an integer pipe there would be instruction issue.
+  m.xu_pipe_pct = 72.7, m.issue_active_pct = 85.5, m.sm_throughput_pct = 85;
+  EXPECT_EQ(analyse(m).bottleneck.cause, "sfu_pipe");
+  auto alu = m;
+  alu.xu_pipe_pct = 10, alu.alu_pipe_pct = 72.7;
+  EXPECT_EQ(analyse(alu).bottleneck.cause, "compute_bound");
   m.xu_pipe_pct = 97, m.sm_throughput_pct = 96;
   auto roof = analyse(m);
   EXPECT_EQ(roof.bottleneck.cause, "sfu_pipe");

@@ -155,8 +155,11 @@ void detect_plain_bounds(RuleContext& r) {
   // Only auxiliary work counts so: an FP pipe is the kernel's arithmetic itself (the FMA pipe takes one warp
   // instruction per cycle from its two sub-pipes, the issue rate: the FP16 polynomial at FMA 75%, issue 90% is FP16
   // bound), and a pipe at its own roof (by its busy share, or its FLOPs at the precision's peak) is the bound
-  // whatever issue reads (the FP32 FMA roof: FMA 84%, issue 95%).
-  const bool auxiliary = pipe && (pipe->id == CauseId::int_pipe || pipe->id == CauseId::sfu_pipe);
+  // whatever issue reads (the FP32 FMA roof: FMA 84%, issue 95%). Nor does the special-function pipe: a MUFU
+  // occupies it for several cycles of one issue slot, so at 70% busy it is what the kernel's MUFU work waits for and
+  // fewer of them relieve it far more than issue (Lanczos weights on the H200: XU 72.7%, issue 85.5%, labelled blind
+  // "special-function pipe").
+  const bool auxiliary = pipe && pipe->id == CauseId::int_pipe;
   const bool issue_ahead = auxiliary && val(m.issue_active_pct) >= r.p("issue_bound_pct") &&
                            val(m.issue_active_pct) >= pipe_pct + r.p("issue_over_pipe_pct") && pipe_pct < pipe_roof &&
                            !(r.roof && r.roof->pct_of_roof >= roof_pct);
