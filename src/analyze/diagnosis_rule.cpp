@@ -41,6 +41,17 @@ std::optional<double> RuleContext::l1_data_per_clk() const {
          (sms * clock_hz * *m.duration_ns * 1e-9);
 }
 
+Finding& RuleContext::add_mio_instructions(CauseId id, double l1, double per_clk) {
+  Finding& f = add(id, "L1/shared-memory unit bound (MIO instructions, not data)",
+                   fmt::format("L1/TEX unit busy {:.1f}% while it moves {:.1f} B per SM cycle of loads, stores and "
+                               "shared-memory wavefronts: the unit is busy with other MIO instructions (warp shuffles, "
+                               "...), not with re-read data",
+                               l1, per_clk),
+                   headroom, fmt::format("l1_throughput={:.1f}%, l1_data={:.1f} B/clk/SM", l1, per_clk));
+  f.remedy = RemedyId::mio_pressure;
+  return f;
+}
+
 double RuleContext::dram_pct() const {
   return m.dram_measured_pct ? *m.dram_measured_pct : val(m.dram_throughput_pct);
 }

@@ -109,6 +109,10 @@ struct RuleContext {
   // device's SM count and a clock, or in a kernel of tensor math (TMA and warpgroup-MMA operands reach shared memory
   // past these counters).
   std::optional<double> l1_data_per_clk() const;
+  // The finding for an L1/TEX unit busy `l1`% while it moves `per_clk` bytes per SM cycle (MIO instructions, not
+  // data), as `id` (mio_queue from the dominant-stall rule, l1_bandwidth from the plain bounds where that rule did not
+  // name it), with the remedy mio_pressure.
+  Finding& add_mio_instructions(CauseId id, double l1, double per_clk);
 
   // Records a cause of the running rule with its table remedy and kind; `gain` is a fraction of the kernel's time.
   // The returned cause may be amended where one finding differs from its row (a bound at its roof has no remedy).

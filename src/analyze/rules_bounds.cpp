@@ -213,13 +213,7 @@ void detect_plain_bounds(RuleContext& r) {
     if (r.found(CauseId::mio_queue)) return;
     const std::optional<double> per_clk = r.l1_data_per_clk();
     if (per_clk && *per_clk < r.p("l1_data_min_bytes_per_clk")) {
-      Finding& f = r.add(CauseId::l1_bandwidth, "L1/shared-memory unit bound (MIO instructions, not data)",
-                         fmt::format("L1/TEX unit busy {:.1f}% while it moves {:.1f} B per SM cycle of loads, stores "
-                                     "and shared-memory wavefronts: the unit is busy with other MIO instructions "
-                                     "(warp shuffles, ...), not with re-read data",
-                                     l1, *per_clk),
-                         headroom, fmt::format("l1_throughput={:.1f}%, l1_data={:.1f} B/clk/SM", l1, *per_clk));
-      f.remedy = RemedyId::mio_pressure;
+      r.add_mio_instructions(CauseId::l1_bandwidth, l1, *per_clk);
       return;
     }
     operands(r.add(CauseId::l1_bandwidth, "L1/shared-memory bandwidth bound",

@@ -39,12 +39,7 @@ void detect_dominant_stall(RuleContext& r) {
     if (l1 >= r.p("onchip_bound_pct") && l1 >= val(m.sm_throughput_pct) - 10 && l1 > val(m.l2_throughput_pct) &&
         r.dram_pct() < r.p("dram_bound_pct") && (pipe < r.p("pipe_bound_pct") || pipe < l1 - 10))
       if (const auto per_clk = r.l1_data_per_clk(); per_clk && *per_clk < r.p("l1_data_min_bytes_per_clk")) {
-        r.add(CauseId::mio_queue, "L1/shared-memory unit bound (MIO instructions, not data)",
-              fmt::format("L1/TEX unit busy {:.1f}% while it moves {:.1f} B per SM cycle of loads, stores and "
-                          "shared-memory wavefronts: the unit is busy with other MIO instructions (warp shuffles, "
-                          "...), not with re-read data",
-                          l1, *per_clk),
-              r.headroom, fmt::format("l1_throughput={:.1f}%, l1_data={:.1f} B/clk/SM", l1, *per_clk));
+        r.add_mio_instructions(CauseId::mio_queue, l1, *per_clk);
         return;
       }
   }
