@@ -175,3 +175,32 @@ TEST(RenderContract, TopOpportunitiesRankByRunGain) {
                     "1. Approach measured DRAM bandwidth (copy_f4: 8% of its time) — est. 6% gain — trigger: ");
   EXPECT_NE(at, std::string::npos) << md;
 }
+
+// The contract keeps each kernel's own order: the figureless "move fewer bytes" lever of a kernel at the DRAM roof,
+// first in its list, stays ahead of that kernel's small items (its run gain of 0 would put it behind them), and a
+// larger item of another kernel still goes first.
+TEST(RenderContract, TopOpportunitiesKeepEachKernelsOwnOrder) {
+  auto run = sample_annotation_run();
+  auto& g = run.stages.front().kernels.front();
+  ASSERT_TRUE(g.analysis.has_value());
+  auto item = [](std::string name, double est, double share, bool estimated) {
+    Opportunity o;
+    o.name = std::move(name);
+    o.est_gain_pct = est;
+    o.run_share_pct = share;
+    o.run_gain_pct = est * share / 100.0;
+    o.estimated = estimated;
+    return o;
+  };
+  g.analysis->opportunities = {item("Move fewer DRAM bytes", 0, 60, false), item("Balance the SMs", 7, 60, true)};
+  Opportunity fusion = item("Fuse the two stages", 40, 20, true);
+  fusion.scope = "pipeline";
+  fusion.kernels = {"a", "b"};
+  run.program_opportunities = {fusion};
+  std::string md = render_contract(run, nullptr);
+  const auto fuse = md.find("1. Fuse the two stages"), lever = md.find("2. Move fewer DRAM bytes"),
+             balance = md.find("3. Balance the SMs");
+  EXPECT_NE(fuse, std::string::npos) << md;
+  EXPECT_NE(lever, std::string::npos) << md;
+  EXPECT_NE(balance, std::string::npos) << md;
+}

@@ -593,11 +593,10 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // H200, weighed down to 12% and 9%, came before kprof's own bank-conflict items); equal bounded gains (several
   // capped by the same headroom) rank by the unbounded estimate, after the remedies that act on the binding unit
   // itself (its own remedy carries exactly that headroom).
-  // An item without a figure ranks after every item with one, contradicted or not (the contract's top 3 ranks by run
-  // gain, where it has 0: the two orders agree).
-  // The one lever of a unit at its roof (fewer DRAM or L2 bytes), though without a figure, ranks before items worth
-  // under roof_lever_lead_max_pct: they are the small change left (Nsight Compute's 7% workload imbalance beside a
-  // stream at the L2 roof), it the only large one.
+  // An item without a figure ranks after every item with one, contradicted or not, except the one lever of a unit at
+  // its roof (fewer DRAM or L2 bytes): it ranks before items worth under roof_lever_lead_max_pct, the small change
+  // left (Nsight Compute's 7% workload imbalance beside a stream at the L2 roof), it the only large one. (The
+  // contract's top 3 ranks by run gain and keeps each kernel's order: render/contract_view.cpp.)
   const double lever_over = t.param("opportunities.roof_lever_lead_max_pct");
   std::stable_sort(kept.begin(), kept.end(), [&](const Candidate& a, const Candidate& b) {
     if (a.roof_lever != b.roof_lever) {

@@ -110,13 +110,20 @@ std::string trigger_text(const Opportunity& o) {
 std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::size_t limit) {
   bool multi = kernel_count(run) > 1;
   std::vector<ContractOpportunity> all;
+  // Each item's rank: its run gain, or a later item's of its kernel where that is larger, so a kernel's items keep the
+  // analysis's order (the figureless "fewer bytes" lever of a unit at its roof comes before that kernel's small
+  // items, analyze/opportunities.cpp; ranked by its run gain of 0 it would fall behind them).
+  std::vector<std::pair<std::size_t, std::size_t>> kernels;  // each kernel's items in `all`: [first, last)
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)
-      if (g.analysis)
+      if (g.analysis) {
+        const std::size_t first = all.size();
         for (const auto& o : g.analysis->opportunities)
           all.push_back(ContractOpportunity{o.name, multi ? kernel_label(g) : std::string(), {kernel_label(g)},
                                             o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope,
                                             o.estimated});
+        kernels.emplace_back(first, all.size());
+      }
   // Items across kernels (fuse stages, remove launch gaps) rank by the same whole-run gain.
   // A whole-program item of a one-kernel run reads like any item there: no label, its estimate of the run.
   // An item of one stage (host work in its range) or of where the program's launch gaps lie is labelled with the
@@ -135,9 +142,17 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
   }
   // A run analysed before run shares existed has none: rank by the kernel's own estimate then.
   bool shares = std::any_of(all.begin(), all.end(), [](const auto& o) { return o.run_gain_pct > 0; });
-  std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
-    return shares ? a.run_gain_pct > b.run_gain_pct : a.est_gain_pct > b.est_gain_pct;
-  });
+  std::vector<double> rank;
+  for (const auto& o : all) rank.push_back(shares ? o.run_gain_pct : o.est_gain_pct);
+  for (const auto& [first, last] : kernels)
+    for (std::size_t i = last; i-- > first + 1;) rank[i - 1] = std::max(rank[i - 1], rank[i]);
+  std::vector<std::size_t> order(all.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank[a] > rank[b]; });
+  std::vector<ContractOpportunity> sorted;
+  sorted.reserve(all.size());
+  for (std::size_t i : order) sorted.push_back(std::move(all[i]));
+  all = std::move(sorted);
   // The same remedy for the same kernel shown once (a kernel can sit in several stages).
   std::vector<ContractOpportunity> out;
   for (const auto& o : all) {
