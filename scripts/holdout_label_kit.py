@@ -50,7 +50,9 @@ def vocabulary() -> str:
     ids = (ROOT / "src/analyze/cause_ids.hpp").read_text()
     causes = re.search(r"enum class CauseId \{(.*?)\};", ids, re.S).group(1)
     causes = [c.strip() for c in re.sub(r"//[^\n]*", "", causes).split(",") if c.strip()]
-    remedies = re.findall(r'\{RemedyId::(\w+),\s*"([^"]*)"', (ROOT / "src/analyze/remedies.cpp").read_text())
+    # A name may be split over adjacent string literals: joined.
+    remedies = [(r, "".join(re.findall(r'"([^"]*)"', text))) for r, text in
+                re.findall(r'\{RemedyId::(\w+),\s*((?:"[^"]*"\s*)+)', (ROOT / "src/analyze/remedies.cpp").read_text())]
     lines = ["# Label vocabulary", "",
              "A label names the case's cause (what limits its longest kernel, or the range for a program-level case)"
              " and the first fix an expert would try, each as one of these ids. `none` as the fix: nothing to gain"
