@@ -50,7 +50,7 @@ std::string unit_of(const Cause& c) {
     case CauseId::l2_bandwidth: return "L2";
     case CauseId::l1_bandwidth: return "L1/shared memory";
     // (The host link: a kernel reading host memory across it, rules_bounds.cpp.)
-    case CauseId::memory_bound: return c.trigger.rfind("host_link=", 0) == 0 ? "host link" : "memory units";
+    case CauseId::memory_bound: return c.trigger.starts_with(kHostLinkTrigger) ? "host link" : "memory units";
     case CauseId::compute_bound: return "instruction issue";
     case CauseId::memory_latency: return "memory latency";
     case CauseId::latency: return "latency";

@@ -12,6 +12,10 @@ bool has_cause(const std::vector<Cause>& causes, CauseId id) {
   return std::any_of(causes.begin(), causes.end(), [&](const Cause& c) { return c.id == name(id); });
 }
 
+bool slower_than_replay(double alone_ns, double replay_ns, double min_ratio, double min_extra_us) {
+  return replay_ns > 0 && alone_ns >= min_ratio * replay_ns && alone_ns - replay_ns >= min_extra_us * 1e3;
+}
+
 GroupFacts facts_of(const KernelGroup& g) {
   GroupFacts f;
   f.kernel = g.kernel;

@@ -8,6 +8,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyze/cause_ids.hpp"
@@ -36,6 +37,16 @@ struct GroupFacts {
 };
 
 GroupFacts facts_of(const KernelGroup& g);
+
+// Whether a launch that had the GPU to itself (`alone_ns`) ran so much longer than the profiler's replay of it
+// (`replay_ns`) that the timed run paid what the replay did not (page_migration): at least
+// diagnosis.replay_slowdown_min times and diagnosis.replay_slowdown_min_us longer. The page-migration rule names it;
+// the plausibility check then does not call the durations' mismatch implausible.
+bool slower_than_replay(double alone_ns, double replay_ns, double min_ratio, double min_extra_us);
+
+// The trigger prefix of a memory_bound finding for a kernel reading host memory over the host link
+// (rules_bounds.cpp): its unit is "host link" and its item "keep the data in device memory".
+inline constexpr std::string_view kHostLinkTrigger = "host_link=";
 
 // The causes that apply, best first: causes specific enough to name a fix (access pattern, conflicts, ...)
 // before the plain bounds they explain, each group ordered by estimated gain. `headroom` (0..1) is the

@@ -144,7 +144,7 @@ void l2_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, std
 // DRAM's rate. Where the kernel reads them once per copy, the copy takes the link time the kernel takes now.
 void host_memory(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
   if (causes.empty() || causes.front().id != name(CauseId::memory_bound) ||
-      causes.front().trigger.rfind("host_link=", 0) != 0)
+      !causes.front().trigger.starts_with(kHostLinkTrigger))
     return;
   const Cause& c = causes.front();
   const Remedy* r = find_remedy(RemedyId::dram_traffic);

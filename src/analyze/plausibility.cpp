@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "analyze/diagnosis.hpp"
 #include "analyze/metric_fields.hpp"
 
 namespace kprof::analyze {
@@ -55,9 +56,10 @@ std::vector<Implausible> check_plausibility(const KernelGroup& g, const Canonica
   // (Kernels of a few microseconds are left out: a profiler's replay of them carries its own overhead.)
   // Nor a launch that ran alone far slower than its replay: the replay's resident data explains the difference, and
   // the diagnosis names it (page_migration).
-  const bool replay_slowdown = g.alone_min_ns && m.duration_ns && *m.duration_ns > 0 &&
-                               *g.alone_min_ns >= t.param("diagnosis.replay_slowdown_min") * *m.duration_ns &&
-                               *g.alone_min_ns - *m.duration_ns >= t.param("diagnosis.replay_slowdown_min_us") * 1e3;
+  const bool replay_slowdown =
+      g.alone_min_ns && m.duration_ns &&
+      slower_than_replay(*g.alone_min_ns, *m.duration_ns, t.param("diagnosis.replay_slowdown_min"),
+                         t.param("diagnosis.replay_slowdown_min_us"));
   if (!replay_slowdown && g.duration_ns.count > 1 && m.duration_ns && *m.duration_ns > 0 &&
       g.duration_ns.median >= t.param("diagnosis.launch_bound_max_us") * 1e3) {
     double r = *m.duration_ns / g.duration_ns.median;

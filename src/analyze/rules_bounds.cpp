@@ -80,7 +80,7 @@ void detect_plain_bounds(RuleContext& r) {
                         "{} {:.1f} GB/s",
                         *m.sysmem_bytes, gbps, share, measured ? "measured" : "assumed", link),
             device_ns > 0 ? 1.0 - device_ns / *m.duration_ns : 0.0,
-            fmt::format("host_link={:.0f}%, sysmem_bytes={:.3g} B", share, *m.sysmem_bytes))
+            fmt::format("{}{:.0f}%, sysmem_bytes={:.3g} B", kHostLinkTrigger, share, *m.sysmem_bytes))
           .remedy = RemedyId::none;
       return;
     }

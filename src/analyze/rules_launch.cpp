@@ -38,10 +38,10 @@ void detect_launch_overhead(RuleContext& r) {
 // describe the resident replay, not that time.
 void detect_page_migration(RuleContext& r) {
   const auto& g = r.g;
-  if (!g.alone_min_ns || !g.replay_ns || *g.replay_ns <= 0) return;
-  const double ratio = *g.alone_min_ns / *g.replay_ns;
-  if (ratio < r.p("replay_slowdown_min") || *g.alone_min_ns - *g.replay_ns < r.p("replay_slowdown_min_us") * 1e3)
+  if (!g.alone_min_ns || !g.replay_ns ||
+      !slower_than_replay(*g.alone_min_ns, *g.replay_ns, r.p("replay_slowdown_min"), r.p("replay_slowdown_min_us")))
     return;
+  const double ratio = *g.alone_min_ns / *g.replay_ns;
   r.add(CauseId::page_migration, "far slower in the timed run than in the replay (page faults on first touch)",
         fmt::format("its shortest launch with no other kernel beside it took {:.1f} us in the timed run, {:.0f}x the "
                     "{:.1f} us of the profiler's replay of the same launch: the timed run paid what the replay, its "
