@@ -184,14 +184,23 @@ int main(int argc, char** argv) {
       print_totals(kprof::corpus::score_all(kprof::corpus::holdout_file(n)), "held-out set " + std::to_string(n) + ", ");
     return 0;
   }
+  // `diagnosis_score --labels <file> [--why|--why-all]`: the same table against any labels file of the same form
+  // (a second, independent labelling of a held-out set: bench/label_agreement.py).
+  const bool other_labels = which == "--labels" && argc > 2;
+  if (which == "--labels" && !other_labels) {
+    std::cerr << "diagnosis_score: --labels needs a labels file\n";
+    return 2;
+  }
   auto scores = kprof::corpus::score_all(
-      which == "--holdout"                   ? kprof::corpus::holdout_file()
+      other_labels                           ? std::filesystem::path(argv[2])
+      : which == "--holdout"                 ? kprof::corpus::holdout_file()
       : which.rfind("--holdout", 0) == 0     ? kprof::corpus::holdout_file(std::atoi(which.c_str() + 9))
                                              : kprof::corpus::expected_file());
   std::cout << kprof::corpus::score_table(scores) << "\n";
   // --why: the causes and top items of every miss; --why-all: of every case.
-  const bool why_all = argc > 2 && std::string(argv[2]) == "--why-all";
-  if (argc > 2 && (std::string(argv[2]) == "--why" || why_all))
+  const int flag = other_labels ? 3 : 2;
+  const bool why_all = argc > flag && std::string(argv[flag]) == "--why-all";
+  if (argc > flag && (std::string(argv[flag]) == "--why" || why_all))
     for (const auto& s : scores) {
       if (s.excluded || (s.cause_ok && s.fix_ok && !why_all)) continue;
       std::cout << "### " << s.want.stage << " (" << kprof::corpus::source_name(s.source) << "): want " << s.want.cause
