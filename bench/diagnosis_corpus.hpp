@@ -323,6 +323,20 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
           (!across || o.run_gain_pct > across->run_gain_pct))
         across = &o;
     }
+    // A range bound outside its kernels (Stage::bound) has its launch gaps stood for by the launch-overhead item of
+    // a kernel of the stage that owns them (analyze_run drops the range's own item then: one item for the gaps), not
+    // necessarily the main kernel (set 21's per-sequence means: 452 launches of an 11 us mean, bound by its grid, and
+    // 60 of a 7 us one that owns the gaps). That item is the range's, and leads as the range's own item would.
+    if (st.bound) {
+      analyze::Thresholds t;
+      t.apply_file(KPROF_SOURCE_DIR + "/data/thresholds.toml");
+      for (const auto& k : st.kernels)
+        if (&k != g && analyze::owns_launch_gaps(k, t) && k.analysis)
+          for (const auto& o : k.analysis->opportunities)
+            if (o.remedy == "launch_overhead" && o.run_gain_pct >= 0.01 * stage_share_pct &&
+                o.run_gain_pct > kernel_run_gain && (!across || o.run_gain_pct > across->run_gain_pct))
+              across = &o;
+    }
     if (across) {
       sc.first_fix = across->remedy;
       sc.first_kernel_remedy.clear();

@@ -683,7 +683,9 @@ TEST(DiagnosisHoldout, ACopyOrCastBeforeItsConsumerIsFoldedIntoItsLoads) {
   });
   in_every_source("diag_holdout2", [](const ProfileRun& run) {
     for (const auto& o : run.program_opportunities)
-      if (o.name.find("Fold") != std::string::npos) EXPECT_EQ(o.name.find("adamw"), std::string::npos) << o.name;
+      if (o.name.find("Fold") != std::string::npos) {
+        EXPECT_EQ(o.name.find("adamw"), std::string::npos) << o.name;
+      }
   });
 }
 
@@ -701,8 +703,9 @@ TEST(DiagnosisHoldout, WorkImbalanceAcrossSmsIsACause) {
   in_every_source("diag_corpus", [](const ProfileRun& run) {
     for (const auto& st : run.stages)
       for (const auto& g : st.kernels)
-        if (g.analysis)
+        if (g.analysis) {
           for (const auto& c : g.analysis->causes) EXPECT_NE(c.id, "sm_imbalance") << g.kernel;
+        }
   });
 }
 
@@ -841,9 +844,11 @@ TEST(DiagnosisHoldout, TwentiethSetScoreDoesNotRegress) {
 // most of each instance (per-step .item() syncs, a sync around every op, token ids built in Python, a Python loop of
 // 256 tiny reductions where the idle share passes half) are bound outside their kernels: cause 11/9/4; and a range's
 // launch gaps are an item of its own where the program's launch-gap item does not name it (the sync around every op:
-// remove the synchronisations): first fix 10/10/4.
+// remove the synchronisations): first fix 10/10/4. Seventeenth session: in a range bound outside its kernels, the
+// launch-overhead item of the stage's kernel that owns the gaps (stood for the range's own item) leads as the range's
+// would (the per-sequence means, whose main kernel is bound by its 8-block grid): first fix 11/10/4.
 TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 10}, {9, 10}, {4, 4}},
+  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 11}, {9, 10}, {4, 4}},
                        {"fold_unpatchify_p16_f32", "scaled_mm_fp8_m16_decode", "sdpa_head_dim_100_bf16",
                         "sync_after_every_op_bf16", "token_ids_torch_tensor_per_step",
                         "triton_moe_grouped_gemm_skewed_bf16"});
@@ -854,9 +859,10 @@ TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
 // pinned allocation per frame, per-sequence launches, one-stream serialisation, a graph rebuilt every step, a host
 // round trip), written by a helper who did not read the rules, captured with kprof dcf5126 and labelled blind. Scored
 // as captured, with no change after: cause 10/9/10, first fix 6/7/7. The CUPTI counter pass has no counters for the
-// graph's kernels.
+// graph's kernels. Seventeenth session: a long call with the GPU idle all along is the host's work in the driver,
+// not a wait (the per-frame cudaHostAlloc): first fix 8/8/7.
 TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 7}, {11, 7}, {11, 7}}, {"graph_rebuilt_per_step"});
+  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 8}, {11, 8}, {11, 7}}, {"graph_rebuilt_per_step"});
 }
 
 // Set 24 (fifteenth session): hand-written CUDA cases (blocks of 40 threads, a volatile poll, loop-invariant Lanczos
@@ -876,9 +882,10 @@ TEST(DiagnosisHoldout, TwentyFourthSetScoreDoesNotRegress) {
 // per-parameter SGD), captured with kprof a950b54 and labelled blind. Scored as captured: cause 11/12/8, first fix
 // 5/5/4 (ncu mode 10 cases scored: its capture stopped at 200 s). After the changes it prompted (a special-function
 // pipe wants fewer MUFU instructions; only waits among a stage's own launches make its gaps host synchronisation):
-// 11/12/8 and 7/7/5.
+// 11/12/8 and 7/7/5. Seventeenth session (calls with the GPU idle all along are host work: cuFFT's plan building per
+// clip length): first fix 7/8/5.
 TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 7}, {12, 7}, {8, 5}},
+  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 7}, {12, 8}, {8, 5}},
                        {"detect_anomaly_train_step_bf16", "nms_greedy_bool_index_loop",
                         "sgd_momentum_per_param_loop_f32"});
 }

@@ -266,7 +266,8 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
   }
   if (r.host_work_ns >= r.host_blocked_ns && r.host_work_ns >= r.launch_gaps_ns) {
     what = "host work";
-    sentence = "the host computes between launches, outside any CUDA call, while the GPU has nothing queued";
+    sentence = "the host works between launches (computing outside CUDA calls, or in calls that do not wait for the "
+               "GPU: allocations, graph or plan building) while the GPU has nothing queued";
   } else if (r.host_blocked_ns >= r.launch_gaps_ns) {
     what = "host waits";
     sentence = "the host is held in blocking CUDA calls (allocations, synchronisations, copies) while the GPU has "

@@ -594,10 +594,22 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       else m.push_back(s);
     return m;
   };
-  std::vector<Span> gpu, host, blocking, long_calls, host_func_calls;
+  std::vector<Span> gpu, host, blocking, driver, long_calls, host_func_calls;
   for (const auto& k : trace.kernels) gpu.push_back({k.start_ns, k.end_ns});
   for (const auto& c : trace.memcpys) gpu.push_back({c.start_ns, c.end_ns});
   for (const auto& s : trace.memsets) gpu.push_back({s.start_ns, s.end_ns});
+  gpu = merged(std::move(gpu));
+  // The GPU's busy time inside [lo, hi).
+  auto busy_in = [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t sum = 0;
+    auto it = std::upper_bound(gpu.begin(), gpu.end(), Span{lo, lo},
+                               [](const Span& a, const Span& b) { return a.first < b.first; });
+    if (it != gpu.begin()) --it;
+    for (; it != gpu.end() && it->first < hi; ++it)
+      sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
+    return static_cast<double>(sum);
+  };
+  const double wait_busy_share = t.param("opportunities.blocking_wait_min_busy_share");
   for (const auto& a : trace.api_calls) {
     host.push_back({a.start_ns, a.end_ns});
     // A call that holds the host while the GPU has nothing queued: an allocation or free (cudaFree synchronises
@@ -613,7 +625,18 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                            a.end_ns - a.start_ns >= t.param("opportunities.blocking_call_min_ns");
     if (call.find("LaunchHostFunc") != std::string_view::npos) host_func_calls.push_back({a.start_ns, a.end_ns});
     if (long_call) long_calls.push_back({a.start_ns, a.end_ns});  // (a call without a name is no launch either)
-    if (long_call && !call.empty() && (allocation || !trace.memcpys.empty())) blocking.push_back({a.start_ns, a.end_ns});
+    // Of those, a call that waits for the GPU (a synchronisation, a copy, or a call during which the GPU ran queued
+    // work for blocking_wait_min_busy_share of it: set 14's cudaFree, which synchronises the device, 23 us of kernels
+    // in a 92 us call) is the host waiting. One with the GPU idle (nearly) all along is the host's own work inside the
+    // driver (pinning a buffer, instantiating a graph, building a library plan, loading a module): it goes by moving
+    // the call out of the loop, not by dropping a wait (set 22's per-frame cudaHostAlloc, 3.7 ms beside a 3.6 us
+    // kernel).
+    if (long_call && !call.empty() && (allocation || !trace.memcpys.empty())) {
+      const bool waits = call.find("Synchronize") != std::string_view::npos ||
+                         call.find("Memcpy") != std::string_view::npos ||
+                         busy_in(a.start_ns, a.end_ns) >= wait_busy_share * static_cast<double>(a.end_ns - a.start_ns);
+      (waits ? blocking : driver).push_back({a.start_ns, a.end_ns});
+    }
   }
   // The kernels and the copies apart, for how much of each ran beside the other.
   // Only copies between host and device use a resource of their own (the host link); a device-to-device copy
@@ -643,9 +666,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     }
   kernels_only = merged(std::move(kernels_only));
   copies_only = merged(std::move(copies_only));
-  gpu = merged(std::move(gpu));
   host = merged(std::move(host));
   blocking = merged(std::move(blocking));
+  driver = merged(std::move(driver));
   long_calls = merged(std::move(long_calls));
   // Time in [lo, hi) covered by the spans of `of`.
   auto covered = [](const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
@@ -663,8 +686,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   // (any stretch).
   // `calls`: the host in any CUDA call of blocking_call_min_ns or more that is not a launch, blocking or not (without
   // copy records, a copy or a synchronisation the GPU may be serving unseen).
+  // `driver`: the host in such a call that does not wait for the GPU (host work inside the driver).
   struct Idle {
-    double work = 0, blocked = 0, calls = 0, idle = 0;
+    double work = 0, blocked = 0, driver = 0, calls = 0, idle = 0;
   };
   auto idle_host = [&](std::int64_t lo, std::int64_t hi) {
     Idle out;
@@ -673,6 +697,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       if (until <= at) return;
       out.idle += static_cast<double>(until - at);
       out.blocked += static_cast<double>(covered(blocking, at, until));
+      out.driver += static_cast<double>(covered(driver, at, until));
       out.calls += static_cast<double>(covered(long_calls, at, until));
       if (until - at >= min_gap) out.work += static_cast<double>(until - at - covered(host, at, until));
     };
@@ -764,7 +789,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return out;
   };
   struct Seen {
-    std::vector<double> work, blocked, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns, device_copy,
+    std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns, device_copy,
         link_alone, host_funcs;
     std::vector<RangeTime> instances;
     bool pinned_measured = false, pinned_fallback = false;
@@ -805,7 +830,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     const std::int64_t lo = range.start_ns, hi = std::max(range.end_ns, end);
     if (hi <= lo) continue;
     const Idle idle = idle_host(lo, hi);
-    per_stage[stage].work.push_back(idle.work);
+    per_stage[stage].work.push_back(idle.work + idle.driver);
+    per_stage[stage].driver.push_back(idle.driver);
+    per_stage[stage].in_calls.push_back(idle.blocked + idle.driver);
     per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
     per_stage[stage].device_copy.push_back(alone(device_copies, kernels_only, lo, hi));  // none without copy records
@@ -866,8 +893,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // that may be a copy the trace did not record is not counted as idle.
       per_stage[stage].instances.push_back({.instances = 1,
                                             .span_ns = static_cast<double>(last - first),
-                                            .idle_ns = std::max(0.0, within.idle - (within.calls - within.blocked)),
-                                            .host_work_ns = within.work,
+                                            .idle_ns = std::max(0.0, within.idle - (within.calls - within.blocked -
+                                                                                    within.driver)),
+                                            .host_work_ns = within.work + within.driver,
                                             .host_blocked_ns = within.blocked,
                                             .launch_gaps_ns = std::max(0.0, within.idle - within.work - within.calls),
                                             .wait_gaps_ns = wait_gaps,
@@ -1042,7 +1070,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // 24's energy log): the GPU idles for the callbacks, host work on the stream's path, not a wait to drop.
     const bool callbacks = lower_median(seen.host_funcs) >= 1;
     const bool computes = work >= blocked || callbacks;
-    const double typical = computes ? std::max(work, callbacks ? blocked : 0.0) : blocked, total = typical * count;
+    // Where the waits lead, allocating once and synchronising once take the host's other calls out of the loop too:
+    // the estimate is its time in all of them.
+    const double typical = computes ? std::max(work, callbacks ? blocked : 0.0) : lower_median(seen.in_calls),
+                 total = typical * count;
     if (typical < min_gap || total / span < min_share) continue;
     Opportunity o = item(computes ? RemedyId::host_work : RemedyId::host_sync, total / span,
                          computes ? "host_work_ns" : "host_blocked_ns", total,
@@ -1056,12 +1087,17 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                        "do the work on the GPU. ",
                                        stage->name, typical * 1e-6, per_range_ms, lower_median(seen.host_funcs))
                          : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the "
-                                       "host works outside any CUDA call. ",
-                                       stage->name, typical * 1e-6, per_range_ms)) +
+                                       "host works {}. ",
+                                       stage->name, typical * 1e-6, per_range_ms,
+                                       2.0 * lower_median(seen.driver) >= work
+                                           ? "in CUDA calls that do not wait for the GPU (allocating or pinning "
+                                             "buffers, building graphs or library plans, loading modules): made once, "
+                                             "ahead of the loop, they leave its path"
+                                           : "outside any CUDA call")) +
                   o.rationale
             : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host is held "
-                          "in CUDA calls that block it (allocations and frees, blocking or pageable copies, "
-                          "synchronisations). Allocate once (or with cudaMallocAsync), copy from pinned memory "
+                          "in CUDA calls that wait for the GPU (frees and allocations behind queued work, blocking or "
+                          "pageable copies, synchronisations). Allocate once (or with cudaMallocAsync), copy from pinned memory "
                           "asynchronously, and synchronise once: the launches then queue ahead of the GPU.",
                           stage->name, typical * 1e-6, per_range_ms);
     if (!computes)

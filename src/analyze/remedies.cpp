@@ -109,9 +109,10 @@ const Remedy kRemedies[] = {
      "device, synchronise once, and capture the loop in a CUDA graph.",
      true},
     {RemedyId::host_work, "Take the host's work out of the GPU's path (do it on the GPU, or ahead of it)",
-     "The GPU idles in long gaps while the host computes between its launches (data prepared or random numbers drawn "
-     "on the CPU, Python work per step), outside any CUDA call; doing that work on the GPU, or ahead of time on "
-     "another thread with pinned memory and asynchronous copies, keeps the GPU busy.",
+     "The GPU idles in long gaps while the host works between its launches: computing outside CUDA calls (data "
+     "prepared or random numbers drawn on the CPU, Python work per step) or in calls that do not wait for the GPU "
+     "(a buffer pinned, a graph or a library plan built each step); doing that work on the GPU, once ahead of the "
+     "loop, or ahead of time on another thread with pinned memory and asynchronous copies keeps the GPU busy.",
      true},
 };
 }  // namespace
