@@ -599,15 +599,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   for (const auto& c : trace.memcpys) gpu.push_back({c.start_ns, c.end_ns});
   for (const auto& s : trace.memsets) gpu.push_back({s.start_ns, s.end_ns});
   gpu = merged(std::move(gpu));
-  // The GPU's busy time inside [lo, hi).
-  auto busy_in = [&](std::int64_t lo, std::int64_t hi) {
+  // Time in [lo, hi) covered by the spans of `of`.
+  auto covered = [](const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
     std::int64_t sum = 0;
-    auto it = std::upper_bound(gpu.begin(), gpu.end(), Span{lo, lo},
+    auto it = std::upper_bound(of.begin(), of.end(), Span{lo, lo},
                                [](const Span& a, const Span& b) { return a.first < b.first; });
-    if (it != gpu.begin()) --it;
-    for (; it != gpu.end() && it->first < hi; ++it)
+    if (it != of.begin()) --it;
+    for (; it != of.end() && it->first < hi; ++it)
       sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
-    return static_cast<double>(sum);
+    return sum;
   };
   const double wait_busy_share = t.param("opportunities.blocking_wait_min_busy_share");
   for (const auto& a : trace.api_calls) {
@@ -634,7 +634,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (long_call && !call.empty() && (allocation || !trace.memcpys.empty())) {
       const bool waits = call.find("Synchronize") != std::string_view::npos ||
                          call.find("Memcpy") != std::string_view::npos ||
-                         busy_in(a.start_ns, a.end_ns) >= wait_busy_share * static_cast<double>(a.end_ns - a.start_ns);
+                         static_cast<double>(covered(gpu, a.start_ns, a.end_ns)) >=
+                             wait_busy_share * static_cast<double>(a.end_ns - a.start_ns);
       (waits ? blocking : driver).push_back({a.start_ns, a.end_ns});
     }
   }
@@ -670,16 +671,6 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   blocking = merged(std::move(blocking));
   driver = merged(std::move(driver));
   long_calls = merged(std::move(long_calls));
-  // Time in [lo, hi) covered by the spans of `of`.
-  auto covered = [](const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
-    std::int64_t sum = 0;
-    auto it = std::upper_bound(of.begin(), of.end(), Span{lo, lo},
-                               [](const Span& a, const Span& b) { return a.first < b.first; });
-    if (it != of.begin()) --it;
-    for (; it != of.end() && it->first < hi; ++it)
-      sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
-    return sum;
-  };
   const double min_gap = t.param("opportunities.gap_host_work_max_ns");
   // In [lo, hi), with the GPU idle: the host's computing (idle stretches of min_gap or more, less the host's CUDA
   // calls in them: a blocking copy or a synchronisation is a wait, not work), and the host held in a blocking call
