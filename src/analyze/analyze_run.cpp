@@ -270,8 +270,8 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
                "GPU: allocations, graph or plan building) while the GPU has nothing queued";
   } else if (r.host_blocked_ns >= r.launch_gaps_ns) {
     what = "host waits";
-    sentence = "the host is held in blocking CUDA calls (allocations, synchronisations, copies) while the GPU has "
-               "nothing queued";
+    sentence = "the host is held in CUDA calls that wait for the GPU (synchronisations, copies, frees behind queued "
+               "work) while the GPU has nothing queued";
   }
   Bottleneck b;
   b.kind = BottleneckKind::latency;

@@ -780,8 +780,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return out;
   };
   struct Seen {
-    std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes, pageable_pinned_ns, device_copy,
-        link_alone, host_funcs;
+    std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
+        pageable_pinned_ns, device_copy, link_alone, host_funcs;
     std::vector<RangeTime> instances;
     bool pinned_measured = false, pinned_fallback = false;
   };
@@ -1088,8 +1088,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                   o.rationale
             : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host is held "
                           "in CUDA calls that wait for the GPU (frees and allocations behind queued work, blocking or "
-                          "pageable copies, synchronisations). Allocate once (or with cudaMallocAsync), copy from pinned memory "
-                          "asynchronously, and synchronise once: the launches then queue ahead of the GPU.",
+                          "pageable copies, synchronisations). Allocate once (or with cudaMallocAsync), copy from "
+                          "pinned memory asynchronously, and synchronise once: the launches then queue ahead of the "
+                          "GPU.",
                           stage->name, typical * 1e-6, per_range_ms);
     if (!computes)
       o.assumes = "the blocking calls' time leaves the range (a copy still takes its time at the pinned rate, on the "

@@ -149,8 +149,10 @@ struct RangeTime {
   // ... with none of them on the GPU: host_work_ns + host_blocked_ns + launch_gaps_ns. Where the trace records no
   // copies, time the host spent in a long copy or synchronisation call is left out (the GPU may have been copying).
   double idle_ns = 0;
-  double host_work_ns = 0;     // ... the host computing outside any CUDA call (idle stretches of 1 ms or more)
-  double host_blocked_ns = 0;  // ... the host held in a blocking CUDA call (allocation, sync, copy)
+  // ... the host working: computing outside any CUDA call (idle stretches of 1 ms or more), or in a long call that
+  // waits for nothing (an allocation or a graph instantiation with the GPU idle all along)
+  double host_work_ns = 0;
+  double host_blocked_ns = 0;  // ... the host held in a CUDA call that waits for the GPU (a sync, a copy, a free)
   double launch_gaps_ns = 0;   // ... the rest: the GPU waiting for the host's next launch
   // Gaps between consecutive kernels (under 1 ms) during which the host began a wait for the GPU (a synchronisation,
   // a blocking read-back): the queue the wait drained.
