@@ -876,6 +876,87 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   EXPECT_FALSE(once.stages[0].bound);
 }
 
+// Set 22's graph rebuilt every step: each of a range's steps launches a graph of 16 kernels of 4 us, back to back,
+// and the host captures and instantiates the graph again before the next step (40 us of gap between the graph's
+// launches). The kernels are graph nodes: no launch-overhead cause that owns the gaps ("a CUDA graph removes them"
+// cannot apply), a launch count of one per graph launch, and the range's gaps are the host's work between them.
+TEST(Advice, KernelsThatRunAsGraphNodesAreNotToldToUseAGraph) {
+  auto graph_steps = [](bool graphed) {
+    Trace trace;
+    trace.strings = {"", "steps", "k", "cudaGraphLaunch"};
+    trace.info.api_traced = trace.info.nvtx_traced = true;
+    std::int64_t t = 0;
+    std::uint32_t correlation = 1;
+    for (int rep = 0; rep < 2; ++rep) {
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      for (int step = 0; step < 3; ++step, ++correlation) {
+        TraceApiCall a;
+        a.name = 3;
+        a.start_ns = t;
+        a.end_ns = t + 3000;
+        a.correlation = correlation;
+        trace.api_calls.push_back(a);
+        t += 5000;
+        for (int n = 0; n < 16; ++n) {
+          TraceKernel k;
+          k.name = k.function = 2;
+          k.start_ns = t;
+          k.end_ns = t + 4000;
+          k.nvtx_range = ri;
+          k.correlation = graphed ? correlation : correlation * 100 + static_cast<std::uint32_t>(n);
+          k.graph_id = graphed ? 7 : 0;
+          trace.kernels.push_back(k);
+          t += 4000;
+        }
+        t += 40000;  // the host captures and instantiates the graph again
+      }
+      r.end_ns = t;
+      trace.nvtx.push_back(r);
+      t += 1000000;
+    }
+    ProfileRun run = one_stage_run("steps", "k", 4000, 10);
+    KernelGroup& g = run.stages[0].kernels[0];
+    g.duration_ns.count = 96;
+    g.span_ns = static_cast<double>(trace.kernels.back().end_ns - trace.kernels.front().start_ns);
+    g.gpu_idle_ns = *g.span_ns - 96 * 4000.0;
+    g.graph_node_launches = graphed ? 96 : 0;
+    for (auto& k : trace.kernels) g.launches.push_back(KernelLaunch{.duration_ns = 4000.0, .start_ns = double(k.start_ns)});
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    return run;
+  };
+  // Launched one by one, the same timeline is the kernel's own launch overhead, which owns the gaps.
+  ProfileRun plain = graph_steps(false);
+  const auto& own = *plain.stages[0].kernels[0].analysis;
+  ASSERT_FALSE(own.causes.empty());
+  EXPECT_EQ(own.causes.front().id, "launch_overhead");
+  EXPECT_TRUE(owns_launch_gaps(plain.stages[0].kernels[0], shipped()));
+  // As graph nodes: a tiny kernel still (4 us), but with no gain figure and no ownership of the gaps.
+  ProfileRun graph = graph_steps(true);
+  const KernelGroup& g = graph.stages[0].kernels[0];
+  EXPECT_TRUE(g.graph_launched());
+  EXPECT_FALSE(owns_launch_gaps(g, shipped()));
+  for (const auto& c : g.analysis->causes)
+    if (c.id == "launch_overhead") {
+      EXPECT_EQ(c.gain_pct, 0.0);
+      EXPECT_NE(c.evidence.find("node of a CUDA graph"), std::string::npos) << c.evidence;
+    }
+  for (const auto& o : g.analysis->opportunities) EXPECT_EQ(o.name.find("CUDA graph,"), std::string::npos) << o.name;
+  ASSERT_TRUE(graph.stages[0].range);
+  EXPECT_EQ(graph.stages[0].range->launches, 3);  // one per graph launch, not 48 kernels
+  const Opportunity* gaps = nullptr;
+  for (const auto& o : graph.program_opportunities)
+    if (o.trigger_metric == "range_gap_ns") gaps = &o;
+  ASSERT_NE(gaps, nullptr);
+  EXPECT_EQ(gaps->remedy, "host_work");
+  EXPECT_NE(gaps->name.find("instantiate once"), std::string::npos) << gaps->name;
+  EXPECT_NE(gaps->rationale.find("already run as nodes of a CUDA graph"), std::string::npos) << gaps->rationale;
+  // Nor does the program's launch-gap item (a graph, fewer waits) take the gaps between a graph's launches.
+  for (const auto& o : graph.program_opportunities) EXPECT_NE(o.scope, "program") << o.name;
+}
+
 // Set 14's scratch buffer: every step of a range allocates and frees it (cudaMalloc 56 us, cudaFree 92 us, which
 // synchronises the device: it begins while the step's kernel runs) around a short kernel. The host held in those calls
 // while the GPU idles is the range's item: host_sync, its estimate the idle time in both calls (allocating once

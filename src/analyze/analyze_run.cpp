@@ -92,8 +92,9 @@ void judge_for_kind(std::vector<MetricVerdict>& verdicts, const CanonicalMetrics
 // the H200: a 1-block kernel launched 4 times over 20 s owned them all, and every other item became 0.01% of the run).
 double owned_ns(const KernelGroup& g, const Thresholds& t) {
   double own = g.gpu_time_or_profiled_ns();
+  // (Not a graph's nodes: the GPU's idle time over their launches is the host's between graph launches.)
   if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == name(CauseId::launch_overhead) &&
-      (g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size())) >=
+      !g.graph_launched() && (g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size())) >=
           t.param("diagnosis.launch_bound_min_launches"))
     own += g.gpu_idle_ns.value_or(0);
   return own;

@@ -26,6 +26,7 @@ GroupFacts facts_of(const KernelGroup& g) {
   f.span_ns = g.span_ns;
   f.gpu_idle_ns = g.gpu_idle_ns;
   f.alone_min_ns = g.alone_min_ns;
+  f.graph_nodes = g.graph_launched();
   f.replay_ns = g.metrics.duration_ns;
   return f;
 }

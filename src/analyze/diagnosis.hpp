@@ -31,6 +31,7 @@ struct GroupFacts {
   std::optional<double> span_ns;        // first start to last end of the group's launches (tracer)
   std::optional<double> gpu_idle_ns;    // GPU idle (no kernel of any group running) inside that span
   std::optional<double> alone_min_ns;   // shortest launch with no other kernel beside it (tracer)
+  bool graph_nodes = false;             // most of its launches ran as nodes of a CUDA graph (tracer)
   // The profiled launch's duration as the counters measured it (the diagnosis's metrics may have set it aside as
   // implausible beside the traced durations).
   std::optional<double> replay_ns;

@@ -76,7 +76,8 @@ class RangeStages {
 }  // namespace
 
 bool owns_launch_gaps(const KernelGroup& g, const Thresholds& t) {
-  if (!g.analysis || g.analysis->causes.empty() || g.analysis->causes.front().id != name(CauseId::launch_overhead))
+  if (!g.analysis || g.analysis->causes.empty() || g.analysis->causes.front().id != name(CauseId::launch_overhead) ||
+      g.graph_launched())
     return false;
   const double launches = g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size());
   return launches >= t.param("diagnosis.launch_bound_min_launches") && g.span_ns && *g.span_ns > 0 &&
@@ -487,7 +488,10 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   std::size_t last = 0;  // the kernel that ends at last_end: the gap's earlier side (on several streams, not ks[i - 1])
   for (std::size_t i = 1; i < ks.size(); ++i) {
     const double gap = static_cast<double>(ks[i].start_ns - last_end);
-    if (gap > 0 && gap < host_work_ns) {
+    // Between two nodes of CUDA graphs the gap is inside a graph (a node's own cost) or between two launches of graphs
+    // (the host's work between them, which the range's figures judge): neither a graph nor fewer waits removes it.
+    const bool graph_nodes = ks[last].graph_id != 0 && ks[i].graph_id != 0;
+    if (gap > 0 && gap < host_work_ns && !graph_nodes) {
       // A wait that returned in the gap drained the queue before it (a wait begins right after its launch call,
       // before the kernel it waits for has started: its return, not its start, places it).
       auto w = std::lower_bound(wait_spans.begin(), wait_spans.end(), std::make_pair(last_end, std::int64_t{0}));
@@ -787,8 +791,17 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   // Kernel starts, and the host's waits for the GPU (synchronising calls, blocking device-to-host copies), in time
   // order: how many of each an instance holds.
-  std::vector<std::int64_t> kernel_starts, wait_starts, wait_ends;
+  std::vector<std::int64_t> kernel_starts, launch_starts, wait_starts, wait_ends;
   for (const auto& k : trace.kernels) kernel_starts.push_back(k.start_ns);
+  // Launches: a kernel launched on its own, or a graph's launch (its nodes share the launch call's correlation id),
+  // placed at its first node: one launch call each, whatever number of kernels a graph runs.
+  {
+    std::set<std::pair<std::uint32_t, std::uint32_t>> graph_launches;
+    for (const auto& k : trace.kernels)
+      if (k.graph_id == 0 || k.correlation == 0 || graph_launches.insert({k.graph_id, k.correlation}).second)
+        launch_starts.push_back(k.start_ns);
+    std::sort(launch_starts.begin(), launch_starts.end());
+  }
   auto wait = [&](std::int64_t start, std::int64_t end) { wait_starts.push_back(start), wait_ends.push_back(end); };
   for (const auto& s : trace.syncs)
     if (s.type == SyncType::event_synchronize || s.type == SyncType::stream_synchronize ||
@@ -890,7 +903,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                             .host_blocked_ns = within.blocked,
                                             .launch_gaps_ns = std::max(0.0, within.idle - within.work - within.calls),
                                             .wait_gaps_ns = wait_gaps,
-                                            .launches = count(kernel_starts),
+                                            .launches = count(launch_starts),
                                             .host_waits = count(wait_starts),
                                             .link_copy_ns = alone(copies_only, kernels_only, first, last),
                                             .device_fill_ns = alone(device_copies, kernels_only, first, last)});
@@ -1035,7 +1048,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       const double saved = gaps / g.span_ns;
       if (saved >= min_share) {
         const bool waits = g.wait_gaps_ns >= 0.5 * g.launch_gaps_ns;
-        Opportunity o = make(waits ? RemedyId::host_sync : RemedyId::launch_overhead, "stage");
+        // Kernels that already run as a graph's nodes: the gaps are between the graph's launches, so "capture them in
+        // a graph" cannot apply; what is left is the host's work between two launches of it (set 22 captures and
+        // instantiates its graph again every step): host work.
+        const bool graphed = !waits && std::any_of(stage->kernels.begin(), stage->kernels.end(),
+                                                   [](const KernelGroup& k) { return k.graph_launched(); });
+        Opportunity o = make(waits     ? RemedyId::host_sync
+                             : graphed ? RemedyId::host_work
+                                       : RemedyId::launch_overhead,
+                             "stage");
         o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), saved * 100.0);
         o.run_share_pct = std::min(100.0, gpu_spans / span_ns * 100.0);
         o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
@@ -1044,12 +1065,18 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         o.trigger = fmt::format("{}: launch_gaps={:.2f} ms of {:.2f} ms, launches={}, host_waits={} (typical of {} ranges)",
                                 stage->name, gaps * 1e-6, g.span_ns * 1e-6, g.launches, g.host_waits, g.instances);
         for (const auto& k : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, k));
+        if (graphed)
+          o.name = "Relaunch the graph with nothing rebuilt between launches (instantiate once, update with "
+                   "cudaGraphExecUpdate), or capture more of the loop in one graph";
         o.rationale = fmt::format("In {} the GPU waits {:.2f} ms of each range's {:.2f} ms GPU span (typically) between "
                                   "its {} launches for the host to issue the next{}. ",
                                   stage->name, gaps * 1e-6, g.span_ns * 1e-6, g.launches,
                                   waits ? fmt::format(", after {} waits for the GPU that drain its queue", g.host_waits)
                                         : std::string()) +
-                      o.rationale;
+                      (graphed ? std::string("Its kernels already run as nodes of a CUDA graph: the gaps lie between the "
+                                             "graph's launches, where the host works (capture, instantiation); each "
+                                             "launch of an instantiated graph costs a few microseconds.")
+                               : o.rationale);
         o.assumes = fmt::format("the gaps go, less {:.1f} us per launch for the launch itself{}", launch_floor_ns * 1e-3,
                                 waits ? " (the waits are dropped or moved out of the loop)" : "");
         out.push_back(std::move(o));

@@ -12,8 +12,12 @@ namespace kprof::analyze {
 void detect_launch_overhead(RuleContext& r) {
   const auto& g = r.g;
   if (!g.median_ns || *g.median_ns >= r.p("launch_bound_max_us") * 1e3) return;
+  // Nodes of a CUDA graph: the graph launches them back to back, so the GPU idling over their span is the host's
+  // between graph launches (re-instantiating the graph each step, set 22), which the range's figures judge, not their
+  // own launch cost; "a CUDA graph removes the gaps" cannot apply. A tiny one is still tiny (a node costs about as
+  // much as its work; its counters say little), with no gain figure of its own.
   std::optional<double> idle;
-  if (g.span_ns && g.gpu_idle_ns && *g.span_ns > 0) idle = *g.gpu_idle_ns / *g.span_ns;
+  if (g.span_ns && g.gpu_idle_ns && *g.span_ns > 0 && !g.graph_nodes) idle = *g.gpu_idle_ns / *g.span_ns;
   if (g.launches >= r.p("launch_bound_min_launches") && idle && *idle >= r.p("launch_bound_idle_share")) {
     r.add(CauseId::launch_overhead, "launch overhead (tiny kernels)",
           fmt::format("{} launches of {:.1f} us each; the GPU runs no kernel for {} of the {:.2f} ms they span",
@@ -27,7 +31,8 @@ void detect_launch_overhead(RuleContext& r) {
     r.add(CauseId::launch_overhead, "tiny kernel (launch cost comparable to its work)",
           fmt::format("{:.1f} us per launch{}", *g.median_ns * 1e-3,
                       idle ? fmt::format("; the GPU idles {} of the span of its {} launches", pct(*idle), g.launches)
-                           : std::string()),
+                      : g.graph_nodes ? std::string(" as a node of a CUDA graph: fusing the small kernels is what is left")
+                                      : std::string()),
           idle.value_or(0), fmt::format("median={:.1f}us", *g.median_ns * 1e-3));
 }
 

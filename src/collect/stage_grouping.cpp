@@ -298,9 +298,11 @@ std::vector<Stage> group_into_stages(std::vector<KernelLaunch>&& launches, const
     for (std::size_t gi = 0; gi < st.kernels.size(); ++gi) {
       set_span(st.kernels[gi], busy);
       KernelGroup& g = st.kernels[gi];
-      for (std::size_t k = 0; k < g.launches.size(); ++k)
+      for (std::size_t k = 0; k < g.launches.size(); ++k) {
         if (alone[origin[si][gi][k]] && g.launches[k].duration_ns)
           g.alone_min_ns = std::min(g.alone_min_ns.value_or(INFINITY), *g.launches[k].duration_ns);
+        g.graph_node_launches += g.launches[k].graph_id != 0;
+      }
       finish_group(g, origin[si][gi], complete);
     }
   }

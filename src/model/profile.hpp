@@ -63,12 +63,13 @@ struct KernelLaunch {
   LaunchConfig launch;
   std::optional<double> duration_ns;
   std::optional<double> start_ns;  // trace timestamps, when a tracer saw it
+  std::uint32_t graph_id = 0;      // the CUDA graph it ran as a node of (tracer), 0 when launched on its own
   MetricMap metrics;               // raw metrics, base units
   std::vector<SectionMetric> sections;
   std::vector<RuleResult> rules;
 };
 KPROF_JSON(KernelLaunch, id, name, function, mangled, nvtx_range, nvtx_stack, stream, context, device, launch,
-           duration_ns, start_ns, metrics, sections, rules)
+           duration_ns, start_ns, graph_id, metrics, sections, rules)
 
 // Order statistics of repeated measurements.
 struct SampleStats {
@@ -125,6 +126,9 @@ struct KernelGroup {
   // Its shortest launch that ran with no other kernel beside it (tracer): against the profiled launch's duration,
   // what the timed run paid that the profiler's replay did not (managed-memory page faults on first touch).
   std::optional<double> alone_min_ns;
+  // Its launches that ran as nodes of a CUDA graph (tracer): the gaps between them are the host's between graph
+  // launches, not each kernel's own launch cost.
+  std::size_t graph_node_launches = 0;
   CountersStatus counters_status = CountersStatus::NotJoined;
   // Why the group has no counters, for a reader ("" when it has them): not profiled, another launch shape only, ...
   std::string counters_note;
@@ -135,9 +139,14 @@ struct KernelGroup {
   double gpu_time_or_profiled_ns() const {
     return duration_ns.count > 0 ? gpu_time_ns() : metrics.duration_ns.value_or(0);
   }
+  // Most of its (traced) launches ran as nodes of a CUDA graph.
+  bool graph_launched() const {
+    const std::size_t n = duration_ns.count > 0 ? duration_ns.count : launches.size();
+    return n > 0 && 2 * graph_node_launches > n;
+  }
 };
 KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns, samples_ns, metrics, representative,
-           declared, span_ns, gpu_idle_ns, alone_min_ns, counters_status, counters_note, analysis)
+           declared, span_ns, gpu_idle_ns, alone_min_ns, graph_node_launches, counters_status, counters_note, analysis)
 
 // A named stage's range instances as a tracer saw them: the typical instance (the one with the lower-median idle
 // share; the first call of a range plans library calls or compiles) and what its GPU-idle time was spent on.

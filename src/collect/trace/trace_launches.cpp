@@ -35,6 +35,7 @@ std::vector<KernelLaunch> kernel_launches(const Trace& trace) {
     l.launch.shared_mem_dynamic_bytes = k.smem_dynamic;
     l.duration_ns = static_cast<double>(k.duration_ns());
     l.start_ns = static_cast<double>(k.start_ns);
+    l.graph_id = k.graph_id;
     out.push_back(std::move(l));
   }
   return out;
