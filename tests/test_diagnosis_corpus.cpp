@@ -860,9 +860,10 @@ TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
 // round trip), written by a helper who did not read the rules, captured with kprof dcf5126 and labelled blind. Scored
 // as captured, with no change after: cause 10/9/10, first fix 6/7/7. The CUPTI counter pass has no counters for the
 // graph's kernels. Seventeenth session: a long call with the GPU idle all along is the host's work in the driver,
-// not a wait (the per-frame cudaHostAlloc): first fix 8/8/7.
+// not a wait (the per-frame cudaHostAlloc): first fix 8/8/7; kernels that ran as graph nodes leave the gaps between
+// the graph's launches to the range, host work there (the graph rebuilt every step): 9/8/7.
 TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 8}, {11, 8}, {11, 7}}, {"graph_rebuilt_per_step"});
+  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 9}, {11, 8}, {11, 7}}, {"graph_rebuilt_per_step"});
 }
 
 // Set 24 (fifteenth session): hand-written CUDA cases (blocks of 40 threads, a volatile poll, loop-invariant Lanczos
