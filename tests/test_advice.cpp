@@ -881,9 +881,9 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
 // launches). The kernels are graph nodes: no launch-overhead cause that owns the gaps ("a CUDA graph removes them"
 // cannot apply), a launch count of one per graph launch, and the range's gaps are the host's work between them.
 TEST(Advice, KernelsThatRunAsGraphNodesAreNotToldToUseAGraph) {
-  auto graph_steps = [](bool graphed) {
+  auto graph_steps = [](bool graphed, std::int64_t instantiate_ns = 0) {
     Trace trace;
-    trace.strings = {"", "steps", "k", "cudaGraphLaunch"};
+    trace.strings = {"", "steps", "k", "cudaGraphLaunch", "cudaGraphInstantiate"};
     trace.info.api_traced = trace.info.nvtx_traced = true;
     std::int64_t t = 0;
     std::uint32_t correlation = 1;
@@ -910,6 +910,13 @@ TEST(Advice, KernelsThatRunAsGraphNodesAreNotToldToUseAGraph) {
           k.graph_id = graphed ? 7 : 0;
           trace.kernels.push_back(k);
           t += 4000;
+        }
+        if (instantiate_ns > 0) {  // the instantiation as a call of its own (else host time outside calls)
+          TraceApiCall inst;
+          inst.name = 4;
+          inst.start_ns = t + 5000;
+          inst.end_ns = t + 5000 + instantiate_ns;
+          trace.api_calls.push_back(inst);
         }
         t += 40000;  // the host captures and instantiates the graph again
       }
@@ -955,6 +962,11 @@ TEST(Advice, KernelsThatRunAsGraphNodesAreNotToldToUseAGraph) {
   EXPECT_NE(gaps->rationale.find("already run as nodes of a CUDA graph"), std::string::npos) << gaps->rationale;
   // Nor does the program's launch-gap item (a graph, fewer waits) take the gaps between a graph's launches.
   for (const auto& o : graph.program_opportunities) EXPECT_NE(o.scope, "program") << o.name;
+  // The instantiation as a call of 30 us between two graph launches, the GPU idle: the host's work inside the
+  // driver, in a trace without copy records too (it is never a copy).
+  ProfileRun instantiated = graph_steps(true, 30000);
+  ASSERT_TRUE(instantiated.stages[0].range);
+  EXPECT_NEAR(instantiated.stages[0].range->host_work_ns, 2 * 30000.0, 1.0);
 }
 
 // Set 14's scratch buffer: every step of a range allocates and frees it (cudaMalloc 56 us, cudaFree 92 us, which
