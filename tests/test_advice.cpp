@@ -1858,6 +1858,42 @@ TEST(Advice, AnIssueBoundKernelNamesItsBusiestPipe) {
   EXPECT_EQ(b.causes.front().evidence.find("the busiest"), std::string::npos) << b.causes.front().evidence;
 }
 
+// Set 25's 7x7 stride-1 average pool: issue slots 82% busy, no pipe above 60%, DRAM 6%, and its global loads fetch
+// 58 times what DRAM reads (each input gathered again for every window it falls in, L1 hit 94%). The issue goes to
+// those re-gathers and their address math: reuse in registers or shared memory, not more instructions in flight. A
+// row-wise norm whose passes re-read rows held in L1 (about 10x) stays "raise pipe throughput".
+TEST(Advice, AnIssueBoundKernelRegatheringTheSameBytesWantsReuseOnChip) {
+  CanonicalMetrics m;
+  m.duration_ns = 860000;
+  m.sm_throughput_pct = 82.2;
+  m.issue_active_pct = 82.6;
+  m.memory_throughput_pct = 24.7;
+  m.dram_throughput_pct = 6.1;
+  m.l1_throughput_pct = 24.7;
+  m.l2_throughput_pct = 8.0;
+  m.fma_pipe_pct = 52.7;
+  m.alu_pipe_pct = 46.0;
+  m.xu_pipe_pct = 13.2;
+  m.tensor_pipe_pct = 0;
+  m.grid_size = 32768;
+  m.waves_per_sm = 31.0;
+  m.dram_read_bytes = 134e6;
+  m.global_load_sectors = 58.0 * 134e6 / 32.0;
+  auto a = analyse(m);
+  ASSERT_FALSE(a.causes.empty());
+  EXPECT_EQ(a.bottleneck.cause, "compute_bound");
+  EXPECT_EQ(a.causes.front().remedy, "onchip_reuse");
+  EXPECT_NE(a.causes.front().evidence.find("fetch 58x what DRAM reads"), std::string::npos) << a.causes.front().evidence;
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "onchip_reuse");
+  CanonicalMetrics rows = m;
+  rows.global_load_sectors = 10.0 * 134e6 / 32.0;
+  auto b = analyse(rows);
+  ASSERT_FALSE(b.causes.empty());
+  EXPECT_EQ(b.causes.front().id, "compute_bound");
+  EXPECT_EQ(b.causes.front().remedy, "pipe_throughput");
+}
+
 // Set 24's frames uploaded widened to float and whole maps read back for a small window: per step a 0.9 ms copy
 // between host and device from pinned memory and a 0.1 ms kernel, one after the other. The host link bounds the range
 // (memory_bound: the stage's bound, ahead of its kernel's), and only fewer bytes over it help: overlapping hides at

@@ -290,9 +290,10 @@ TEST(DiagnosisHoldout, ThirdSetScoreDoesNotRegress) {
 // sectors per request (annotation): 13/17 and 11/17 in every source.
 // Issue 23 (2026-12-03, seventh session): cuFFT's strided pass, nothing re-read on chip, reads "more bytes in
 // flight" as labelled (was reuse on chip): first fix +1 in every source; its cause (lsu_queue, labelled memory
-// latency) is still a miss.
+// latency) is still a miss. Seventeenth session: an issue-bound kernel whose loads fetch tens of times what DRAM
+// reads wants reuse on chip (cdist p=1): first fix 14/14/13.
 TEST(DiagnosisHoldout, FourthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(4), 17, {{15, 13}, {15, 13}, {15, 13}});
+  expect_holdout_score(corpus::holdout_file(4), 17, {{15, 14}, {15, 14}, {15, 13}});
 }
 
 
@@ -884,9 +885,9 @@ TEST(DiagnosisHoldout, TwentyFourthSetScoreDoesNotRegress) {
 // 5/5/4 (ncu mode 10 cases scored: its capture stopped at 200 s). After the changes it prompted (a special-function
 // pipe wants fewer MUFU instructions; only waits among a stage's own launches make its gaps host synchronisation):
 // 11/12/8 and 7/7/5. Seventeenth session (calls with the GPU idle all along are host work: cuFFT's plan building per
-// clip length): first fix 7/8/5.
+// clip length): first fix 7/8/5; the average pool's loads fetch 58x what DRAM reads, reuse on chip: 8/9/6.
 TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 7}, {12, 8}, {8, 5}},
+  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 8}, {12, 9}, {8, 6}},
                        {"detect_anomaly_train_step_bf16", "nms_greedy_bool_index_loop",
                         "sgd_momentum_per_param_loop_f32"});
 }
