@@ -885,9 +885,11 @@ TEST(DiagnosisHoldout, TwentyFourthSetScoreDoesNotRegress) {
 // 5/5/4 (ncu mode 10 cases scored: its capture stopped at 200 s). After the changes it prompted (a special-function
 // pipe wants fewer MUFU instructions; only waits among a stage's own launches make its gaps host synchronisation):
 // 11/12/8 and 7/7/5. Seventeenth session (calls with the GPU idle all along are host work: cuFFT's plan building per
-// clip length): first fix 7/8/5; the average pool's loads fetch 58x what DRAM reads, reuse on chip: 8/9/6.
+// clip length): first fix 7/8/5; the average pool's loads fetch 58x what DRAM reads, reuse on chip: 8/9/6; a range's
+// item shares of its typical instance's span, not of the mean with a first call's set-up (the prefetch on the compute
+// stream, the FFT plans): 10/10/6.
 TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 8}, {12, 9}, {8, 6}},
+  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 10}, {12, 10}, {8, 6}},
                        {"detect_anomaly_train_step_bf16", "nms_greedy_bool_index_loop",
                         "sgd_momentum_per_param_loop_f32"});
 }
@@ -897,9 +899,11 @@ TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
 // prime-length FFT, mixed memory formats, unique(dim=0), scatter_reduce amax, a one-group GroupNorm, top-2 routing),
 // written by a helper who did not read the rules, captured with kprof dcf5126 and labelled blind. Scored as captured,
 // with no change after: cause 9/9/6, first fix 9/9/5. Nsight Compute's full capture stopped at its 200 s step limit
-// before the last four cases' kernels.
+// before the last four cases' kernels. Seventeenth session: a range's item shares of its typical instance's span (the
+// memory bank's 128 MB device copy per step, unseen against a first instance of 103 ms of library loading): 9/10/6
+// and 10/10/5.
 TEST(DiagnosisHoldout, TwentyThirdSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(23), 12, {{9, 9}, {9, 9}, {6, 5}},
+  expect_holdout_score(corpus::holdout_file(23), 12, {{9, 10}, {9, 10}, {6, 5}},
                        {"group_norm_one_group_batch8_bf16", "router_topk2_64_experts_f32",
                         "scatter_reduce_amax_graph_pool_f32", "unique_rows_dim0_voxels_i32"});
 }

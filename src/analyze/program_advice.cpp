@@ -957,11 +957,16 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
       return o;
     };
-    const double per_range_ms = span / count * 1e-6;
+    // Each share is of the typical instance's span (the lower median): the first call of a range can hold set-up far
+    // longer than the steady state (set 23's memory bank: 103 ms of library loading before its first kernel, then a
+    // 0.5 ms step whose 130 us of device copies went unseen against the two instances' mean).
+    const double typical_span = lower_median(seen.span);
+    if (typical_span <= 0) continue;
+    const double per_range_ms = typical_span * 1e-6;
     // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default
     // stream, or one stream for both): overlapping them hides the shorter.
-    if (const double serial = lower_median(seen.serial); serial * count / span >= min_share) {
-      Opportunity o = item(RemedyId::overlap_stages, serial * count / span, "serial_copy_ns", serial * count,
+    if (const double serial = lower_median(seen.serial); serial / typical_span >= min_share) {
+      Opportunity o = item(RemedyId::overlap_stages, serial / typical_span, "serial_copy_ns", serial * count,
                            fmt::format("serial_copies={:.1f} ms of {:.1f} ms", serial * count * 1e-6, span * 1e-6));
       o.name = "Overlap the copies with the kernels (pinned memory, cudaMemcpyAsync on other streams, nothing on the "
                "legacy default stream between them)";
@@ -977,8 +982,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // Copies inside the device taking a share of the range: bytes a kernel just wrote moved again (a stencil copying
     // its new grid back each step where swapping the two buffers would do; set 20, half of each range). Dropping them
     // moves fewer bytes: a pointer swap, or the kernel writing where the data is wanted.
-    if (const double copies = lower_median(seen.device_copy); copies * count / span >= min_share) {
-      Opportunity o = item(RemedyId::dram_traffic, copies * count / span, "device_copy_ns", copies * count,
+    if (const double copies = lower_median(seen.device_copy); copies / typical_span >= min_share) {
+      Opportunity o = item(RemedyId::dram_traffic, copies / typical_span, "device_copy_ns", copies * count,
                            fmt::format("device_copies={:.1f} ms of {:.1f} ms", copies * count * 1e-6, span * 1e-6));
       o.name = memsets_in_fills ? "Drop the device-to-device copies and memsets (swap the buffers, write where the "
                                   "data is wanted, clear only what is read)"
@@ -997,13 +1002,13 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // Copies from or to pageable memory at under half the pinned rate (the device's measured host link, else
     // opportunities.pinned_copy_gbps): pinned buffers and asynchronous copies (set 14's chunked upload at 6.5-9.5
     // GB/s, over 90% of its range).
-    if (const double p_ns = lower_median(seen.pageable_ns); p_ns >= min_gap && p_ns * count / span >= min_share) {
+    if (const double p_ns = lower_median(seen.pageable_ns); p_ns >= min_gap && p_ns / typical_span >= min_share) {
       double ns = 0, bytes = 0, pinned_ns = 0;
       for (std::size_t i = 0; i < seen.pageable_ns.size(); ++i)
         ns += seen.pageable_ns[i], bytes += seen.pageable_bytes[i], pinned_ns += seen.pageable_pinned_ns[i];
       const double gbps = ns > 0 ? bytes / ns : 0, pinned = pinned_ns > 0 ? bytes / pinned_ns : 0;
       if (gbps > 0 && pinned > 0 && gbps < 0.5 * pinned) {
-        Opportunity o = item(RemedyId::host_sync, p_ns * count / span * (1.0 - gbps / pinned), "pageable_copy_ns",
+        Opportunity o = item(RemedyId::host_sync, p_ns / typical_span * (1.0 - gbps / pinned), "pageable_copy_ns",
                              p_ns * count,
                              fmt::format("pageable_copies={:.1f} ms of {:.1f} ms at {:.1f} GB/s", p_ns * count * 1e-6,
                                          span * 1e-6, gbps));
@@ -1030,8 +1035,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // of it without knowing which bytes can go (set 20's upload pipeline serialised by a default-stream memset).
     if (const double link = lower_median(seen.link_alone), paged = lower_median(seen.pageable_ns),
         serial = lower_median(seen.serial);
-        link * count / span >= min_share && paged < 0.5 * link && serial < 0.5 * link) {
-      Opportunity o = item(RemedyId::dram_traffic, link * count / span, "link_copy_ns", link * count,
+        link / typical_span >= min_share && paged < 0.5 * link && serial < 0.5 * link) {
+      Opportunity o = item(RemedyId::dram_traffic, link / typical_span, "link_copy_ns", link * count,
                            fmt::format("link_copies={:.1f} ms of {:.1f} ms", link * count * 1e-6, span * 1e-6));
       o.name = "Move fewer bytes over the host link (copy only what is read, in the narrowest type; keep data on the "
                "GPU between stages)";
@@ -1099,8 +1104,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // the estimate is its time in all of them.
     const double typical = computes ? std::max(work, callbacks ? blocked : 0.0) : lower_median(seen.in_calls),
                  total = typical * count;
-    if (typical < min_gap || total / span < min_share) continue;
-    Opportunity o = item(computes ? RemedyId::host_work : RemedyId::host_sync, total / span,
+    if (typical < min_gap || typical / typical_span < min_share) continue;
+    Opportunity o = item(computes ? RemedyId::host_work : RemedyId::host_sync, typical / typical_span,
                          computes ? "host_work_ns" : "host_blocked_ns", total,
                          fmt::format("{}={:.1f} ms of {:.1f} ms", computes ? "host_work" : "host_blocked",
                                      total * 1e-6, span * 1e-6));
