@@ -1898,9 +1898,10 @@ TEST(Advice, AnIssueBoundKernelRegatheringTheSameBytesWantsReuseOnChip) {
 // between host and device from pinned memory and a 0.1 ms kernel, one after the other. The host link bounds the range
 // (memory_bound: the stage's bound, ahead of its kernel's), and only fewer bytes over it help: overlapping hides at
 // most the kernels' tenth. The same time in memsets of whole buffers (set 24's candidate buffer cleared each step)
-// binds the range to DRAM, and dropping or narrowing them is the item.
+// binds the range to DRAM, and dropping or narrowing them is the item. Copies that take the same bytes down to the
+// host and back up (set 22's stages handing a 32 MiB intermediate over through host memory) are kept on the GPU.
 TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
-  auto steps = [](bool memsets) {
+  auto steps = [](bool memsets, bool round_trip = false) {
     Trace trace;
     trace.strings = {"", "frames", "k", "cudaLaunchKernel"};
     trace.info.api_traced = trace.info.nvtx_traced = true;
@@ -1917,7 +1918,7 @@ TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
           trace.memsets.push_back(m);
         } else {
           TraceMemcpy c;
-          c.kind = MemcpyKind::htod;
+          c.kind = round_trip && i % 2 == 0 ? MemcpyKind::dtoh : MemcpyKind::htod;
           c.start_ns = t + 1000, c.end_ns = t + 901000, c.bytes = 48u << 20;
           trace.memcpys.push_back(c);
         }
@@ -1960,6 +1961,12 @@ TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
   EXPECT_EQ(fewer->scope, "stage");
   EXPECT_NEAR(fewer->est_gain_pct, 0.9 / 1.0 * 100.0, 2.0);  // the copies' time: an upper bound, and says so
   EXPECT_NE(fewer->assumes.find("upper bound"), std::string::npos);
+  ProfileRun back = analysed(steps(false, true));
+  const Opportunity* keep = item(back, "link_copy_ns");
+  ASSERT_NE(keep, nullptr);
+  EXPECT_EQ(keep->remedy, "fuse_stages");
+  EXPECT_NE(keep->name.find("Keep the intermediate on the GPU"), std::string::npos) << keep->name;
+  EXPECT_NEAR(keep->est_gain_pct, 0.9 / 1.0 * 100.0, 2.0);
 
   ProfileRun fills = analysed(steps(true));
   ASSERT_TRUE(fills.stages[0].bound);

@@ -862,9 +862,10 @@ TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
 // as captured, with no change after: cause 10/9/10, first fix 6/7/7. The CUPTI counter pass has no counters for the
 // graph's kernels. Seventeenth session: a long call with the GPU idle all along is the host's work in the driver,
 // not a wait (the per-frame cudaHostAlloc): first fix 8/8/7; kernels that ran as graph nodes leave the gaps between
-// the graph's launches to the range, host work there (the graph rebuilt every step): 9/8/7.
+// the graph's launches to the range, host work there (the graph rebuilt every step): 9/8/7; copies taking the same
+// bytes down to the host and back are an intermediate to keep on the GPU (the stage hand-off): 10/9/7.
 TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 9}, {11, 8}, {11, 7}}, {"graph_rebuilt_per_step"});
+  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 10}, {11, 9}, {11, 7}}, {"graph_rebuilt_per_step"});
 }
 
 // Set 24 (fifteenth session): hand-written CUDA cases (blocks of 40 threads, a volatile poll, loop-invariant Lanczos

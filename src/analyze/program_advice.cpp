@@ -792,7 +792,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   struct Seen {
     std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
-        pageable_pinned_ns, device_copy, link_alone, host_funcs;
+        pageable_pinned_ns, device_copy, link_alone, round_trip, host_funcs;
     std::vector<RangeTime> instances;
     bool pinned_measured = false, pinned_fallback = false;
   };
@@ -848,6 +848,25 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
     per_stage[stage].device_copy.push_back(alone(device_copies, kernels_only, lo, hi));  // none without copy records
     per_stage[stage].link_alone.push_back(alone(copies_only, kernels_only, lo, hi));
+    // The share of its host-link bytes that went to the host and came back: a device-to-host copy followed in the
+    // instance by a host-to-device copy of the same size (within 5%): an intermediate handed from one stage to the next
+    // through host memory (set 22: 32 MiB down after the first kernel, the same 32 MiB up before the second).
+    {
+      double link_bytes = 0, back = 0;
+      std::vector<double> down;  // sizes read back and not yet sent up again
+      for (const auto& c : trace.memcpys) {
+        if (c.start_ns < lo || c.start_ns >= hi || (c.kind != MemcpyKind::dtoh && c.kind != MemcpyKind::htod)) continue;
+        const double b = static_cast<double>(c.bytes);
+        link_bytes += b;
+        if (c.kind == MemcpyKind::dtoh) {
+          down.push_back(b);
+          continue;
+        }
+        auto it = std::find_if(down.begin(), down.end(), [&](double d) { return std::abs(d - b) <= 0.05 * d; });
+        if (it != down.end()) back += *it + b, down.erase(it);
+      }
+      per_stage[stage].round_trip.push_back(link_bytes > 0 ? back / link_bytes : 0.0);
+    }
     // Host functions enqueued on a stream (cudaLaunchHostFunc): the stream holds its next work until each returns.
     int host_funcs = 0;
     for (const auto& call : host_func_calls) host_funcs += call.first >= lo && call.first < hi;
@@ -1036,16 +1055,29 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (const double link = lower_median(seen.link_alone), paged = lower_median(seen.pageable_ns),
         serial = lower_median(seen.serial);
         link / typical_span >= min_share && paged < 0.5 * link && serial < 0.5 * link) {
-      Opportunity o = item(RemedyId::dram_traffic, link / typical_span, "link_copy_ns", link * count,
+      // Most of the bytes make a round trip (down to the host, the same size back up): the stages hand an
+      // intermediate over through host memory, and keeping it on the GPU removes both copies.
+      const bool round_trip = lower_median(seen.round_trip) >= 0.5;
+      Opportunity o = item(round_trip ? RemedyId::fuse_stages : RemedyId::dram_traffic, link / typical_span,
+                           "link_copy_ns", link * count,
                            fmt::format("link_copies={:.1f} ms of {:.1f} ms", link * count * 1e-6, span * 1e-6));
-      o.name = "Move fewer bytes over the host link (copy only what is read, in the narrowest type; keep data on the "
-               "GPU between stages)";
-      o.rationale = fmt::format("In {} copies between host and device take {:.1f} ms of each range's {:.1f} ms "
-                                "(typically) with no kernel beside them, from pinned memory at the link's rate: the "
-                                "host link bounds the range. Only fewer bytes make it faster: copy the part the other "
-                                "side reads, in the narrowest type that holds it, and keep intermediates on the GPU.",
-                                stage->name, link * 1e-6, per_range_ms);
-      o.assumes = "an upper bound: every byte copied goes (how many the other side needs kprof cannot tell)";
+      o.name = round_trip ? "Keep the intermediate on the GPU (hand it from one stage's kernel to the next on the "
+                            "device, not down to the host and back)"
+                          : "Move fewer bytes over the host link (copy only what is read, in the narrowest type; keep "
+                            "data on the GPU between stages)";
+      o.rationale =
+          fmt::format("In {} copies between host and device take {:.1f} ms of each range's {:.1f} ms (typically) "
+                      "with no kernel beside them, from pinned memory at the link's rate: the host link bounds the "
+                      "range. ",
+                      stage->name, link * 1e-6, per_range_ms) +
+          (round_trip ? "Most of its bytes go down to the host and come back up at the same size: an intermediate "
+                        "handed from one stage to the next through host memory. Left on the GPU (the next stage's "
+                        "kernel reading the buffer the first wrote, or both in one kernel), neither copy is needed."
+                      : "Only fewer bytes make it faster: copy the part the other side reads, in the narrowest type "
+                        "that holds it, and keep intermediates on the GPU.");
+      o.assumes = round_trip ? "the host does nothing with the data between the copies (or that work moves to the GPU), "
+                               "so both copies go"
+                             : "an upper bound: every byte copied goes (how many the other side needs kprof cannot tell)";
       out.push_back(std::move(o));
     }
     // Gaps between the range's launches that are neither the host's work nor its blocking calls: the GPU waiting for
