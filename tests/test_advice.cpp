@@ -1101,6 +1101,32 @@ TEST(Advice, CopiesThatNeverOverlapTheKernelsAreNamed) {
   EXPECT_EQ(ops[0].remedy, "overlap_stages");
   EXPECT_EQ(ops[0].scope, "stage");
   EXPECT_NEAR(ops[0].est_gain_pct, 50.0, 1.0);
+  // The same copies (1 MiB and up) on a stream of their own, with the host synchronising the whole device in each
+  // range (set 24's checkpoint copy on a side stream, a cudaDeviceSynchronize every step): the device-wide wait is
+  // what serialises them.
+  Trace synced = pipeline(false);
+  synced.strings.push_back("cudaDeviceSynchronize");
+  for (auto& c : synced.memcpys) c.stream = 2, c.bytes = 4u << 20;
+  for (auto& k : synced.kernels) k.stream = 1;
+  for (const auto& r : synced.nvtx) {
+    TraceApiCall w;
+    w.name = static_cast<StringId>(synced.strings.size() - 1);
+    w.start_ns = r.start_ns + 10000;
+    w.end_ns = w.start_ns + 5000;
+    synced.api_calls.push_back(w);
+  }
+  std::sort(synced.api_calls.begin(), synced.api_calls.end(),
+            [](const TraceApiCall& a, const TraceApiCall& b) { return a.start_ns < b.start_ns; });
+  ops = range_advice(run_of(), synced, static_cast<double>(synced.nvtx.back().end_ns), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].remedy, "host_sync");
+  EXPECT_NE(ops[0].name.find("not the whole device"), std::string::npos) << ops[0].name;
+  EXPECT_NEAR(ops[0].est_gain_pct, 50.0, 1.0);
+  // On the kernels' own stream the device-wide wait is not what serialises them: overlap.
+  for (auto& c : synced.memcpys) c.stream = 1;
+  ops = range_advice(run_of(), synced, static_cast<double>(synced.nvtx.back().end_ns), shipped());
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].remedy, "overlap_stages");
   Trace overlapped = pipeline(true);
   EXPECT_TRUE(
       range_advice(run_of(), overlapped, static_cast<double>(overlapped.nvtx.back().end_ns), shipped()).empty());

@@ -792,7 +792,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   struct Seen {
     std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
-        pageable_pinned_ns, device_copy, link_alone, round_trip, host_funcs;
+        pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs;
     std::vector<RangeTime> instances;
     bool pinned_measured = false, pinned_fallback = false;
   };
@@ -866,6 +866,31 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         if (it != down.end()) back += *it + b, down.erase(it);
       }
       per_stage[stage].round_trip.push_back(link_bytes > 0 ? back / link_bytes : 0.0);
+    }
+    // Host-link copies on streams none of the instance's kernels ran on (put there to overlap them), in an instance
+    // where the host synchronises the whole device: the device-wide wait also waits for those copies, so they cannot
+    // run beside the next kernels (set 24's checkpoint copy on a side stream, a cudaDeviceSynchronize every step).
+    {
+      std::set<std::uint32_t> kernel_streams;
+      for (const auto& k : trace.kernels)
+        if (k.start_ns >= lo && k.start_ns < hi) kernel_streams.insert(k.stream);
+      bool side = false, all_side = true;
+      for (const auto& c : trace.memcpys)
+        if (c.start_ns >= lo && c.start_ns < hi && (c.kind == MemcpyKind::dtoh || c.kind == MemcpyKind::htod) &&
+            c.bytes >= 1 << 20) {
+          if (kernel_streams.count(c.stream)) all_side = false;
+          else side = true;
+        }
+      bool device_sync = false;
+      for (const auto& s : trace.syncs)
+        device_sync |= s.type == SyncType::context_synchronize && s.start_ns >= lo && s.start_ns < hi;
+      for (const auto& a : trace.api_calls) {
+        const std::string_view n = trace.str(a.name);
+        device_sync |= a.start_ns >= lo && a.start_ns < hi &&
+                       (n.find("DeviceSynchronize") != std::string_view::npos ||
+                        n.find("CtxSynchronize") != std::string_view::npos);
+      }
+      per_stage[stage].device_synced.push_back(side && all_side && device_sync ? 1.0 : 0.0);
     }
     // Host functions enqueued on a stream (cudaLaunchHostFunc): the stream holds its next work until each returns.
     int host_funcs = 0;
@@ -985,17 +1010,32 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default
     // stream, or one stream for both): overlapping them hides the shorter.
     if (const double serial = lower_median(seen.serial); serial / typical_span >= min_share) {
-      Opportunity o = item(RemedyId::overlap_stages, serial / typical_span, "serial_copy_ns", serial * count,
+      // The copies already on streams of their own, serialised by the host synchronising the whole device: the
+      // device-wide waits are what to change.
+      const bool synced = lower_median(seen.device_synced) >= 1.0;
+      Opportunity o = item(synced ? RemedyId::host_sync : RemedyId::overlap_stages, serial / typical_span,
+                           "serial_copy_ns", serial * count,
                            fmt::format("serial_copies={:.1f} ms of {:.1f} ms", serial * count * 1e-6, span * 1e-6));
-      o.name = "Overlap the copies with the kernels (pinned memory, cudaMemcpyAsync on other streams, nothing on the "
-               "legacy default stream between them)";
-      o.rationale = fmt::format("In {} the copies and the kernels run one after the other: {:.1f} ms of each range's "
-                                "{:.1f} ms (typically) is the shorter of the two running alone. On separate streams "
-                                "from pinned memory, with no work on the legacy default stream between them (it "
-                                "waits for every other stream), one hides under the other.",
-                                stage->name, serial * 1e-6, per_range_ms);
-      o.assumes = "the copies and the kernels are independent chunks (a pipeline), so the shorter of the two hides "
-                  "under the longer";
+      o.name = synced ? "Synchronise only the stream whose result the host needs (cudaStreamSynchronize or an event), "
+                        "not the whole device"
+                      : "Overlap the copies with the kernels (pinned memory, cudaMemcpyAsync on other streams, nothing "
+                        "on the legacy default stream between them)";
+      o.rationale =
+          synced ? fmt::format("In {} the copies run on a stream of their own, yet never beside the kernels: {:.1f} ms "
+                               "of each range's {:.1f} ms (typically) is the shorter of the two running alone. The host "
+                               "synchronises the whole device (cudaDeviceSynchronize) in each range, which waits for "
+                               "the copies too; waiting on the kernels' stream (or an event after the result the host "
+                               "reads) lets the copies run under the next kernels.",
+                               stage->name, serial * 1e-6, per_range_ms)
+                 : fmt::format("In {} the copies and the kernels run one after the other: {:.1f} ms of each range's "
+                               "{:.1f} ms (typically) is the shorter of the two running alone. On separate streams "
+                               "from pinned memory, with no work on the legacy default stream between them (it "
+                               "waits for every other stream), one hides under the other.",
+                               stage->name, serial * 1e-6, per_range_ms);
+      o.assumes = synced ? "the host needs only the kernels' stream at each synchronisation, so the copies hide under "
+                           "the next kernels"
+                         : "the copies and the kernels are independent chunks (a pipeline), so the shorter of the two "
+                           "hides under the longer";
       out.push_back(std::move(o));
     }
     // Copies inside the device taking a share of the range: bytes a kernel just wrote moved again (a stencil copying
