@@ -820,6 +820,26 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::dtoh && !c.async) wait(c.start_ns, c.end_ns);
   std::sort(kernel_starts.begin(), kernel_starts.end());
+  // The host synchronising the whole device (cudaDeviceSynchronize), in time order.
+  std::vector<std::int64_t> device_syncs;
+  for (const auto& s : trace.syncs)
+    if (s.type == SyncType::context_synchronize) device_syncs.push_back(s.start_ns);
+  for (const auto& a : trace.api_calls)
+    if (const std::string_view n = trace.str(a.name);
+        n.find("DeviceSynchronize") != std::string_view::npos || n.find("CtxSynchronize") != std::string_view::npos)
+      device_syncs.push_back(a.start_ns);
+  std::sort(device_syncs.begin(), device_syncs.end());
+  // The copies and kernels that began in [lo, hi) (both kept sorted by start in the trace).
+  auto copies_in = [&](std::int64_t lo, std::int64_t hi) {
+    auto by_start = [](const TraceMemcpy& c, std::int64_t at) { return c.start_ns < at; };
+    return std::pair(std::lower_bound(trace.memcpys.begin(), trace.memcpys.end(), lo, by_start),
+                     std::lower_bound(trace.memcpys.begin(), trace.memcpys.end(), hi, by_start));
+  };
+  auto kernels_in = [&](std::int64_t lo, std::int64_t hi) {
+    auto by_start = [](const TraceKernel& k, std::int64_t at) { return k.start_ns < at; };
+    return std::pair(std::lower_bound(trace.kernels.begin(), trace.kernels.end(), lo, by_start),
+                     std::lower_bound(trace.kernels.begin(), trace.kernels.end(), hi, by_start));
+  };
   std::sort(wait_starts.begin(), wait_starts.end());
   std::sort(wait_ends.begin(), wait_ends.end());
   // A launch's own cost, which no remedy of the gaps removes: the median launch call, at least 1 us.
@@ -854,8 +874,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     {
       double link_bytes = 0, back = 0;
       std::vector<double> down;  // sizes read back and not yet sent up again
-      for (const auto& c : trace.memcpys) {
-        if (c.start_ns < lo || c.start_ns >= hi || (c.kind != MemcpyKind::dtoh && c.kind != MemcpyKind::htod)) continue;
+      const auto [c0, c1] = copies_in(lo, hi);
+      for (auto ci = c0; ci != c1; ++ci) {
+        const auto& c = *ci;
+        if (c.kind != MemcpyKind::dtoh && c.kind != MemcpyKind::htod) continue;
         const double b = static_cast<double>(c.bytes);
         link_bytes += b;
         if (c.kind == MemcpyKind::dtoh) {
@@ -872,24 +894,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // run beside the next kernels (set 24's checkpoint copy on a side stream, a cudaDeviceSynchronize every step).
     {
       std::set<std::uint32_t> kernel_streams;
-      for (const auto& k : trace.kernels)
-        if (k.start_ns >= lo && k.start_ns < hi) kernel_streams.insert(k.stream);
+      for (auto [k0, k1] = kernels_in(lo, hi); k0 != k1; ++k0) kernel_streams.insert(k0->stream);
       bool side = false, all_side = true;
-      for (const auto& c : trace.memcpys)
-        if (c.start_ns >= lo && c.start_ns < hi && (c.kind == MemcpyKind::dtoh || c.kind == MemcpyKind::htod) &&
-            c.bytes >= 1 << 20) {
-          if (kernel_streams.count(c.stream)) all_side = false;
+      for (auto [c0, c1] = copies_in(lo, hi); c0 != c1; ++c0)
+        if ((c0->kind == MemcpyKind::dtoh || c0->kind == MemcpyKind::htod) && c0->bytes >= 1 << 20) {
+          if (kernel_streams.count(c0->stream)) all_side = false;
           else side = true;
         }
-      bool device_sync = false;
-      for (const auto& s : trace.syncs)
-        device_sync |= s.type == SyncType::context_synchronize && s.start_ns >= lo && s.start_ns < hi;
-      for (const auto& a : trace.api_calls) {
-        const std::string_view n = trace.str(a.name);
-        device_sync |= a.start_ns >= lo && a.start_ns < hi &&
-                       (n.find("DeviceSynchronize") != std::string_view::npos ||
-                        n.find("CtxSynchronize") != std::string_view::npos);
-      }
+      const bool device_sync = std::lower_bound(device_syncs.begin(), device_syncs.end(), lo) !=
+                               std::lower_bound(device_syncs.begin(), device_syncs.end(), hi);
       per_stage[stage].device_synced.push_back(side && all_side && device_sync ? 1.0 : 0.0);
     }
     // Host functions enqueued on a stream (cudaLaunchHostFunc): the stream holds its next work until each returns.
