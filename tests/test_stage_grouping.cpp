@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "collect/stage_grouping.hpp"
+#include "collect/trace/trace_launches.hpp"
 
 using namespace kprof;
 
@@ -69,6 +70,34 @@ TEST(StageGrouping, TheShortestLaunchThatRanAloneIsKept) {
   EXPECT_FALSE(stages[2].kernels[0].alone_min_ns.has_value());  // c's two launches overlap each other
   // Untraced launches (no start) are never alone.
   EXPECT_FALSE(group_into_stages({launch(0, "a", 10, 10)})[0].kernels[0].alone_min_ns.has_value());
+}
+
+// A traced kernel's graph id rides on its launch, and the group counts the launches that ran as graph nodes (all of
+// them, before the launch records are trimmed): three of four launches of "a" were a graph's nodes.
+TEST(StageGrouping, GraphNodeLaunchesAreCounted) {
+  std::vector<KernelLaunch> launches;
+  for (int i = 0; i < 4; ++i) {
+    KernelLaunch k = launch(i, "a", 10, 10);
+    k.start_ns = 100.0 * i;
+    k.graph_id = i < 3 ? 7 : 0;
+    launches.push_back(k);
+  }
+  auto stages = group_into_stages(launches);
+  ASSERT_EQ(stages.size(), 1u);
+  const KernelGroup& g = stages[0].kernels[0];
+  EXPECT_EQ(g.graph_node_launches, 3u);
+  EXPECT_TRUE(g.graph_launched());
+  launches[1].graph_id = launches[2].graph_id = 0;
+  EXPECT_FALSE(group_into_stages(launches)[0].kernels[0].graph_launched());  // 1 of 4
+  // From a trace: the kernel record's graph id.
+  Trace trace;
+  trace.strings = {"", "a"};
+  TraceKernel k;
+  k.name = k.function = 1;
+  k.start_ns = 0, k.end_ns = 10, k.graph_id = 5;
+  trace.kernels.push_back(k);
+  ASSERT_EQ(kernel_launches(trace).size(), 1u);
+  EXPECT_EQ(kernel_launches(trace)[0].graph_id, 5u);
 }
 
 TEST(StageGrouping, EmptyInput) { EXPECT_TRUE(group_into_stages({}).empty()); }

@@ -110,6 +110,11 @@ bool named_copy(const KernelGroup& g, const Thresholds& t) {
   return names_match(g.signature.empty() ? g.kernel : g.signature, t, "opportunities.data_movement_names");
 }
 
+// Two kernels of one launch of a CUDA graph: graph nodes that share the launch call's correlation id.
+bool same_graph_launch(const TraceKernel& a, const TraceKernel& b) {
+  return a.graph_id != 0 && a.graph_id == b.graph_id && a.correlation != 0 && a.correlation == b.correlation;
+}
+
 bool moves_only(const KernelGroup& g, const Thresholds& t) {
   const CanonicalMetrics& m = g.metrics;
   if (m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0) return false;
@@ -431,7 +436,14 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
                                     const Thresholds& t) {
   std::vector<Opportunity> out;
   const auto& o = timeline.overlap;
-  const std::size_t n = trace.kernels.size();
+  // Launches: a kernel on its own, or one launch of a graph however many nodes it runs (its nodes share the launch
+  // call's correlation id).
+  std::size_t n = 0;
+  {
+    std::set<std::pair<std::uint32_t, std::uint32_t>> graphs;
+    for (const auto& k : trace.kernels)
+      n += k.graph_id == 0 || k.correlation == 0 || graphs.insert({k.graph_id, k.correlation}).second;
+  }
   if (o.span_ns <= 0 || n < static_cast<std::size_t>(t.param("diagnosis.launch_bound_min_launches"))) return out;
   const double idle_share = o.idle_ns / o.span_ns;
   if (idle_share < t.param("opportunities.gap_min_idle_share")) return out;
@@ -488,14 +500,16 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   std::size_t last = 0;  // the kernel that ends at last_end: the gap's earlier side (on several streams, not ks[i - 1])
   for (std::size_t i = 1; i < ks.size(); ++i) {
     const double gap = static_cast<double>(ks[i].start_ns - last_end);
-    // Between two nodes of CUDA graphs the gap is inside a graph (a node's own cost) or between two launches of graphs
-    // (the host's work between them, which the range's figures judge): neither a graph nor fewer waits removes it.
-    const bool graph_nodes = ks[last].graph_id != 0 && ks[i].graph_id != 0;
-    if (gap > 0 && gap < host_work_ns && !graph_nodes) {
+    // Inside one launch of a graph the gap is a node's own cost; between two launches of graphs, "capture them in a
+    // graph" cannot apply, and only a wait that drained the queue (a synchronisation after each launch) is winnable.
+    const bool in_graph = same_graph_launch(ks[last], ks[i]);
+    const bool between_graphs = !in_graph && ks[last].graph_id != 0 && ks[i].graph_id != 0;
+    if (gap > 0 && gap < host_work_ns && !in_graph) {
       // A wait that returned in the gap drained the queue before it (a wait begins right after its launch call,
       // before the kernel it waits for has started: its return, not its start, places it).
       auto w = std::lower_bound(wait_spans.begin(), wait_spans.end(), std::make_pair(last_end, std::int64_t{0}));
-      if (!host_waits || (w != wait_spans.end() && w->first <= ks[i].start_ns)) {
+      const bool waited = w != wait_spans.end() && w->first <= ks[i].start_ns;
+      if (between_graphs ? host_waits && waited : !host_waits || waited) {
         const double win = std::max(0.0, gap - floor_ns);
         winnable += win;
         const int ra = ranges.range_of(ks[last]), rb = ranges.range_of(ks[i]);
@@ -622,9 +636,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // Without copy records (the annotation and event tracers), the GPU may be copying while the host waits in a copy
     // or a synchronisation, unseen: only calls that are neither count there, allocations and frees, and a graph
     // captured, instantiated or destroyed (a stencil's blocking device-to-device copy and a two-stream copy pipeline on
-    // the H200 read as idle GPU otherwise). Not module loads: lazy loading on a kernel's first launch is a first call's
-    // cost (set 2's bincount loads 25 ms of libraries in its first range instance, none in its second), and counting
-    // the loads moved that case's first fix to a host item.
+    // the H200 read as idle GPU otherwise). Module loads are not added there (with copy records they count as any long
+    // call): lazy loading on a kernel's first launch is a first call's cost, and counting them without copy records
+    // moved set 2's bincount (25 ms of library loading in its first range instance, none in its second) to a host item.
     const std::string_view call = trace.str(a.name);
     auto named = [&](std::initializer_list<std::string_view> parts) {
       return std::any_of(parts.begin(), parts.end(),
@@ -870,10 +884,13 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].link_alone.push_back(alone(copies_only, kernels_only, lo, hi));
     // The share of its host-link bytes that went to the host and came back: a device-to-host copy followed in the
     // instance by a host-to-device copy of the same size (within 5%): an intermediate handed from one stage to the next
-    // through host memory (set 22: 32 MiB down after the first kernel, the same 32 MiB up before the second).
+    // through host memory (set 22: 32 MiB down after the first kernel, the same 32 MiB up before the second). The copy
+    // records carry no addresses: an instance that uploads anything it did not read back first (a chunked pipeline:
+    // upload x1, read back y1, upload x2 ... of one size) brings new data in, and counts no round trip.
     {
       double link_bytes = 0, back = 0;
-      std::vector<double> down;  // sizes read back and not yet sent up again
+      bool fresh = false;             // an upload no read-back of its size came before
+      std::multiset<double> down;     // sizes read back and not yet sent up again
       const auto [c0, c1] = copies_in(lo, hi);
       for (auto ci = c0; ci != c1; ++ci) {
         const auto& c = *ci;
@@ -881,13 +898,14 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         const double b = static_cast<double>(c.bytes);
         link_bytes += b;
         if (c.kind == MemcpyKind::dtoh) {
-          down.push_back(b);
+          down.insert(b);
           continue;
         }
-        auto it = std::find_if(down.begin(), down.end(), [&](double d) { return std::abs(d - b) <= 0.05 * d; });
-        if (it != down.end()) back += *it + b, down.erase(it);
+        auto it = down.lower_bound(b / 1.05);
+        if (it != down.end() && *it <= b / 0.95) back += *it + b, down.erase(it);
+        else fresh = true;
       }
-      per_stage[stage].round_trip.push_back(link_bytes > 0 ? back / link_bytes : 0.0);
+      per_stage[stage].round_trip.push_back(link_bytes > 0 && !fresh ? back / link_bytes : 0.0);
     }
     // Host-link copies on streams none of the instance's kernels ran on (put there to overlap them), in an instance
     // where the host synchronises the whole device: the device-wide wait also waits for those copies, so they cannot
@@ -939,7 +957,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // Gaps (under gap_host_work_max_ns) between consecutive kernels of the span in which a wait of the host for the
       // GPU returned: the wait drained the queue, and the next launch came after it. (A wait begins before the kernel
       // it waits for has started, right after its launch call: its end, not its start, places it.)
-      double wait_gaps = 0;
+      // Gaps between two nodes of one graph launch: the graph's own cost per node, not the host's.
+      double wait_gaps = 0, node_gaps = 0;
       {
         // (kernel_starts[i] is trace.kernels[i]'s start: the trace keeps its kernels sorted by start.)
         auto k0 = std::lower_bound(kernel_starts.begin(), kernel_starts.end(), first);
@@ -951,7 +970,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
           if (any && k.start_ns > reach && static_cast<double>(k.start_ns - reach) < min_gap) {
             const double g = static_cast<double>(k.start_ns - reach);
             auto w = std::lower_bound(wait_ends.begin(), wait_ends.end(), reach);
-            if (w != wait_ends.end() && *w <= k.start_ns) wait_gaps += g;
+            if (same_graph_launch(trace.kernels[i - 1], k)) node_gaps += g;
+            else if (w != wait_ends.end() && *w <= k.start_ns) wait_gaps += g;
           }
           reach = any ? std::max(reach, k.end_ns) : k.end_ns;
           any = true;
@@ -961,12 +981,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // that may be a copy the trace did not record is not counted as idle.
       per_stage[stage].instances.push_back({.instances = 1,
                                             .span_ns = static_cast<double>(last - first),
-                                            .idle_ns = std::max(0.0, within.idle - (within.calls - within.blocked -
-                                                                                    within.driver)),
+                                            .idle_ns = std::max(0.0, within.idle - std::max(0.0, within.calls -
+                                                                                                 within.blocked -
+                                                                                                 within.driver)),
                                             .host_work_ns = within.work + within.driver,
                                             .host_blocked_ns = within.blocked,
-                                            .launch_gaps_ns = std::max(0.0, within.idle - within.work - within.calls),
+                                            .launch_gaps_ns =
+                                                std::max(0.0, within.idle - within.work - within.calls - node_gaps),
                                             .wait_gaps_ns = wait_gaps,
+                                            .graph_node_gaps_ns = node_gaps,
                                             .launches = count(launch_starts),
                                             .host_waits = count(wait_starts),
                                             .link_copy_ns = alone(copies_only, kernels_only, first, last),
@@ -1001,12 +1024,19 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     for (double s : seen.span) span += s;
     if (span <= 0) continue;
     const double count = static_cast<double>(seen.work.size()), min_share = t.param("opportunities.gap_min_idle_share");
+    // Each share is of the typical instance's span (the lower median): the first call of a range can hold set-up far
+    // longer than the steady state (set 23's memory bank: 103 ms of library loading before its first kernel, then a
+    // 0.5 ms step whose 130 us of device copies went unseen against the two instances' mean). The run's share is
+    // then the instances at the typical span: the first call's set-up is not what the remedy saves.
+    const double typical_span = lower_median(seen.span);
+    if (typical_span <= 0) continue;
+    const double per_range_ms = typical_span * 1e-6;
     // One item of this stage: `saved` is the share of its span the remedy saves; `total_ns` the time it reads,
     // over all instances.
     auto item = [&](RemedyId remedy, double saved, const char* metric, double total_ns, const std::string& trigger) {
       Opportunity o = make(remedy, "stage");
       o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), saved * 100.0);
-      o.run_share_pct = std::min(100.0, span / span_ns * 100.0);
+      o.run_share_pct = std::min(100.0, std::min(span, typical_span * count) / span_ns * 100.0);
       o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
       o.trigger_metric = metric;
       o.trigger_value = total_ns;
@@ -1014,12 +1044,6 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
       return o;
     };
-    // Each share is of the typical instance's span (the lower median): the first call of a range can hold set-up far
-    // longer than the steady state (set 23's memory bank: 103 ms of library loading before its first kernel, then a
-    // 0.5 ms step whose 130 us of device copies went unseen against the two instances' mean).
-    const double typical_span = lower_median(seen.span);
-    if (typical_span <= 0) continue;
-    const double per_range_ms = typical_span * 1e-6;
     // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default
     // stream, or one stream for both): overlapping them hides the shorter.
     if (const double serial = lower_median(seen.serial); serial / typical_span >= min_share) {
@@ -1148,8 +1172,12 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         // Kernels that already run as a graph's nodes: the gaps are between the graph's launches, so "capture them in
         // a graph" cannot apply; what is left is the host's work between two launches of it (set 22 captures and
         // instantiates its graph again every step): host work.
-        const bool graphed = !waits && std::any_of(stage->kernels.begin(), stage->kernels.end(),
-                                                   [](const KernelGroup& k) { return k.graph_launched(); });
+        double nodes = 0, all = 0;
+        for (const auto& k : stage->kernels) {
+          nodes += static_cast<double>(k.graph_node_launches);
+          all += static_cast<double>(k.duration_ns.count > 0 ? k.duration_ns.count : k.launches.size());
+        }
+        const bool graphed = !waits && all > 0 && 2.0 * nodes > all;  // most of the stage's kernels are graph nodes
         Opportunity o = make(waits     ? RemedyId::host_sync
                              : graphed ? RemedyId::host_work
                                        : RemedyId::launch_overhead,
@@ -1211,8 +1239,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                            : "outside any CUDA call")) +
                   o.rationale
             : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host is held "
-                          "in CUDA calls that wait for the GPU (frees and allocations behind queued work, blocking or "
-                          "pageable copies, synchronisations). Allocate once (or with cudaMallocAsync), copy from "
+                          "in CUDA calls, most of them waiting for the GPU (frees and allocations behind queued work, "
+                          "blocking or pageable copies, synchronisations), the rest allocating. Allocate once (or with cudaMallocAsync), copy from "
                           "pinned memory asynchronously, and synchronise once: the launches then queue ahead of the "
                           "GPU.",
                           stage->name, typical * 1e-6, per_range_ms);

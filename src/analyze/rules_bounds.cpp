@@ -317,7 +317,10 @@ void detect_plain_bounds(RuleContext& r) {
         m.global_load_sectors && m.dram_read_bytes && *m.dram_read_bytes > 0
             ? std::optional(*m.global_load_sectors * 32.0 / *m.dram_read_bytes)
             : std::nullopt;
-    const bool regathers = reread && *reread >= r.p("issue_reread_min") && m.flops_tensor.value_or(0) <= 0;
+    // L1 must serve a good share of them: a single pass over an input already in L2 reads little from DRAM too, but
+    // hits nothing in L1.
+    const bool regathers = reread && *reread >= r.p("issue_reread_min") && m.flops_tensor.value_or(0) <= 0 &&
+                           m.l1_hit_pct && *m.l1_hit_pct >= r.p("issue_reread_l1_hit_min_pct");
     Finding& f = r.add(CauseId::compute_bound, "compute bound (instruction issue)",
           fmt::format("SM throughput {:.1f}%, issue slots busy {}, {}{}", val(m.sm_throughput_pct),
                       m.issue_active_pct ? fmt::format("{:.1f}%", *m.issue_active_pct) : std::string("not measured"),

@@ -155,7 +155,8 @@ struct RangeTime {
   // The typical instance's GPU span: from its own first kernel to its last, widened to the copies and memsets that
   // ran while the host was inside the range.
   double span_ns = 0;
-  // ... with none of them on the GPU: host_work_ns + host_blocked_ns + launch_gaps_ns. Where the trace records no
+  // ... with none of them on the GPU: host_work_ns + host_blocked_ns + launch_gaps_ns + graph_node_gaps_ns. Where the
+  // trace records no
   // copies, time the host spent in a long copy or synchronisation call is left out (the GPU may have been copying).
   double idle_ns = 0;
   // ... the host working: computing outside any CUDA call (idle stretches of 1 ms or more), or in a long call that
@@ -166,7 +167,10 @@ struct RangeTime {
   // Gaps between consecutive kernels (under 1 ms) during which the host began a wait for the GPU (a synchronisation,
   // a blocking read-back): the queue the wait drained.
   double wait_gaps_ns = 0;
-  int launches = 0;            // kernels started in its GPU span
+  // Gaps between two nodes of one launch of a CUDA graph: the graph's own cost per node, left out of launch_gaps_ns
+  // (idle_ns = host_work_ns + host_blocked_ns + launch_gaps_ns + graph_node_gaps_ns).
+  double graph_node_gaps_ns = 0;
+  int launches = 0;            // launches started in its GPU span (a graph's launch once, however many its nodes)
   int host_waits = 0;          // the host's waits for the GPU begun in it (synchronisations, blocking read-backs)
   // Its GPU span's time with a copy between host and device running and no kernel (the host link alone), and with a
   // device-to-device copy or a memset running and no kernel (DRAM moving bytes no kernel computes on); 0 where the
@@ -175,7 +179,7 @@ struct RangeTime {
   double device_fill_ns = 0;
 };
 KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
-           launches, host_waits, link_copy_ns, device_fill_ns)
+           graph_node_gaps_ns, launches, host_waits, link_copy_ns, device_fill_ns)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges
