@@ -693,6 +693,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   kernels_only = merged(std::move(kernels_only));
   copies_only = merged(std::move(copies_only));
   host = merged(std::move(host));
+  std::sort(host_func_calls.begin(), host_func_calls.end());  // counted by start, not merged
   blocking = merged(std::move(blocking));
   driver = merged(std::move(driver));
   long_calls = merged(std::move(long_calls));
@@ -757,10 +758,11 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   // In [lo, hi): the part of the shorter of the copies and the kernels that did not run beside the other (what
   // overlapping them could hide).
   auto serial_copies = [&](std::int64_t lo, std::int64_t hi) {
+    // (Merged spans are sorted and disjoint, so their ends are sorted too: start at the first that ends after lo.)
     auto clip = [&](const std::vector<Span>& v) {
       std::vector<Span> out;
-      for (const auto& s : v)
-        if (s.second > lo && s.first < hi) out.push_back({std::max(lo, s.first), std::min(hi, s.second)});
+      auto it = std::partition_point(v.begin(), v.end(), [&](const Span& s) { return s.second <= lo; });
+      for (; it != v.end() && it->first < hi; ++it) out.push_back({std::max(lo, it->first), std::min(hi, it->second)});
       return out;
     };
     const std::vector<Span> k = clip(kernels_only), c = clip(copies_only);
@@ -795,8 +797,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   auto pageable_copies = [&](std::int64_t lo, std::int64_t hi) {
     Paged out;
-    for (const auto& c : pageable)
-      if (c.start >= lo && c.end <= hi) {
+    // (In start order, as the trace's copies.)
+    auto it = std::partition_point(pageable.begin(), pageable.end(), [&](const PageableCopy& c) { return c.start < lo; });
+    for (; it != pageable.end() && it->start < hi; ++it)
+      if (const PageableCopy& c = *it; c.end <= hi) {
         out.ns += static_cast<double>(c.end - c.start);
         out.bytes += c.bytes;
         out.pinned_ns += c.bytes / pinned_rate(c.to_device);
@@ -924,8 +928,11 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       per_stage[stage].device_synced.push_back(side && all_side && device_sync ? 1.0 : 0.0);
     }
     // Host functions enqueued on a stream (cudaLaunchHostFunc): the stream holds its next work until each returns.
-    int host_funcs = 0;
-    for (const auto& call : host_func_calls) host_funcs += call.first >= lo && call.first < hi;
+    auto first_at = [&](std::int64_t at) {
+      return std::partition_point(host_func_calls.begin(), host_func_calls.end(),
+                                  [&](const Span& c) { return c.first < at; });
+    };
+    const int host_funcs = static_cast<int>(first_at(hi) - first_at(lo));
     per_stage[stage].host_funcs.push_back(host_funcs);
     const Paged paged = pageable_copies(lo, hi);
     per_stage[stage].pageable_ns.push_back(paged.ns);
