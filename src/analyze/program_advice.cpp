@@ -115,6 +115,18 @@ bool same_graph_launch(const TraceKernel& a, const TraceKernel& b) {
   return a.graph_id != 0 && a.graph_id == b.graph_id && a.correlation != 0 && a.correlation == b.correlation;
 }
 
+// The start of each launch, in time order: a kernel launched on its own, or a graph's launch placed at its first node
+// (one launch call, however many kernels the graph runs).
+std::vector<std::int64_t> launch_starts_of(const Trace& trace) {
+  std::vector<std::int64_t> starts;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> graphs;
+  for (const auto& k : trace.kernels)
+    if (k.graph_id == 0 || k.correlation == 0 || graphs.insert({k.graph_id, k.correlation}).second)
+      starts.push_back(k.start_ns);
+  std::sort(starts.begin(), starts.end());
+  return starts;
+}
+
 bool moves_only(const KernelGroup& g, const Thresholds& t) {
   const CanonicalMetrics& m = g.metrics;
   if (m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0) return false;
@@ -436,14 +448,7 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
                                     const Thresholds& t) {
   std::vector<Opportunity> out;
   const auto& o = timeline.overlap;
-  // Launches: a kernel on its own, or one launch of a graph however many nodes it runs (its nodes share the launch
-  // call's correlation id).
-  std::size_t n = 0;
-  {
-    std::set<std::pair<std::uint32_t, std::uint32_t>> graphs;
-    for (const auto& k : trace.kernels)
-      n += k.graph_id == 0 || k.correlation == 0 || graphs.insert({k.graph_id, k.correlation}).second;
-  }
+  const std::size_t n = launch_starts_of(trace).size();
   if (o.span_ns <= 0 || n < static_cast<std::size_t>(t.param("diagnosis.launch_bound_min_launches"))) return out;
   const double idle_share = o.idle_ns / o.span_ns;
   if (idle_share < t.param("opportunities.gap_min_idle_share")) return out;
@@ -816,17 +821,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   // Kernel starts, and the host's waits for the GPU (synchronising calls, blocking device-to-host copies), in time
   // order: how many of each an instance holds.
-  std::vector<std::int64_t> kernel_starts, launch_starts, wait_starts, wait_ends;
+  std::vector<std::int64_t> kernel_starts, wait_starts, wait_ends;
   for (const auto& k : trace.kernels) kernel_starts.push_back(k.start_ns);
-  // Launches: a kernel launched on its own, or a graph's launch (its nodes share the launch call's correlation id),
-  // placed at its first node: one launch call each, whatever number of kernels a graph runs.
-  {
-    std::set<std::pair<std::uint32_t, std::uint32_t>> graph_launches;
-    for (const auto& k : trace.kernels)
-      if (k.graph_id == 0 || k.correlation == 0 || graph_launches.insert({k.graph_id, k.correlation}).second)
-        launch_starts.push_back(k.start_ns);
-    std::sort(launch_starts.begin(), launch_starts.end());
-  }
+  const std::vector<std::int64_t> launch_starts = launch_starts_of(trace);
   auto wait = [&](std::int64_t start, std::int64_t end) { wait_starts.push_back(start), wait_ends.push_back(end); };
   for (const auto& s : trace.syncs)
     if (s.type == SyncType::event_synchronize || s.type == SyncType::stream_synchronize ||

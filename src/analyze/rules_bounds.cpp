@@ -12,6 +12,12 @@
 
 namespace kprof::analyze {
 namespace {
+// How many times over its global loads fetch what DRAM reads (each load sector 32 bytes): about 1 for a kernel that
+// streams its input, tens and more for one that gathers the same bytes again.
+std::optional<double> loads_per_dram_read(const CanonicalMetrics& m) {
+  if (!m.global_load_sectors || !m.dram_read_bytes || *m.dram_read_bytes <= 0) return std::nullopt;
+  return *m.global_load_sectors * 32.0 / *m.dram_read_bytes;
+}
 
 // A latency-bound kernel whose warps wait on no one reason for at least latency_stall_share of their waiting time,
 // and whose theoretical occupancy is under mixed_wait_occupancy_max_pct, set by its registers or shared memory (the
@@ -285,10 +291,7 @@ void detect_plain_bounds(RuleContext& r) {
     // reuse_reread_min times), no local traffic runs, and L2 rather than L1/shared is the busier unit, nothing is
     // re-read that a tile could keep, and the bytes in flight set the pace (cuFFT's strided pass on the H200: loads
     // 1.08x DRAM's reads, L2 62%, DRAM 41% of its roof).
-    const std::optional<double> reread =
-        m.global_load_sectors && m.dram_read_bytes && *m.dram_read_bytes > 0
-            ? std::optional(*m.global_load_sectors * 32.0 / *m.dram_read_bytes)
-            : std::nullopt;
+    const std::optional<double> reread = loads_per_dram_read(m);
     // Loads the counter sees must account for most of DRAM's reads (TMA and cp.async loads are not global load
     // sectors), and local traffic and both cache readings must have been measured.
     const bool streams = reread && *reread >= r.p("stream_loads_min") && *reread <= r.p("reuse_reread_min") &&
@@ -313,10 +316,7 @@ void detect_plain_bounds(RuleContext& r) {
     // Issue spent gathering the same bytes again and again (global loads fetching tens of times what DRAM reads: a 7x7
     // window re-read per output, all pairs of rows): the loads and their address math go with reuse in registers or
     // shared memory, not with more instructions in flight (set 25's average pool, 58x; set 4's cdist, 3900x).
-    const std::optional<double> reread =
-        m.global_load_sectors && m.dram_read_bytes && *m.dram_read_bytes > 0
-            ? std::optional(*m.global_load_sectors * 32.0 / *m.dram_read_bytes)
-            : std::nullopt;
+    const std::optional<double> reread = loads_per_dram_read(m);
     // L1 must serve a good share of them: a single pass over an input already in L2 reads little from DRAM too, but
     // hits nothing in L1.
     const bool regathers = reread && *reread >= r.p("issue_reread_min") && m.flops_tensor.value_or(0) <= 0 &&
