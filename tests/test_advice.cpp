@@ -1436,6 +1436,49 @@ TEST(Advice, ASaturatedConstantCacheNamesConstantSerialisation) {
   EXPECT_GT(a.opportunities[0].est_gain_pct, 90.0);
 }
 
+// Warps waiting on MIO results (short scoreboard) where L1, the busiest memory unit, is busy with the shuffles they
+// wait on: fewer MIO instructions, not reuse on chip for the generic memory bound (set 27's shuffle-broadcast MLP on
+// the H200: L1 67.7%, memory 66% against SM 59%, 57% of the waits on short scoreboard, no shared wavefronts). With L2
+// the busier unit the memory side is not the MIO path's, and with L1 at its roof the L1 bound names the kernel.
+TEST(Advice, WaitsOnShuffleResultsWantFewerMioInstructions) {
+  CanonicalMetrics m;
+  m.duration_ns = 902272;
+  m.sm_throughput_pct = 59.0;
+  m.memory_throughput_pct = 66.0;
+  m.l1_throughput_pct = 67.7;
+  m.l2_throughput_pct = 7.9;
+  m.dram_throughput_pct = 11.9;
+  m.dram_measured_pct = 13.1;
+  m.dram_bytes = 5.18e8;
+  m.flops_fp32 = 8.7e9;
+  m.issue_active_pct = 33.1;
+  m.fma_pipe_pct = 15.1;
+  m.alu_pipe_pct = 5.2;
+  m.grid_size = 4096;
+  m.block_size = 256;
+  m.waves_per_sm = 4096.0 / (132 * 3);
+  m.achieved_occupancy_pct = 35.5;
+  m.theoretical_occupancy_pct = 37.5;
+  m.shared_wavefronts = 0;
+  m.stalls = {{"short_scoreboard", 9.22}, {"long_scoreboard", 5.37}, {"wait", 1.13}, {"mio_throttle", 0.26},
+              {"selected", 1.0}, {"not_selected", 0.1}};
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "shared_latency");
+  EXPECT_EQ(first_fix(a), "mio_pressure");
+  EXPECT_EQ(by_remedy(a.opportunities, "onchip_reuse"), nullptr);
+  // L2 busier than L1: the memory side is not the shuffles' traffic, and the shuffle waits do not explain it.
+  m.l2_throughput_pct = 70.0;
+  m.l1_throughput_pct = 40.0;
+  EXPECT_NE(first_fix(analyse(m)), "mio_pressure");
+  // L1 at its roof: its own bound and remedy lead (reuse on chip, registers), the waits its symptom.
+  m.l2_throughput_pct = 7.9;
+  m.l1_throughput_pct = 92.0;
+  m.memory_throughput_pct = 92.0;
+  auto l1 = analyse(m);
+  EXPECT_EQ(l1.bottleneck.cause, "l1_bandwidth");
+  EXPECT_EQ(first_fix(l1), "onchip_reuse");
+}
+
 // A stride-2 stream at the DRAM roof: the roofline floor is computed from the bytes coalescing removes, so it does
 // not cap the fix at the 4% left to the roof (set 7's partial_coalescing_stride2).
 TEST(Advice, CuttingTrafficIsNotBoundedByTheFloorOfThatTraffic) {

@@ -83,9 +83,10 @@ const Remedy kRemedies[] = {
      "The load/store queue to L1 is full: each warp issues many small memory instructions; vector loads and "
      "stores (float4), fewer local-memory accesses and fewer redundant loads drain it."},
     {RemedyId::mio_pressure, "Issue fewer shared-memory and special-function instructions (wider shared accesses)",
-     "The MIO path (shared memory, special functions, some conversions) or the special-function pipe behind it is "
-     "busy; 16-byte shared accesses, register caching of reused shared values and fewer MUFU instructions (hoisted "
-     "out of loops, cheaper approximations, tables) relieve it."},
+     "The MIO path (shared memory, warp shuffles, special functions, some conversions) or the special-function pipe "
+     "behind it is busy, or warps wait for its results; 16-byte shared accesses, register caching of reused shared "
+     "values, fewer shuffles (one wide broadcast instead of many) and fewer MUFU instructions (hoisted out of loops, "
+     "cheaper approximations, tables) relieve it."},
     {RemedyId::library_tuning,
      "Tune the library call (tile-filling shapes, batching, a fused epilogue, lower precision)",
      "The kernel is a library kernel that already uses the tensor cores (wgmma/TMA on Hopper); what is left is in "

@@ -69,11 +69,22 @@ void detect_dominant_stall(RuleContext& r) {
   const double named = std::max({pipe, val(m.lsu_pipe_pct), val(m.idc_pct)});
   const bool sm_unnamed = val(m.sm_throughput_pct) >= r.busy() && m.issue_active_pct &&
                           val(m.issue_active_pct) < r.busy() && named < r.busy();
-  const double sol = sm_unnamed ? val(m.memory_throughput_pct) : r.sol_max();
+  // Waits on the MIO path where L1 is the busiest memory unit, short of saturation: L1 is busy with that path's own
+  // traffic (shared memory, shuffles), which removing the waited-on instructions frees too; the memory side's speed of
+  // light is then not a roof the remedy runs into (a shuffle-broadcast MLP: L1 67.7%, memory 66%). L1 at its roof is a
+  // bound of its own, the waits its symptom (a shared-memory SGEMM without register tiling: L1 91.8%, MIO throttle
+  // 63% of the waits; reuse in registers is the fix).
+  const StallReason* s = find_stall_reason(top);
+  const bool mio = s && s->cause && (*s->cause == CauseId::mio_queue || *s->cause == CauseId::shared_latency);
+  const double l1 = val(m.l1_throughput_pct);
+  const bool l1_carries = mio && m.l1_throughput_pct && l1 < r.param("classify.saturated_pct") &&
+                          l1 >= val(m.l2_throughput_pct) && l1 >= val(m.dram_throughput_pct);
+  const double sol = sm_unnamed ? val(m.memory_throughput_pct)
+                     : l1_carries ? std::max({val(m.sm_throughput_pct), val(m.l2_throughput_pct), val(m.dram_throughput_pct)})
+                                  : r.sol_max();
   if (sol >= r.param("classify.saturated_pct") || val(m.dram_measured_pct) >= r.p("dram_bound_pct") ||
       pipe >= r.param("classify.saturated_pct"))
     return;
-  const StallReason* s = find_stall_reason(top);
   if (s && s->covered_by) return;
   // Barrier waits in a kernel that streams DRAM (at/above barrier_streaming_dram_pct of its measured roof) with
   // long scoreboard at least barrier_memory_wait_share of the waiting: the warps at the barrier wait for the
@@ -122,10 +133,13 @@ void detect_dominant_stall(RuleContext& r) {
   static_assert(std::size(kLabels) ==
                 static_cast<std::size_t>(CauseId::undiagnosed_stall) - static_cast<std::size_t>(CauseId::barrier_stall));
   const std::size_t at = static_cast<std::size_t>(id) - static_cast<std::size_t>(CauseId::barrier_stall);
-  r.add(id, at < std::size(kLabels) ? kLabels[at] : std::string(name(id)),
-        fmt::format("{} of the warps' waiting time is spent waiting for {} (SM {:.1f}%, memory {:.1f}%)", pct(share),
-                    what, val(m.sm_throughput_pct), val(m.memory_throughput_pct)),
-        share * std::min(room, r.headroom), trigger);
+  Finding& f = r.add(id, at < std::size(kLabels) ? kLabels[at] : std::string(name(id)),
+                     fmt::format("{} of the warps' waiting time is spent waiting for {} (SM {:.1f}%, memory {:.1f}%{})",
+                                 pct(share), what, val(m.sm_throughput_pct), val(m.memory_throughput_pct),
+                                 l1_carries ? fmt::format(", L1 {:.1f}% the busiest memory unit", l1) : std::string()),
+                     share * std::min(room, r.headroom), trigger);
+  // Where L2 or DRAM is busier than L1, the memory side's load is not the MIO path's.
+  if (mio && !l1_carries) f.does_not_explain = {CauseId::memory_bound, CauseId::l1_bandwidth};
 }
 
 }  // namespace kprof::analyze
