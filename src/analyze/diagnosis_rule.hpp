@@ -42,6 +42,11 @@ struct Finding {
   // Bounds the table says this cause explains but this finding does not (uncoalesced stores do not starve the
   // tensor pipe: only loads feed its operands).
   std::vector<CauseId> does_not_explain = {};
+  // A plain bound on a unit near its roof whose own remedy moves the work off that unit (the host link, for a kernel
+  // reading host memory: keep the data in device memory), so its gain is not the unit's room: the room left on the
+  // unit, in percent. Like a saturated pipe or DRAM, it caps the specific fixes that do not explain it and binds the
+  // kernel (cause_ranking.cpp).
+  std::optional<double> unit_room_pct = std::nullopt;
   bool accounts_for(CauseId bound) const;
 };
 
