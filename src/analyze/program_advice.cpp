@@ -1145,7 +1145,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       o.name = round_trip ? "Keep the intermediate on the GPU (hand it from one stage's kernel to the next on the "
                             "device, not down to the host and back)"
                           : "Move fewer bytes over the host link (copy only what is read, in the narrowest type; keep "
-                            "data on the GPU between stages)";
+                            "data on the GPU between stages, and upload data that does not change once)";
       o.rationale =
           fmt::format("In {} copies between host and device take {:.1f} ms of each range's {:.1f} ms (typically) "
                       "with no kernel beside them, from pinned memory at the link's rate: the host link bounds the "
@@ -1155,7 +1155,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                         "handed from one stage to the next through host memory. Left on the GPU (the next stage's "
                         "kernel reading the buffer the first wrote, or both in one kernel), neither copy is needed."
                       : "Only fewer bytes make it faster: copy the part the other side reads, in the narrowest type "
-                        "that holds it, and keep intermediates on the GPU.");
+                        "that holds it, keep intermediates on the GPU, and upload a buffer whose contents do not "
+                        "change (a calibration map, weights) once rather than before every use: the copy records carry "
+                        "no addresses, so kprof cannot tell a re-upload of the same bytes from new data of one size.");
       o.assumes = round_trip ? "the host does nothing with the data between the copies (or that work moves to the GPU), "
                                "so both copies go"
                              : "an upper bound: every byte copied goes (how many the other side needs kprof cannot tell)";
