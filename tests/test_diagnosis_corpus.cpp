@@ -904,13 +904,15 @@ TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
 // blur, shuffle broadcasts, weights in mapped host memory, managed memory first touched in a kernel, a prefetch before
 // a kernel, a WMMA GEMM with a sync per tile, a side kernel beside an RK4 ensemble, a spectrum at the roof, a CDF
 // binary search). Scored as captured, before any change they prompted: set 26 cause 9/9/9, first fix 8/8/8; set 27
-// cause 8/7/8, first fix 7/7/7 (bench/RESULTS.md §9v).
+// cause 8/7/8, first fix 7/7/7 (bench/RESULTS.md §9v). After the changes they prompted (waits on MIO results want
+// fewer MIO instructions; the host link binds a zero-copy kernel like a saturated unit, its item prefetch; device
+// copies beside a kernel waiting on memory make the range memory bound): set 26 cause 10/10/10, set 27 first fix 9/9/9.
 TEST(DiagnosisHoldout, TwentySixthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(26), 10, {{9, 8}, {9, 8}, {9, 8}});
+  expect_holdout_score(corpus::holdout_file(26), 10, {{10, 8}, {10, 8}, {10, 8}});
 }
 
 TEST(DiagnosisHoldout, TwentySeventhSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(27), 10, {{8, 7}, {7, 7}, {8, 7}});
+  expect_holdout_score(corpus::holdout_file(27), 10, {{8, 9}, {7, 9}, {8, 9}});
 }
 
 // Set 23 (fourteenth session): PyTorch and Triton cases (a float32 softmax then a cast, a blend at the roof, an
