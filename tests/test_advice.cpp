@@ -2134,3 +2134,62 @@ TEST(Advice, DeviceCopiesBesideAKernelWaitingOnMemoryMakeTheRangeMemoryBound) {
   EXPECT_EQ(roof.stages[0].kernels[0].analysis->bottleneck.cause, "dram_bandwidth");
   EXPECT_FALSE(roof.stages[0].bound) << roof.stages[0].bound->key_issue;
 }
+
+// Set 24's relaxation loop: per step three kernels, then a cudaStreamQuery while they run, a 1 ms sleep and a second
+// query that finds them done, then the next step's launches: the GPU idles from its finish to the second query. That
+// is the polling's latency (spin_wait: wait on an event instead), not the host's work; the same gap with no queries
+// (the host sleeping, then launching) stays a launch gap.
+TEST(Advice, AHostPollingWithSleepsIsToldToStopPolling) {
+  auto loop = [](bool queries) {
+    Trace trace;
+    trace.strings = {"", "relax", "k", "cudaLaunchKernel", "cudaStreamQuery"};
+    trace.info.api_traced = trace.info.nvtx_traced = true;
+    std::int64_t t = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      for (int step = 0; step < 4; ++step) {
+        const std::int64_t end = launch(trace, 3, 2, t, 5000, 6000, 500000, ri);
+        if (queries) {
+          TraceApiCall q;
+          q.name = 4;
+          q.start_ns = t + 12000, q.end_ns = t + 15000;
+          trace.api_calls.push_back(q);
+          q.start_ns = t + 1100000, q.end_ns = t + 1103000;  // after a 1 ms sleep: the kernel ended at +506 us
+          trace.api_calls.push_back(q);
+        }
+        (void)end;
+        t += 1110000;
+      }
+      r.end_ns = t;
+      trace.nvtx.push_back(r);
+      t += 2000000;
+    }
+    std::sort(trace.api_calls.begin(), trace.api_calls.end(),
+              [](const TraceApiCall& a, const TraceApiCall& b) { return a.start_ns < b.start_ns; });
+    return trace;
+  };
+  auto analysed = [](const Trace& trace) {
+    ProfileRun run = one_stage_run("relax", "k", 500000, 42);
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    return run;
+  };
+  auto by = [](const ProfileRun& run, const std::string& remedy) {
+    const Opportunity* found = nullptr;
+    for (const auto& o : run.program_opportunities)
+      if (o.remedy == remedy) found = &o;
+    return found;
+  };
+  ProfileRun polls = analysed(loop(true));
+  const Opportunity* stop = by(polls, "spin_wait");
+  ASSERT_NE(stop, nullptr);
+  EXPECT_EQ(stop->trigger_metric, "poll_wait_ns");
+  EXPECT_NEAR(stop->est_gain_pct, (1100.0 - 506.0) / 4440.0 * 4 * 100.0, 3.0);  // idle from each finish to the query
+  EXPECT_EQ(by(polls, "host_work"), nullptr);
+  EXPECT_EQ(by(polls, "launch_overhead"), nullptr);
+  ProfileRun sleeps = analysed(loop(false));
+  EXPECT_EQ(by(sleeps, "spin_wait"), nullptr);
+  EXPECT_NE(by(sleeps, "launch_overhead"), nullptr);  // the gaps before each launch, as before
+}

@@ -302,7 +302,10 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
     sentence = "the host waits for the GPU (synchronisations, read-backs) every few launches, so the queue drains and "
                "each next launch starts from an idle GPU";
   }
-  if (r.host_work_ns >= r.host_blocked_ns && r.host_work_ns >= r.launch_gaps_ns) {
+  if (r.poll_wait_ns >= r.host_work_ns && r.poll_wait_ns >= r.host_blocked_ns && r.poll_wait_ns >= r.launch_gaps_ns) {
+    what = "host polling";
+    sentence = "the host polls the GPU with sleeps between its queries, so each finish waits for the next query";
+  } else if (r.host_work_ns >= r.host_blocked_ns && r.host_work_ns >= r.launch_gaps_ns) {
     what = "host work";
     sentence = "the host works between launches (computing outside CUDA calls, or in calls that do not wait for the "
                "GPU: allocations, graph or plan building) while the GPU has nothing queued";

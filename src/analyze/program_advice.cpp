@@ -633,6 +633,21 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return sum;
   };
   const double wait_busy_share = t.param("opportunities.blocking_wait_min_busy_share");
+  // Every CUDA call by start, and whether it asks the GPU whether work is done without waiting (cudaStreamQuery,
+  // cudaEventQuery): the host polling.
+  struct Call {
+    std::int64_t start, end;
+    bool query;
+  };
+  std::vector<Call> calls_by_start;
+  calls_by_start.reserve(trace.api_calls.size());
+  for (const auto& a : trace.api_calls) {
+    const std::string_view n = trace.str(a.name);
+    calls_by_start.push_back({a.start_ns, a.end_ns,
+                              n.find("StreamQuery") != std::string_view::npos ||
+                                  n.find("EventQuery") != std::string_view::npos});
+  }
+  std::sort(calls_by_start.begin(), calls_by_start.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
   for (const auto& a : trace.api_calls) {
     host.push_back({a.start_ns, a.end_ns});
     // A call that holds the host while the GPU has nothing queued: an allocation or free (cudaFree synchronises
@@ -734,6 +749,33 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (at < hi) flush(hi);
     return out;
   };
+  // In [lo, hi): the GPU's idle time that the host's polling added. A query (cudaStreamQuery, cudaEventQuery) made
+  // while the GPU still ran, then, with the host in no CUDA call in between (sleeping, or working), the next call a
+  // query again, made with the GPU idle: the GPU finished between the two and waited from then to the second query for
+  // the host to notice (set 24's relaxation loop: a query, a 1 ms sleep, a query; 0.55 ms of each 1.1 ms step idle).
+  // `in_work`: the part in idle stretches of min_gap or more, which idle_host counts as the host's work.
+  struct Poll {
+    double ns = 0, in_work = 0;
+  };
+  auto polled = [&](std::int64_t lo, std::int64_t hi) {
+    Poll out;
+    auto it = std::partition_point(calls_by_start.begin(), calls_by_start.end(),
+                                   [&](const Call& c) { return c.start < lo; });
+    for (; it != calls_by_start.end() && it + 1 != calls_by_start.end() && it->start < hi; ++it) {
+      const Call &q1 = *it, &q2 = *(it + 1);
+      if (!q1.query || !q2.query || q2.start >= hi || q2.start - q1.end < min_gap) continue;
+      // The end of the GPU's last busy stretch that began before the second query.
+      auto g = std::partition_point(gpu.begin(), gpu.end(), [&](const Span& s) { return s.first < q2.start; });
+      if (g == gpu.begin()) continue;
+      const std::int64_t busy_end = std::prev(g)->second;
+      if (busy_end <= q1.end || busy_end >= q2.start) continue;  // not running at the first, or still at the second
+      const double wait = static_cast<double>(q2.start - busy_end);
+      const std::int64_t stretch_end = g == gpu.end() ? hi : std::min(hi, g->first);
+      out.ns += wait;
+      if (static_cast<double>(stretch_end - busy_end) >= min_gap) out.in_work += wait;
+    }
+    return out;
+  };
   // The range instances that hold launches, with the end of their last kernel.
   const RangeStages ranges(run, trace);
   std::map<int, std::int64_t> last_end;     // range instance → the end of its last kernel
@@ -815,7 +857,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   struct Seen {
     std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
-        pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs;
+        pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled;
     std::vector<RangeTime> instances;
     bool pinned_measured = false, pinned_fallback = false;
   };
@@ -876,7 +918,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     const std::int64_t lo = range.start_ns, hi = std::max(range.end_ns, end);
     if (hi <= lo) continue;
     const Idle idle = idle_host(lo, hi);
-    per_stage[stage].work.push_back(idle.work + idle.driver);
+    // The GPU idle while the host polls is the polling's, not the host's work (its own item below).
+    const Poll poll = polled(lo, hi);
+    per_stage[stage].polled.push_back(poll.ns);
+    per_stage[stage].work.push_back(std::max(0.0, idle.work - poll.in_work) + idle.driver);
     per_stage[stage].driver.push_back(idle.driver);
     per_stage[stage].in_calls.push_back(idle.blocked + idle.driver);
     per_stage[stage].blocked.push_back(idle.blocked);
@@ -981,19 +1026,21 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
           any = true;
         }
       }
-      // The idle time splits into the host's work, its blocking calls and the launch gaps; the host in a long call
-      // that may be a copy the trace did not record is not counted as idle.
+      // The idle time splits into the host's work, its blocking calls, its polling and the launch gaps; the host in
+      // a long call that may be a copy the trace did not record is not counted as idle.
+      const Poll poll = polled(first, last);
       per_stage[stage].instances.push_back({.instances = 1,
                                             .span_ns = static_cast<double>(last - first),
                                             .idle_ns = std::max(0.0, within.idle - std::max(0.0, within.calls -
                                                                                                  within.blocked -
                                                                                                  within.driver)),
-                                            .host_work_ns = within.work + within.driver,
+                                            .host_work_ns = std::max(0.0, within.work - poll.in_work) + within.driver,
                                             .host_blocked_ns = within.blocked,
-                                            .launch_gaps_ns =
-                                                std::max(0.0, within.idle - within.work - within.calls - node_gaps),
+                                            .launch_gaps_ns = std::max(0.0, within.idle - within.work - within.calls -
+                                                                                node_gaps - (poll.ns - poll.in_work)),
                                             .wait_gaps_ns = wait_gaps,
                                             .graph_node_gaps_ns = node_gaps,
+                                            .poll_wait_ns = poll.ns,
                                             .launches = count(launch_starts),
                                             .host_waits = count(wait_starts),
                                             .link_copy_ns = alone(copies_only, kernels_only, first, last),
@@ -1212,6 +1259,22 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                 waits ? " (the waits are dropped or moved out of the loop)" : "");
         out.push_back(std::move(o));
       }
+    }
+    // The host polling the GPU with sleeps (or work) between its queries: each finish waits for the next query.
+    if (const double poll = lower_median(seen.polled); poll >= min_gap && poll / typical_span >= min_share) {
+      Opportunity o = item(RemedyId::spin_wait, poll / typical_span, "poll_wait_ns", poll * count,
+                           fmt::format("poll_wait={:.1f} ms of {:.1f} ms", poll * count * 1e-6, span * 1e-6));
+      o.name = "Stop polling with sleeps (wait on an event with blocking sync, or queue the next work behind the "
+               "current so the GPU never waits for the host to notice)";
+      o.rationale = fmt::format(
+          "In {} the host asks whether the GPU is done (cudaStreamQuery or cudaEventQuery) and, told no, sleeps or "
+          "works until its next query: the GPU finishes in between and idles {:.2f} ms of each range's {:.2f} ms "
+          "(typically) until the host notices. A blocking wait (cudaEventSynchronize on an event created with "
+          "cudaEventBlockingSync, or a callback) returns when the work ends; work that does not depend on the result can "
+          "be queued at once.",
+          stage->name, poll * 1e-6, per_range_ms);
+      o.assumes = "the GPU's idle time from each finish to the next query goes; the host still waits for the result";
+      out.push_back(std::move(o));
     }
     // The host computing, or held in blocking calls, with the GPU idle: the larger of the two.
     const double work = lower_median(seen.work), blocked = lower_median(seen.blocked);

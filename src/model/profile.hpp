@@ -155,7 +155,8 @@ struct RangeTime {
   // The typical instance's GPU span: from its own first kernel to its last, widened to the copies and memsets that
   // ran while the host was inside the range.
   double span_ns = 0;
-  // ... with none of them on the GPU: host_work_ns + host_blocked_ns + launch_gaps_ns + graph_node_gaps_ns. Where the
+  // ... with none of them on the GPU: host_work_ns + host_blocked_ns + launch_gaps_ns + graph_node_gaps_ns +
+  // poll_wait_ns. Where the
   // trace records no
   // copies, time the host spent in a long copy or synchronisation call is left out (the GPU may have been copying).
   double idle_ns = 0;
@@ -168,8 +169,11 @@ struct RangeTime {
   // a blocking read-back): the queue the wait drained.
   double wait_gaps_ns = 0;
   // Gaps between two nodes of one launch of a CUDA graph: the graph's own cost per node, left out of launch_gaps_ns
-  // (idle_ns = host_work_ns + host_blocked_ns + launch_gaps_ns + graph_node_gaps_ns).
+  // (idle_ns = host_work_ns + host_blocked_ns + launch_gaps_ns + graph_node_gaps_ns + poll_wait_ns).
   double graph_node_gaps_ns = 0;
+  // The GPU idle from a finish to the host's next query of it, where the host polls with sleeps between queries
+  // (cudaStreamQuery, cudaEventQuery): left out of host_work_ns and launch_gaps_ns.
+  double poll_wait_ns = 0;
   int launches = 0;            // launches started in its GPU span (a graph's launch once, however many its nodes)
   int host_waits = 0;          // the host's waits for the GPU begun in it (synchronisations, blocking read-backs)
   // Its GPU span's time with a copy between host and device running and no kernel (the host link alone), and with a
@@ -179,7 +183,7 @@ struct RangeTime {
   double device_fill_ns = 0;
 };
 KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
-           graph_node_gaps_ns, launches, host_waits, link_copy_ns, device_fill_ns)
+           graph_node_gaps_ns, poll_wait_ns, launches, host_waits, link_copy_ns, device_fill_ns)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges
