@@ -312,9 +312,10 @@ TEST(Opportunities, AKernelReadingHostMemoryAtTheLinksRateIsBoundByTheLink) {
 // measured 55.4). It read "grid too small: fill the GPU, 34%" (ncu mode: "uncoalesced"): the link is the unit at its
 // roof, which neither more blocks nor fewer sectors per request move; keeping the weights in device memory does.
 TEST(Opportunities, NeitherItsGridNorItsSectorsMoveAKernelAtTheHostLinksRate) {
-  auto m = holdout_base(657600, 512, 256);
+  // (The test's device has no measured host link: at the assumed 45 GB/s, 40 GB/s is 89% of it, 11% of room.)
+  auto m = holdout_base(33554432.0 / 40.0, 512, 256);
   m.waves_per_sm = 0.65;
-  m.sm_throughput_pct = 0.2, m.memory_throughput_pct = 1.5, m.dram_throughput_pct = 0.0, m.dram_measured_pct = 0.0;
+  m.sm_throughput_pct = 0.2, m.memory_throughput_pct = 8.63, m.dram_throughput_pct = 0.0, m.dram_measured_pct = 0.0;
   m.l2_throughput_pct = 1.5, m.l1_throughput_pct = 0.8, m.issue_active_pct = 0.2, m.l1_hit_pct = 78.7;
   m.l2_hit_pct = 4.0;
   m.global_load_requests = 1.0e6, m.global_load_sectors = 2.67e7, m.global_load_bytes_per_sector = 8;
@@ -324,10 +325,15 @@ TEST(Opportunities, NeitherItsGridNorItsSectorsMoveAKernelAtTheHostLinksRate) {
   EXPECT_EQ(a.bottleneck.unit, "host link");
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_EQ(a.opportunities.front().remedy, "prefetch");
+  bool capped = false;
   for (const auto& o : a.opportunities)
-    if (o.remedy == "grid_fill" || o.remedy == "coalesce") EXPECT_LE(o.est_gain_pct, 8.5) << o.remedy;
+    if (o.remedy == "grid_fill" || o.remedy == "coalesce") {
+      EXPECT_LE(o.est_gain_pct, 11.5) << o.remedy;
+      capped = true;
+    }
+  EXPECT_TRUE(capped);  // the grid item stands, capped by the link's room
   // Ten times slower than the link's rate: the link is not the bound, and the grid is.
-  m.duration_ns = 6576000;
+  m.duration_ns = 8388608;
   EXPECT_NE(analyse(m, {}, "gemv_rows_f16").bottleneck.unit, "host link");
 }
 

@@ -229,17 +229,27 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
 namespace {
 // A range whose GPU span is mostly copies: over the host link (the link bounds it), or inside the device and memsets
 // (DRAM moving bytes no kernel computes on).
-// Whether the stage's longest kernel is bound on the memory side (a memory unit, or waiting on memory) short of the
-// DRAM roof. A kernel at the DRAM roof names the range already: its copies stream at that roof too (held-out sets 16
-// and 23: a gradient accumulation and a memory bank's index_copy, each labelled DRAM bandwidth).
+// Whether the stage's longest kernel is bound on the DRAM side short of its roof: waiting on memory, L2 or the
+// generic memory bound (not the host link's), or an access pattern that wastes DRAM sectors. A kernel at the DRAM roof
+// names the range already: its copies stream at that roof too (held-out sets 16 and 23: a gradient accumulation and a
+// memory bank's index_copy, each labelled DRAM bandwidth); on-chip bounds (shared memory, the MIO or LSU queue, L1)
+// and compute have nothing to do with the copies' DRAM traffic.
 bool memory_side_kernel(const Stage& stage) {
   const KernelGroup* longest = nullptr;
   for (const auto& g : stage.kernels)
     if (g.analysis && (!longest || g.gpu_time_or_profiled_ns() > longest->gpu_time_or_profiled_ns())) longest = &g;
   if (!longest) return false;
   const auto id = cause_id(longest->analysis->bottleneck.cause);
-  return id && *id != CauseId::dram_bandwidth &&
-         (*id == CauseId::memory_latency || cause_spec(*id).kind == BottleneckKind::memory);
+  if (!id) return false;
+  const Bottleneck& b = longest->analysis->bottleneck;
+  switch (*id) {
+    case CauseId::memory_latency:
+    case CauseId::l2_bandwidth:
+    case CauseId::uncoalesced_global:
+    case CauseId::scattered_access: return true;
+    case CauseId::memory_bound: return b.unit != "host link";
+    default: return false;
+  }
 }
 
 // Copies inside the device and memsets taking a share of the span (below copy_bound_share) beside a kernel that is
@@ -302,7 +312,8 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
     sentence = "the host waits for the GPU (synchronisations, read-backs) every few launches, so the queue drains and "
                "each next launch starts from an idle GPU";
   }
-  if (r.poll_wait_ns >= r.host_work_ns && r.poll_wait_ns >= r.host_blocked_ns && r.poll_wait_ns >= r.launch_gaps_ns) {
+  if (r.poll_wait_ns > 0 && r.poll_wait_ns >= r.host_work_ns && r.poll_wait_ns >= r.host_blocked_ns &&
+      r.poll_wait_ns >= r.launch_gaps_ns) {
     what = "host polling";
     sentence = "the host polls the GPU with sleeps between its queries, so each finish waits for the next query";
   } else if (r.host_work_ns >= r.host_blocked_ns && r.host_work_ns >= r.launch_gaps_ns) {

@@ -127,6 +127,49 @@ std::vector<std::int64_t> launch_starts_of(const Trace& trace) {
   return starts;
 }
 
+// The GPU's idle time that the host's polling added, as (from, to) spans sorted by start: a thread asked whether work
+// was done (cudaStreamQuery or cudaEventQuery, or their driver forms) and was told not yet (600, not ready) while the
+// GPU ran; that thread's next CUDA call (after a sleep, or work) was a query told done (0), with the GPU idle. The GPU finished between the two and waited from then to the second query for the host to notice
+// (set 24's relaxation loop: a query, a 1 ms sleep, a query; 0.55 ms of each 1.1 ms step idle). Queries that found
+// the work done (PyTorch's caching allocator checking its events), or made on another thread than the next one, poll
+// nothing; a spin without sleeps finds the finish at once, and its waits are too short to matter.
+std::vector<std::pair<std::int64_t, std::int64_t>> poll_waits(const Trace& trace) {
+  using Span = std::pair<std::int64_t, std::int64_t>;
+  std::vector<Span> out, gpu;
+  for (const auto& k : trace.kernels) gpu.push_back({k.start_ns, k.end_ns});
+  for (const auto& c : trace.memcpys) gpu.push_back({c.start_ns, c.end_ns});
+  for (const auto& m : trace.memsets) gpu.push_back({m.start_ns, m.end_ns});
+  std::sort(gpu.begin(), gpu.end());
+  std::vector<Span> busy;  // merged
+  for (const auto& g : gpu)
+    if (!busy.empty() && g.first <= busy.back().second) busy.back().second = std::max(busy.back().second, g.second);
+    else busy.push_back(g);
+  constexpr std::int32_t kNotReady = 600;  // cudaErrorNotReady, CUDA_ERROR_NOT_READY
+  auto query = [&](const TraceApiCall& a) {
+    const std::string_view n = trace.str(a.name);
+    return n.find("StreamQuery") != std::string_view::npos || n.find("EventQuery") != std::string_view::npos;
+  };
+  // Each thread's calls in start order.
+  std::vector<const TraceApiCall*> calls;
+  calls.reserve(trace.api_calls.size());
+  for (const auto& a : trace.api_calls) calls.push_back(&a);
+  std::sort(calls.begin(), calls.end(), [](const TraceApiCall* a, const TraceApiCall* b) {
+    return a->thread != b->thread ? a->thread < b->thread : a->start_ns < b->start_ns;
+  });
+  for (std::size_t i = 0; i + 1 < calls.size(); ++i) {
+    const TraceApiCall &q1 = *calls[i], &q2 = *calls[i + 1];
+    if (q1.thread != q2.thread || q1.return_value != kNotReady || q2.return_value != 0 || !query(q1) || !query(q2))
+      continue;
+    // The end of the GPU's last busy stretch that began before the second query.
+    auto g = std::partition_point(busy.begin(), busy.end(), [&](const Span& b) { return b.first < q2.start_ns; });
+    if (g == busy.begin()) continue;
+    const std::int64_t end = std::prev(g)->second;
+    if (end > q1.end_ns && end < q2.start_ns) out.push_back({end, q2.start_ns});
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 bool moves_only(const KernelGroup& g, const Thresholds& t) {
   const CanonicalMetrics& m = g.metrics;
   if (m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0) return false;
@@ -501,6 +544,15 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   };
   std::map<const Stage*, double> in_stage;  // nullptr: between stages or outside them
   double winnable = 0;
+  // A gap the host's polling made is the polling's (range_advice's spin_wait item), not a launch's.
+  const auto polls = poll_waits(trace);
+  auto polled_in = [&](std::int64_t lo, std::int64_t hi) {
+    double sum = 0;
+    auto it = std::partition_point(polls.begin(), polls.end(), [&](const auto& p) { return p.second <= lo; });
+    for (; it != polls.end() && it->first < hi; ++it)
+      sum += static_cast<double>(std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first)));
+    return sum;
+  };
   std::int64_t last_end = ks.empty() ? 0 : ks.front().end_ns;
   std::size_t last = 0;  // the kernel that ends at last_end: the gap's earlier side (on several streams, not ks[i - 1])
   for (std::size_t i = 1; i < ks.size(); ++i) {
@@ -515,7 +567,7 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
       auto w = std::lower_bound(wait_spans.begin(), wait_spans.end(), std::make_pair(last_end, std::int64_t{0}));
       const bool waited = w != wait_spans.end() && w->first <= ks[i].start_ns;
       if (between_graphs ? host_waits && waited : !host_waits || waited) {
-        const double win = std::max(0.0, gap - floor_ns);
+        const double win = std::max(0.0, gap - polled_in(last_end, ks[i].start_ns) - floor_ns);
         winnable += win;
         const int ra = ranges.range_of(ks[last]), rb = ranges.range_of(ks[i]);
         const Stage* a = ranges.stage_of(ra);
@@ -633,21 +685,6 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return sum;
   };
   const double wait_busy_share = t.param("opportunities.blocking_wait_min_busy_share");
-  // Every CUDA call by start, and whether it asks the GPU whether work is done without waiting (cudaStreamQuery,
-  // cudaEventQuery): the host polling.
-  struct Call {
-    std::int64_t start, end;
-    bool query;
-  };
-  std::vector<Call> calls_by_start;
-  calls_by_start.reserve(trace.api_calls.size());
-  for (const auto& a : trace.api_calls) {
-    const std::string_view n = trace.str(a.name);
-    calls_by_start.push_back({a.start_ns, a.end_ns,
-                              n.find("StreamQuery") != std::string_view::npos ||
-                                  n.find("EventQuery") != std::string_view::npos});
-  }
-  std::sort(calls_by_start.begin(), calls_by_start.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
   for (const auto& a : trace.api_calls) {
     host.push_back({a.start_ns, a.end_ns});
     // A call that holds the host while the GPU has nothing queued: an allocation or free (cudaFree synchronises
@@ -749,30 +786,25 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (at < hi) flush(hi);
     return out;
   };
-  // In [lo, hi): the GPU's idle time that the host's polling added. A query (cudaStreamQuery, cudaEventQuery) made
-  // while the GPU still ran, then, with the host in no CUDA call in between (sleeping, or working), the next call a
-  // query again, made with the GPU idle: the GPU finished between the two and waited from then to the second query for
-  // the host to notice (set 24's relaxation loop: a query, a 1 ms sleep, a query; 0.55 ms of each 1.1 ms step idle).
-  // `in_work`: the part in idle stretches of min_gap or more, which idle_host counts as the host's work.
+  // In [lo, hi): the GPU's idle time that the host's polling added (poll_waits), less what other threads' long CUDA
+  // calls cover (that time is theirs: blocked or driver work); `in_work`, the part in idle stretches of min_gap or
+  // more, which idle_host counts as the host's work (less the host's calls in them).
+  const auto polls = poll_waits(trace);
   struct Poll {
     double ns = 0, in_work = 0;
   };
   auto polled = [&](std::int64_t lo, std::int64_t hi) {
     Poll out;
-    auto it = std::partition_point(calls_by_start.begin(), calls_by_start.end(),
-                                   [&](const Call& c) { return c.start < lo; });
-    for (; it != calls_by_start.end() && it + 1 != calls_by_start.end() && it->start < hi; ++it) {
-      const Call &q1 = *it, &q2 = *(it + 1);
-      if (!q1.query || !q2.query || q2.start >= hi || q2.start - q1.end < min_gap) continue;
-      // The end of the GPU's last busy stretch that began before the second query.
-      auto g = std::partition_point(gpu.begin(), gpu.end(), [&](const Span& s) { return s.first < q2.start; });
-      if (g == gpu.begin()) continue;
-      const std::int64_t busy_end = std::prev(g)->second;
-      if (busy_end <= q1.end || busy_end >= q2.start) continue;  // not running at the first, or still at the second
-      const double wait = static_cast<double>(q2.start - busy_end);
+    auto it = std::partition_point(polls.begin(), polls.end(), [&](const Span& p) { return p.first < lo; });
+    for (; it != polls.end() && it->first < hi; ++it) {
+      const std::int64_t from = it->first, to = std::min(hi, it->second);
+      if (to <= from) continue;
+      out.ns += static_cast<double>(to - from - covered(long_calls, from, to));
+      // The idle stretch it lies in: from the GPU's finish to its next start.
+      auto g = std::partition_point(gpu.begin(), gpu.end(), [&](const Span& b) { return b.first <= from; });
       const std::int64_t stretch_end = g == gpu.end() ? hi : std::min(hi, g->first);
-      out.ns += wait;
-      if (static_cast<double>(stretch_end - busy_end) >= min_gap) out.in_work += wait;
+      if (static_cast<double>(stretch_end - from) >= min_gap)
+        out.in_work += static_cast<double>(to - from - covered(host, from, to));
     }
     return out;
   };

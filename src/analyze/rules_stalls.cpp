@@ -77,8 +77,12 @@ void detect_dominant_stall(RuleContext& r) {
   const StallReason* s = find_stall_reason(top);
   const bool mio = s && s->cause && (*s->cause == CauseId::mio_queue || *s->cause == CauseId::shared_latency);
   const double l1 = val(m.l1_throughput_pct);
-  const bool l1_carries = mio && m.l1_throughput_pct && l1 < r.param("classify.saturated_pct") &&
-                          l1 >= val(m.l2_throughput_pct) && l1 >= val(m.dram_throughput_pct);
+  // And L1 busy with little data: the MIO path's traffic moves few bytes (shuffles, shared words), global loads
+  // hitting L1 move many (the data-rate cut of the MIO-queue rule above).
+  const std::optional<double> l1_per_clk = mio ? r.l1_data_per_clk() : std::nullopt;
+  const bool l1_carries = mio && m.l1_throughput_pct && l1 >= r.busy() && l1 < r.param("classify.saturated_pct") &&
+                          l1 >= val(m.l2_throughput_pct) && l1 >= val(m.dram_throughput_pct) && l1_per_clk &&
+                          *l1_per_clk < r.p("l1_data_min_bytes_per_clk");
   const double sol = sm_unnamed ? val(m.memory_throughput_pct)
                      : l1_carries ? std::max({val(m.sm_throughput_pct), val(m.l2_throughput_pct), val(m.dram_throughput_pct)})
                                   : r.sol_max();
