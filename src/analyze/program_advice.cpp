@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -129,8 +130,8 @@ std::vector<std::int64_t> launch_starts_of(const Trace& trace) {
 
 // The GPU's idle time that the host's polling added, as (from, to) spans sorted by start: a thread asked whether work
 // was done (cudaStreamQuery or cudaEventQuery, or their driver forms) and was told not yet (600, not ready) while the
-// GPU ran; that thread's next CUDA call (after a sleep, or work) was a query told done (0), with the GPU idle. The GPU finished between the two and waited from then to the second query for the host to notice
-// (set 24's relaxation loop: a query, a 1 ms sleep, a query; 0.55 ms of each 1.1 ms step idle). Queries that found
+// GPU ran; that thread's next CUDA call (after a sleep, or work) was a query told done (0), with the GPU idle. The GPU
+// finished between the two and waited from then to the second query for the host to notice (set 24's relaxation loop: a query, a 1 ms sleep, a query; 0.55 ms of each 1.1 ms step idle). Queries that found
 // the work done (PyTorch's caching allocator checking its events), or made on another thread than the next one, poll
 // nothing; a spin without sleeps finds the finish at once, and its waits are too short to matter.
 std::vector<std::pair<std::int64_t, std::int64_t>> poll_waits(const Trace& trace) {
@@ -149,16 +150,17 @@ std::vector<std::pair<std::int64_t, std::int64_t>> poll_waits(const Trace& trace
     const std::string_view n = trace.str(a.name);
     return n.find("StreamQuery") != std::string_view::npos || n.find("EventQuery") != std::string_view::npos;
   };
-  // Each thread's calls in start order.
+  // Each thread's calls (of each process) in start order.
   std::vector<const TraceApiCall*> calls;
   calls.reserve(trace.api_calls.size());
   for (const auto& a : trace.api_calls) calls.push_back(&a);
   std::sort(calls.begin(), calls.end(), [](const TraceApiCall* a, const TraceApiCall* b) {
-    return a->thread != b->thread ? a->thread < b->thread : a->start_ns < b->start_ns;
+    return std::tie(a->process, a->thread, a->start_ns) < std::tie(b->process, b->thread, b->start_ns);
   });
   for (std::size_t i = 0; i + 1 < calls.size(); ++i) {
     const TraceApiCall &q1 = *calls[i], &q2 = *calls[i + 1];
-    if (q1.thread != q2.thread || q1.return_value != kNotReady || q2.return_value != 0 || !query(q1) || !query(q2))
+    if (q1.process != q2.process || q1.thread != q2.thread || q1.return_value != kNotReady || q2.return_value != 0 ||
+        !query(q1) || !query(q2))
       continue;
     // The end of the GPU's last busy stretch that began before the second query.
     auto g = std::partition_point(busy.begin(), busy.end(), [&](const Span& b) { return b.first < q2.start_ns; });
