@@ -153,10 +153,13 @@ void host_memory(const std::vector<Cause>& causes, const CanonicalMetrics& m, st
   Candidate k = measured_candidate(*r, "sysmem_bytes", m.sysmem_bytes.value_or(0));
   k.op.name = "Keep the data in device memory (copy it over once and reuse it, not read across the host link each call)";
   k.op.trigger = c.trigger;
+  // (The counter holds reads and writes alike: a kernel writing its output to mapped memory is told the same, the
+  // output kept in device memory and copied back once.)
   k.op.rationale = fmt::format(
-      "{}: the kernel reads host memory (mapped pinned or zero-copy) at the link's rate, so the link, not the GPU, "
-      "sets its time. Copied to device memory once (cudaMemcpyAsync, cudaMemPrefetchAsync for managed memory) and "
-      "read from there, the same bytes take DRAM's time; only bytes the kernel needs should cross at all.",
+      "{}: the kernel reads (or writes) host memory (mapped pinned or zero-copy) at the link's rate, so the link, not "
+      "the GPU, sets its time. Copied to device memory once (cudaMemcpyAsync, cudaMemPrefetchAsync for managed memory) "
+      "and read from there, the same bytes take DRAM's time; an output written to device memory goes back in one "
+      "copy when the host needs it. Only bytes the other side needs should cross at all.",
       c.evidence);
   k.op.assumes = "the data is reused across calls, so one copy serves them and each call reads it at DRAM's rate; "
                  "read once per copy, the copy costs the link time the kernel spends now";
