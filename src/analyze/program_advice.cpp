@@ -128,23 +128,36 @@ std::vector<std::int64_t> launch_starts_of(const Trace& trace) {
   return starts;
 }
 
-// The GPU's idle time that the host's polling added, as (from, to) spans sorted by start: a thread asked whether work
-// was done (cudaStreamQuery or cudaEventQuery, or their driver forms) and was told not yet (600, not ready) while the
-// GPU ran; that thread's next CUDA call (after a sleep, or work) was a query told done (0), with the GPU idle. The GPU
-// finished between the two and waited from then to the second query for the host to notice (set 24's relaxation loop: a query, a 1 ms sleep, a query; 0.55 ms of each 1.1 ms step idle). Queries that found
-// the work done (PyTorch's caching allocator checking its events), or made on another thread than the next one, poll
-// nothing; a spin without sleeps finds the finish at once, and its waits are too short to matter.
-std::vector<std::pair<std::int64_t, std::int64_t>> poll_waits(const Trace& trace) {
-  using Span = std::pair<std::int64_t, std::int64_t>;
-  std::vector<Span> out, gpu;
+using Span = std::pair<std::int64_t, std::int64_t>;
+
+// The spans sorted by start and merged where they touch or overlap.
+std::vector<Span> merged_spans(std::vector<Span> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<Span> m;
+  for (const auto& s : v)
+    if (!m.empty() && s.first <= m.back().second) m.back().second = std::max(m.back().second, s.second);
+    else m.push_back(s);
+  return m;
+}
+
+// When the GPU ran anything (kernels, copies, memsets), merged.
+std::vector<Span> gpu_busy_spans(const Trace& trace) {
+  std::vector<Span> gpu;
   for (const auto& k : trace.kernels) gpu.push_back({k.start_ns, k.end_ns});
   for (const auto& c : trace.memcpys) gpu.push_back({c.start_ns, c.end_ns});
   for (const auto& m : trace.memsets) gpu.push_back({m.start_ns, m.end_ns});
-  std::sort(gpu.begin(), gpu.end());
-  std::vector<Span> busy;  // merged
-  for (const auto& g : gpu)
-    if (!busy.empty() && g.first <= busy.back().second) busy.back().second = std::max(busy.back().second, g.second);
-    else busy.push_back(g);
+  return merged_spans(std::move(gpu));
+}
+
+// The GPU's idle time that the host's polling added, as (from, to) spans sorted by start: a thread asked whether work
+// was done (cudaStreamQuery or cudaEventQuery, or their driver forms) and was told not yet (600, not ready) while the
+// GPU ran; that thread's next CUDA call (after a sleep, or work) was a query told done (0), with the GPU idle. The GPU
+// finished between the two and waited from then to the second query for the host to notice (set 24's relaxation
+// loop: a query, a 1 ms sleep, a query; 0.55 ms of each 1.1 ms step idle). Queries that found the work done
+// (PyTorch's caching allocator checking its events), or made on another thread than the next one, poll nothing; a
+// spin without sleeps finds the finish at once, and its waits are too short to matter. `busy`: gpu_busy_spans(trace).
+std::vector<Span> poll_waits(const Trace& trace, const std::vector<Span>& busy) {
+  std::vector<Span> out;
   constexpr std::int32_t kNotReady = 600;  // cudaErrorNotReady, CUDA_ERROR_NOT_READY
   auto query = [&](const TraceApiCall& a) {
     const std::string_view n = trace.str(a.name);
@@ -547,7 +560,7 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   std::map<const Stage*, double> in_stage;  // nullptr: between stages or outside them
   double winnable = 0;
   // A gap the host's polling made is the polling's (range_advice's spin_wait item), not a launch's.
-  const auto polls = poll_waits(trace);
+  const auto polls = poll_waits(trace, gpu_busy_spans(trace));
   auto polled_in = [&](std::int64_t lo, std::int64_t hi) {
     double sum = 0;
     auto it = std::partition_point(polls.begin(), polls.end(), [&](const auto& p) { return p.second <= lo; });
@@ -662,20 +675,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                       const Thresholds& t, std::map<const Stage*, RangeTime>* times) {
   std::vector<Opportunity> out;
   if (trace.kernels.empty() || trace.api_calls.empty() || trace.nvtx.empty() || span_ns <= 0) return out;
-  using Span = std::pair<std::int64_t, std::int64_t>;
-  auto merged = [](std::vector<Span> v) {
-    std::sort(v.begin(), v.end());
-    std::vector<Span> m;
-    for (const auto& s : v)
-      if (!m.empty() && s.first <= m.back().second) m.back().second = std::max(m.back().second, s.second);
-      else m.push_back(s);
-    return m;
-  };
-  std::vector<Span> gpu, host, blocking, driver, long_calls, host_func_calls;
-  for (const auto& k : trace.kernels) gpu.push_back({k.start_ns, k.end_ns});
-  for (const auto& c : trace.memcpys) gpu.push_back({c.start_ns, c.end_ns});
-  for (const auto& s : trace.memsets) gpu.push_back({s.start_ns, s.end_ns});
-  gpu = merged(std::move(gpu));
+  const std::vector<Span> gpu = gpu_busy_spans(trace);
+  std::vector<Span> host, blocking, driver, long_calls, host_func_calls;
   // Time in [lo, hi) covered by the spans of `of`.
   auto covered = [](const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
     std::int64_t sum = 0;
@@ -742,20 +743,20 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::dtod) device_copies.push_back({c.start_ns, c.end_ns});
   for (const auto& m : trace.memsets) device_copies.push_back({m.start_ns, m.end_ns}), memsets_in_fills = true;
-  device_copies = merged(std::move(device_copies));
+  device_copies = merged_spans(std::move(device_copies));
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::htod || c.kind == MemcpyKind::dtoh) {
       copies_only.push_back({c.start_ns, c.end_ns});
       if (c.pageable)
         pageable.push_back({c.start_ns, c.end_ns, static_cast<double>(c.bytes), c.kind == MemcpyKind::htod});
     }
-  kernels_only = merged(std::move(kernels_only));
-  copies_only = merged(std::move(copies_only));
-  host = merged(std::move(host));
+  kernels_only = merged_spans(std::move(kernels_only));
+  copies_only = merged_spans(std::move(copies_only));
+  host = merged_spans(std::move(host));
   std::sort(host_func_calls.begin(), host_func_calls.end());  // counted by start, not merged
-  blocking = merged(std::move(blocking));
-  driver = merged(std::move(driver));
-  long_calls = merged(std::move(long_calls));
+  blocking = merged_spans(std::move(blocking));
+  driver = merged_spans(std::move(driver));
+  long_calls = merged_spans(std::move(long_calls));
   const double min_gap = t.param("opportunities.gap_host_work_max_ns");
   // In [lo, hi), with the GPU idle: the host's computing (idle stretches of min_gap or more, less the host's CUDA
   // calls in them: a blocking copy or a synchronisation is a wait, not work), and the host held in a blocking call
@@ -791,7 +792,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   // In [lo, hi): the GPU's idle time that the host's polling added (poll_waits), less what other threads' long CUDA
   // calls cover (that time is theirs: blocked or driver work); `in_work`, the part in idle stretches of min_gap or
   // more, which idle_host counts as the host's work (less the host's calls in them).
-  const auto polls = poll_waits(trace);
+  const auto polls = poll_waits(trace, gpu);
   struct Poll {
     double ns = 0, in_work = 0;
   };
