@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <map>
 #include <regex>
@@ -103,7 +104,14 @@ inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& pro
   auto plan = session::plan_run(spec);
   session::Collected c;
   c.dir = dir;
+  // The GPU the set was captured on: the set's gpu.txt (nvidia-smi's name; set 29 came on an H100 when an H200 was
+  // asked for), else the H200 every earlier set was captured on. It picks the device's roofs (data/devices.json).
   c.gpu_name = "NVIDIA H200";
+  if (std::ifstream g(dir.parent_path() / "gpu.txt"); g) {
+    std::string name;
+    std::getline(g, name);
+    if (!name.empty()) c.gpu_name = name;
+  }
   c.reanalysis = reanalysis;
   for (auto k : plan.collectors)
     if (k != session::CollectorKind::Clocks && k != session::CollectorKind::CompiledCode &&

@@ -929,6 +929,18 @@ TEST(DiagnosisHoldout, TwentyEighthSetScoreDoesNotRegress) {
   expect_holdout_score(corpus::holdout_file(28), 10, {{6, 5}, {6, 4}, {6, 5}});
 }
 
+// Set 29 came on an H100 (the device tool gave one for an H200): its fixture's gpu.txt names the card, and the
+// replay takes that card's roofs, as the live run did (profile.json's matched_spec "h100-sxm"), not the H200's.
+TEST(DiagnosisHoldout, ASetCapturedOnAnH100IsAnalysedWithTheH100sRoofs) {
+  in_every_source("diag_holdout29", [](const ProfileRun& run) {
+    EXPECT_EQ(run.device.name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(run.device.matched_spec, "h100-sxm");
+  });
+  const auto older = corpus::assemble(corpus::capture_dir("diag_holdout28", corpus::Source::annotation_ncu),
+                                      corpus::Source::annotation_ncu, "diag_holdout28");
+  EXPECT_EQ(older.device.matched_spec, "h200-sxm");
+}
+
 // Set 23 (fourteenth session): PyTorch and Triton cases (a float32 softmax then a cast, a blend at the roof, an
 // out-of-place index_copy cloning its bank, .tolist() per step, a batch-2 cuDNN GRU, a BLOCK-32 Triton SwiGLU, a
 // prime-length FFT, mixed memory formats, unique(dim=0), scatter_reduce amax, a one-group GroupNorm, top-2 routing),
