@@ -406,6 +406,35 @@ TEST(Opportunities, TensorBoundAttentionIsNotLedByBankConflicts) {
   EXPECT_TRUE(conflicts_found);  // still listed, with its bound
 }
 
+// A grid that leaves SMs idle explains a pipe's low average over the GPU, not how busy it is where it runs. cuDNN's
+// bf16 convolution of set 11 (120 blocks on 132 SMs, tensor pipe 92.9% of the active SMs' cycles): tensor-bound, the
+// 12 idle SMs an item worth their 9% in full (not capped by the pipe's 7% room on the busy SMs). With 8 blocks and the
+// FP32 pipe at its roof on them, the idle SMs are the cause.
+TEST(Opportunities, APipeAtItsRoofOnTheActiveSmsBindsUnlessTheIdleSmsCostMore) {
+  auto m = holdout_base(326000, 120, 256);
+  m.sm_throughput_pct = 83.4, m.memory_throughput_pct = 40.0, m.dram_throughput_pct = 12.0, m.issue_active_pct = 30.0;
+  m.tensor_pipe_pct = 92.9, m.sm_active_pct = 89.6, m.waves_per_sm = 0.91, m.achieved_occupancy_pct = 12.0;
+  m.flops_tensor = 236760072192.0, m.tensor_precision = "bf16", m.dram_bytes = 60000000.0;
+  auto a = analyse(m, {}, "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_cudnn");
+  EXPECT_EQ(a.bottleneck.cause, "tensor_pipe");
+  double grid_gain = 0;
+  for (const auto& c : a.causes)
+    if (c.id == "grid_too_small") grid_gain = c.gain_pct;
+  EXPECT_NEAR(grid_gain, 9.1, 0.2);
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_NEAR(a.opportunities.front().est_gain_pct, 9.1, 0.2) << a.opportunities.front().name;
+
+  auto small = holdout_base(400000, 8, 256);
+  small.sm_throughput_pct = 6.0, small.memory_throughput_pct = 1.0, small.dram_throughput_pct = 0.5;
+  small.issue_active_pct = 60.0, small.fma_pipe_pct = 95.0, small.sm_active_pct = 6.1, small.waves_per_sm = 0.06;
+  small.flops_fp32 = 1.0e9;
+  auto b = analyse(small, {}, "nbody_step");
+  EXPECT_EQ(b.bottleneck.cause, "grid_too_small");
+  ASSERT_FALSE(b.opportunities.empty());
+  EXPECT_EQ(b.opportunities.front().remedy, "grid_fill");
+  EXPECT_GT(b.opportunities.front().est_gain_pct, 90.0);
+}
+
 // cuBLAS's batched 32x32x32 GEMM loads through TMA: no LSU loads or stores, so 65k flag atomics are 100% of its LSU
 // requests but 0.2% of its L2 sectors. Not atomic contention; and at 44 FLOP/B, left of the bf16 ridge, the idle
 // tensor pipe is not what to feed: latency with memory waits is.

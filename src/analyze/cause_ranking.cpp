@@ -102,6 +102,15 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
                  b.remedy != RemedyId::none && b.gain_pct > c.gain_pct && !explained(c, b);
         }))
       return false;
+    // A grid that leaves SMs idle explains an SM-local unit's low average over the GPU, not how busy that unit is
+    // where it runs: beside a pipe (or L1) at its roof on the SMs that have work, the unit binds the kernel and the
+    // idle SMs are an item, unless they cost at least grid_leads_saturated_min_gain_pct (cuDNN convolutions of 120
+    // blocks on 132 SMs with the tensor pipe 82-93% busy on the active SMs, sets 11 and 29: worth 9%, and every
+    // blind label names the tensor pipe). The item's estimate is not capped by the unit: the idle SMs gain in full.
+    if (c.id == CauseId::grid_too_small && saturated && !saturated->unit_room_pct && per_sm_unit(saturated->id) &&
+        saturated->gain_pct <= 100.0 - t.param("classify.saturated_pct") &&
+        c.gain_pct < t.param("diagnosis.grid_leads_saturated_min_gain_pct"))
+      return false;
     return c.gain_pct >= lead && (!saturated || explained(c, *saturated));
   };
   // When no specific cause leads, the unit that binds the kernel (DRAM or a pipe) names it, even with no

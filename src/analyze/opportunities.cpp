@@ -523,8 +523,14 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // remaining capacity to give, whatever another rule estimates.
   // Cutting traffic moves that roof itself: only the documented cap bounds it.
   double traffic_cap = max_gain;
-  if (!causes.empty() && causes.front().remedy == name(RemedyId::none))
+  // (Not the grid's item under a pipe or L1 at its roof: those bound only the SMs that have work, and the idle SMs
+  // gain in full: cause_ranking.cpp's grid_leads_saturated_min_gain_pct.)
+  double grid_cap = cap;
+  if (!causes.empty() && causes.front().remedy == name(RemedyId::none)) {
+    const auto lead = cause_id(causes.front().id);
+    if (!lead || !per_sm_unit(*lead)) grid_cap = std::min(grid_cap, causes.front().gain_pct / 100.0);
     cap = std::min(cap, causes.front().gain_pct / 100.0);
+  }
   // Remedies that hide latency (more warps, more independent instructions or requests in flight) can at best
   // fill the cycles in which the scheduler issued nothing: a kernel issuing on 90% of its active cycles has at
   // most 10% of its time to win that way, whatever a stall-based estimate says.
@@ -557,7 +563,10 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
                                   return k.specific && k.remedy == name(*c.remedy);
                                 }))) ||
                               (c.remedy == RemedyId::fp_instructions && c.op.source == "kprof");
-    double bound = c.remedy && unbounded_by_floor(*c.remedy) ? max_gain : measured_cut ? traffic_cap : cap;
+    double bound = c.remedy && unbounded_by_floor(*c.remedy) ? max_gain
+                   : measured_cut                                 ? traffic_cap
+                   : c.remedy == RemedyId::grid_fill              ? grid_cap
+                                                                  : cap;
     std::string why;
     if (hides_latency(c.remedy) && issue_room < bound) {
       bound = issue_room;

@@ -16,5 +16,8 @@ bool explains(CauseId specific, CauseId bound);
 // Plain bounds that name one saturating unit (DRAM or a pipe; the bounds rule adds them only at/above their
 // thresholds).
 bool throughput_bound(CauseId cause);
+// Bounds on a unit each SM has its own of (a pipe, L1): their busy shares are over the active SMs' cycles, so they
+// bound nothing on the SMs a small grid leaves idle.
+bool per_sm_unit(CauseId cause);
 
 }  // namespace kprof::analyze
