@@ -89,9 +89,11 @@ const Remedy kRemedies[] = {
      "cheaper approximations, tables) relieve it."},
     {RemedyId::library_tuning,
      "Tune the library call (tile-filling shapes, batching, a fused epilogue, lower precision)",
-     "The kernel is a library kernel that already uses the tensor cores (wgmma/TMA on Hopper); what is left is in "
-     "the call: problem sizes that fill whole tiles and waves, batching small calls, fusing the epilogue "
-     "(bias, activation) and FP8 where accuracy allows."},
+     "The kernel is a library's: its code is not the caller's to change, so what is left is in the call: problem "
+     "sizes that fill whole tiles and waves, dimensions whose rows start on 16-byte boundaries (multiples of 8 "
+     "bf16/fp16 elements) so the library can pick its fastest kernels (wgmma/TMA on Hopper) rather than a fallback "
+     "for unaligned operands, batching small calls, fusing the epilogue (bias, activation) and FP8 where accuracy "
+     "allows."},
     {RemedyId::prefetch,
      "Have the data on the GPU before the kernel runs (cudaMemPrefetchAsync for managed memory, or device buffers "
      "and one asynchronous copy)",
