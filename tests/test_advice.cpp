@@ -841,10 +841,22 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   item = range_item(waits);
   ASSERT_NE(item, nullptr);
   EXPECT_EQ(item->remedy, "host_sync");
-  // After every third launch: 3 of the 9 gaps follow a wait, the launches are what to cut.
+  // After every third launch: 3 of the 9 gaps follow a wait, the launches are what to cut, but a graph cannot span
+  // the waits between them: the waits go first, then the graph (the item says both).
   ProfileRun sparse = bound_of(loop_trace(4, 10, 5000, 15000, 0, 3));
   EXPECT_NEAR(sparse.stages[0].range->wait_gaps_ns, 3 * 20000.0, 1.0);
+  EXPECT_GE(sparse.stages[0].range->waits_between, 3);
   item = range_item(sparse);
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->remedy, "host_sync");
+  EXPECT_NE(item->name.find("then capture the loop in a CUDA graph"), std::string::npos) << item->name;
+  EXPECT_NE(item->rationale.find("cannot span them"), std::string::npos) << item->rationale;
+  // One wait after the last launch (the step's result read once): no launch follows it, a graph captures the whole
+  // loop, the launches are what to cut.
+  ProfileRun last = bound_of(loop_trace(4, 10, 5000, 15000, 0, 10));
+  EXPECT_GE(last.stages[0].range->host_waits, 1);
+  EXPECT_EQ(last.stages[0].range->waits_between, 0);
+  item = range_item(last);
   ASSERT_NE(item, nullptr);
   EXPECT_EQ(item->remedy, "launch_overhead");
   const std::string report = render::render_report(gaps, nullptr);

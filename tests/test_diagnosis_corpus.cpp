@@ -850,9 +850,11 @@ TEST(DiagnosisHoldout, TwentiethSetScoreDoesNotRegress) {
 // launch gaps are an item of its own where the program's launch-gap item does not name it (the sync around every op:
 // remove the synchronisations): first fix 10/10/4. Seventeenth session: in a range bound outside its kernels, the
 // launch-overhead item of the stage's kernel that owns the gaps (stood for the range's own item) leads as the range's
-// would (the per-sequence means, whose main kernel is bound by its 8-block grid): first fix 11/10/4.
+// would (the per-sequence means, whose main kernel is bound by its 8-block grid): first fix 11/10/4. Nineteenth
+// session: a graph cannot span the host's waits between a range's launches, so they go first (the per-step .item()
+// syncs): first fix 12/11/4.
 TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 11}, {9, 10}, {4, 4}},
+  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 12}, {9, 11}, {4, 4}},
                        {"fold_unpatchify_p16_f32", "scaled_mm_fp8_m16_decode", "sdpa_head_dim_100_bf16",
                         "sync_after_every_op_bf16", "token_ids_torch_tensor_per_step",
                         "triton_moe_grouped_gemm_skewed_bf16"});
@@ -896,8 +898,10 @@ TEST(DiagnosisHoldout, TwentyFourthSetScoreDoesNotRegress) {
 // clip length): first fix 7/8/5; the average pool's loads fetch 58x what DRAM reads, reuse on chip: 8/9/6; a range's
 // item shares of its typical instance's span, not of the mean with a first call's set-up (the prefetch on the compute
 // stream; the FFT plans with CUPTI counters): 9/10/6.
+// Nineteenth session: waits between a range's launches go before a graph (anomaly detection's checks, the NMS loop's
+// boolean indexing): first fix 11/12/6.
 TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 9}, {12, 10}, {8, 6}},
+  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 11}, {12, 12}, {8, 6}},
                        {"detect_anomaly_train_step_bf16", "nms_greedy_bool_index_loop",
                         "sgd_momentum_per_param_loop_f32"});
 }
@@ -935,9 +939,10 @@ TEST(DiagnosisHoldout, TwentyEighthSetScoreDoesNotRegress) {
 // rules (an LM head of odd vocabulary on an align1 CUTLASS kernel, SDPA at head dim 512, a TF32 channels-last conv, a
 // clamp at the DRAM roof, a Triton MinHash and a matmul of 144 tiles, an eager GELU chain, host-built targets, a
 // Python GAE loop, a per-step EOS check), labelled blind twice. Scored as captured: cause 7/7/7, first fix 7/7/6; the
-// conv's tensor pipe at 82% of its active SMs named over its 9% of idle SMs (as set 11's): cause 8/8/8.
+// conv's tensor pipe at 82% of its active SMs named over its 9% of idle SMs (as set 11's): cause 8/8/8; the decode
+// loop's per-step check is a wait between launches, which a graph cannot span: first fix 8/8/7.
 TEST(DiagnosisHoldout, TwentyNinthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(29), 10, {{8, 7}, {8, 7}, {8, 6}});
+  expect_holdout_score(corpus::holdout_file(29), 10, {{8, 8}, {8, 8}, {8, 7}});
 }
 
 // Set 29 came on an H100 (the device tool gave one for an H200): its fixture's gpu.txt names the card, and the

@@ -1061,6 +1061,16 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
           any = true;
         }
       }
+      // Waits that returned after the instance's first kernel started and before its last one did: the host
+      // launched again after them. (A wait begins before the kernel it waits for starts; it returns after it ends.)
+      auto waits_between = [&](std::int64_t from, std::int64_t to) {
+        auto l1 = std::lower_bound(launch_starts.begin(), launch_starts.end(), to);
+        if (l1 == launch_starts.begin()) return 0;
+        const std::int64_t last_start = *std::prev(l1);
+        if (last_start <= from) return 0;
+        return static_cast<int>(std::lower_bound(wait_ends.begin(), wait_ends.end(), last_start) -
+                                std::upper_bound(wait_ends.begin(), wait_ends.end(), from));
+      };
       // The idle time splits into the host's work, its blocking calls, its polling and the launch gaps; the host in
       // a long call that may be a copy the trace did not record is not counted as idle.
       const Poll poll = polled(first, last);
@@ -1078,6 +1088,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                             .poll_wait_ns = poll.ns,
                                             .launches = count(launch_starts),
                                             .host_waits = count(wait_starts),
+                                            .waits_between = waits_between(first, last),
                                             .link_copy_ns = alone(copies_only, kernels_only, first, last),
                                             .device_fill_ns = alone(device_copies, kernels_only, first, last)});
     }
@@ -1256,7 +1267,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       const double gaps = g.launch_gaps_ns - g.launches * launch_floor_ns;
       const double saved = gaps / g.span_ns;
       if (saved >= min_share) {
-        const bool waits = g.wait_gaps_ns >= 0.5 * g.launch_gaps_ns;
+        // A CUDA graph cannot span a wait of the host for the GPU: where the host waits between the range's launches
+        // (a read-back deciding the next step), dropping or deferring those waits comes first, and only then can the
+        // loop be captured (blind labels of per-step .item()/bool() checks, sets 21, 25 and 29: host_sync).
+        const bool waits = g.wait_gaps_ns >= 0.5 * g.launch_gaps_ns || g.waits_between >= 1;
         // Kernels that already run as a graph's nodes: the gaps are between the graph's launches, so "capture them in
         // a graph" cannot apply; what is left is the host's work between two launches of it (set 22 captures and
         // instantiates its graph again every step): host work.
@@ -1281,11 +1295,21 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         if (graphed)
           o.name = "Relaunch the graph with nothing rebuilt between launches (instantiate once, update with "
                    "cudaGraphExecUpdate), or capture more of the loop in one graph";
+        // The gaps are mostly the host's launch rate, not the drains after its waits: the waits go first because a
+        // graph cannot span them, then the launches.
+        const bool then_graph = waits && g.wait_gaps_ns < 0.5 * g.launch_gaps_ns;
+        if (then_graph)
+          o.name = "Remove the host's waits between the launches (defer or drop the read-backs), then capture the "
+                   "loop in a CUDA graph";
         o.rationale = fmt::format("In {} the GPU waits {:.2f} ms of each range's {:.2f} ms GPU span (typically) between "
                                   "its {} launches for the host to issue the next{}. ",
                                   stage->name, gaps * 1e-6, g.span_ns * 1e-6, g.launches,
                                   waits ? fmt::format(", after {} waits for the GPU that drain its queue", g.host_waits)
                                         : std::string()) +
+                      (then_graph ? fmt::format("{} of the waits come between launches: a CUDA graph, which would "
+                                                "remove the launch gaps, cannot span them, so they go first. ",
+                                                g.waits_between)
+                                  : std::string()) +
                       (graphed ? std::string("Its kernels already run as nodes of a CUDA graph: the gaps lie between the "
                                              "graph's launches, where the host works (capture, instantiation); each "
                                              "launch of an instantiated graph costs a few microseconds.")

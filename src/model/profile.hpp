@@ -176,6 +176,8 @@ struct RangeTime {
   double poll_wait_ns = 0;
   int launches = 0;            // launches started in its GPU span (a graph's launch once, however many its nodes)
   int host_waits = 0;          // the host's waits for the GPU begun in it (synchronisations, blocking read-backs)
+  // ... of them, waits the instance launches again after (a graph cannot span them; a final wait is not one)
+  int waits_between = 0;
   // Its GPU span's time with a copy between host and device running and no kernel (the host link alone), and with a
   // device-to-device copy or a memset running and no kernel (DRAM moving bytes no kernel computes on); 0 where the
   // trace records no copies.
@@ -183,7 +185,7 @@ struct RangeTime {
   double device_fill_ns = 0;
 };
 KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
-           graph_node_gaps_ns, poll_wait_ns, launches, host_waits, link_copy_ns, device_fill_ns)
+           graph_node_gaps_ns, poll_wait_ns, launches, host_waits, waits_between, link_copy_ns, device_fill_ns)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges
