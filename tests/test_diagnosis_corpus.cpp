@@ -798,9 +798,9 @@ TEST(DiagnosisHoldout, EighteenthSetScoreDoesNotRegress) {
 // whose counters never reached it, the trace pass measured it, and its host-work item is the first fix): 11/11/6 and
 // 6/6/4.
 TEST(DiagnosisHoldout, NineteenthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(19), 12, {{11, 6}, {11, 6}, {6, 4}},
-                       {"cosine_sim_broadcast_f32", "embedding_then_sum_f32", "mha_need_weights_default_bf16",
-                        "matmul_3d_weight_bf16", "ema_lerp_flat_f32", "sampler_steps_host_noise_bf16"});
+  // Nineteenth session: ncu mode retaken on the H200 with two repetitions and no step limit cutting it (371 s; the
+  // first capture stopped before six cases' kernels): cause 11/11/11, first fix 6/6/6.
+  expect_holdout_score(corpus::holdout_file(19), 12, {{11, 6}, {11, 6}, {11, 6}});
 }
 
 // What set 19 showed, in the shared mechanism: an FMA pipe busy with integer work is the integer pipe's bound, not
@@ -854,10 +854,8 @@ TEST(DiagnosisHoldout, TwentiethSetScoreDoesNotRegress) {
 // session: a graph cannot span the host's waits between a range's launches, so they go first (the per-step .item()
 // syncs): first fix 12/11/4.
 TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 12}, {9, 11}, {4, 4}},
-                       {"fold_unpatchify_p16_f32", "scaled_mm_fp8_m16_decode", "sdpa_head_dim_100_bf16",
-                        "sync_after_every_op_bf16", "token_ids_torch_tensor_per_step",
-                        "triton_moe_grouped_gemm_skewed_bf16"});
+  // Nineteenth session: ncu mode retaken with two repetitions, complete (242 s): 10/12 cause, 11/12 first fix.
+  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 12}, {9, 11}, {10, 11}});
 }
 
 // Set 22 (fourteenth session): hand-written CUDA cases (two kernels at the DRAM roof, one moving twice its bytes; an
@@ -935,6 +933,14 @@ TEST(DiagnosisHoldout, TwentyEighthSetScoreDoesNotRegress) {
   expect_holdout_score(corpus::holdout_file(28), 10, {{6, 5}, {6, 4}, {6, 5}});
 }
 
+// Set 30 (nineteenth session): ten hand-written CUDA cases by a helper who did not read the rules (register- and
+// shared-memory-limited occupancy, a 12-byte struct read for one field, 255 KiB of hot code, divergent rejection
+// sampling, work imbalance across SMs, bit-reversal scatter stores, a symbol upload per step, a copy per ROI row, an
+// unfused Euler step), captured on the H200 and labelled blind twice. Scored as captured: cause 6/5/6, first fix 6/5/6.
+TEST(DiagnosisHoldout, ThirtiethSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(30), 10, {{6, 6}, {5, 5}, {6, 6}});
+}
+
 // Set 29 (nineteenth session, captured on an H100): PyTorch and Triton cases written by a helper who did not read the
 // rules (an LM head of odd vocabulary on an align1 CUTLASS kernel, SDPA at head dim 512, a TF32 channels-last conv, a
 // clamp at the DRAM roof, a Triton MinHash and a matmul of 144 tiles, an eager GELU chain, host-built targets, a
@@ -966,9 +972,8 @@ TEST(DiagnosisHoldout, ASetCapturedOnAnH100IsAnalysedWithTheH100sRoofs) {
 // memory bank's 128 MB device copy per step, unseen against a first instance of 103 ms of library loading): 9/10/6
 // and 10/10/5; cuFFT's Bluestein kernels (multi_bluestein_fft) are a library's: first fix 11/11/6.
 TEST(DiagnosisHoldout, TwentyThirdSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(23), 12, {{9, 11}, {9, 11}, {6, 6}},
-                       {"group_norm_one_group_batch8_bf16", "router_topk2_64_experts_f32",
-                        "scatter_reduce_amax_graph_pool_f32", "unique_rows_dim0_voxels_i32"});
+  // Nineteenth session: ncu mode retaken with two repetitions, complete (265 s): 9/12 cause, 10/12 first fix.
+  expect_holdout_score(corpus::holdout_file(23), 12, {{9, 11}, {9, 11}, {9, 10}});
 }
 
 // What set 20 showed, in the shared mechanism:
