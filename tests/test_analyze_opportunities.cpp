@@ -435,6 +435,26 @@ TEST(Opportunities, APipeAtItsRoofOnTheActiveSmsBindsUnlessTheIdleSmsCostMore) {
   EXPECT_GT(b.opportunities.front().est_gain_pct, 90.0);
 }
 
+// One block per SM under one wave (132 blocks of 1024 threads, 0.5 waves) with the SMs active 27.5% of the kernel:
+// every SM held work from the start, so their idling is unequal work per block (set 30's size-sorted halo slices),
+// not block slots left empty. Fewer blocks than SMs stay a grid too small.
+TEST(Opportunities, EverySmHoldingABlockYetMostlyIdleIsImbalanceNotASmallGrid) {
+  auto m = holdout_base(2520000, 132, 1024);
+  m.sm_throughput_pct = 22.0, m.memory_throughput_pct = 8.0, m.dram_throughput_pct = 1.0, m.issue_active_pct = 20.0;
+  m.waves_per_sm = 0.5, m.sm_active_pct = 27.5, m.fma_pipe_pct = 20.0, m.flops_fp32 = 1.0e9;
+  auto a = analyse(m, {}, "halo_energy");
+  EXPECT_EQ(a.bottleneck.cause, "sm_imbalance");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "imbalance");
+  EXPECT_NEAR(a.opportunities.front().est_gain_pct, 72.5, 0.5);
+
+  auto few = m;
+  few.grid_size = 66, few.waves_per_sm = 0.25, few.sm_active_pct = 45.0;
+  auto b = analyse(few, {}, "halo_energy");
+  EXPECT_EQ(b.bottleneck.cause, "grid_too_small");
+  for (const auto& c : b.causes) EXPECT_NE(c.id, "sm_imbalance");
+}
+
 // cuBLAS's batched 32x32x32 GEMM loads through TMA: no LSU loads or stores, so 65k flag atomics are 100% of its LSU
 // requests but 0.2% of its L2 sectors. Not atomic contention; and at 44 FLOP/B, left of the bf16 ridge, the idle
 // tensor pipe is not what to feed: latency with memory waits is.

@@ -78,10 +78,16 @@ void detect_sm_imbalance(RuleContext& r) {
   const auto& m = r.m;
   // A grid just under one wave fills the GPU too (all its blocks resident at once): a skewed grouped GEMM of 256
   // blocks in 264 slots on the H200.
-  if (!m.sm_active_pct || !m.waves_per_sm || *m.waves_per_sm < r.p("tail_wave_efficiency")) return;
+  // So does one of at least a block per SM under one wave: every SM holds work from the start, so SMs idle for most
+  // of the kernel drew less of it than the busiest (a size-sorted halo list cut into one contiguous slice per SM:
+  // 132 blocks of 1024 threads, 0.5 waves, the SMs active 27.5% of the time; set 30).
+  const int sms = r.spec ? r.spec->sm_count : 0;
+  const bool every_sm = sms > 0 && val(m.grid_size) >= sms;
+  if (!m.sm_active_pct || !m.waves_per_sm) return;
+  if (*m.waves_per_sm < r.p("tail_wave_efficiency") && !every_sm) return;
   if (r.found(CauseId::tail_wave) || r.found(CauseId::launch_overhead)) return;
   const double w = *m.waves_per_sm, full = std::max(1.0, std::ceil(w - 0.005));
-  if (w / full < r.p("tail_wave_efficiency")) return;
+  if (w / full < r.p("tail_wave_efficiency") && !(every_sm && w < 1.0)) return;
   const double active = *m.sm_active_pct;
   if (active >= r.p("imbalance_sm_active_max_pct")) return;
   r.add(CauseId::sm_imbalance, "work imbalance across SMs",
