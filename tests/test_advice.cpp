@@ -841,6 +841,29 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   item = range_item(waits);
   ASSERT_NE(item, nullptr);
   EXPECT_EQ(item->remedy, "host_sync");
+  // With the waits dropped the host queues each 4 us launch while the GPU runs its 5 us kernels: every gap goes
+  // (the launch calls' 40 us hide under the kernels' 50 us), of a span of 10 kernels and 9 gaps of 20 us.
+  EXPECT_NEAR(item->est_gain_pct, 9 * 20000.0 / (10 * 5000 + 9 * 20000) * 100.0, 0.01);
+  // A blocking upload between the launches (cudaMemcpyToSymbol or cudaMemcpy without Async synchronises the stream
+  // first) is such a wait too: set 30's 48-byte weights before each diffusion step.
+  {
+    Trace uploads = loop_trace(4, 10, 5000, 15000, 0);
+    std::vector<TraceMemcpy> copies;
+    for (std::size_t i = 0; i + 1 < uploads.kernels.size(); ++i) {
+      if (uploads.kernels[i].nvtx_range != uploads.kernels[i + 1].nvtx_range) continue;
+      TraceMemcpy c;
+      c.kind = MemcpyKind::htod, c.async = false, c.bytes = 48;
+      c.start_ns = uploads.kernels[i].end_ns + 1000, c.end_ns = c.start_ns + 900;
+      copies.push_back(c);
+    }
+    uploads.memcpys = copies;
+    ProfileRun up = bound_of(uploads);
+    ASSERT_TRUE(up.stages[0].range);
+    EXPECT_GE(up.stages[0].range->waits_between, 9);
+    item = range_item(up);
+    ASSERT_NE(item, nullptr);
+    EXPECT_EQ(item->remedy, "host_sync");
+  }
   // After every third launch: 3 of the 9 gaps follow a wait, the launches are what to cut, but a graph cannot span
   // the waits between them: the waits go first, then the graph (the item says both).
   ProfileRun sparse = bound_of(loop_trace(4, 10, 5000, 15000, 0, 3));
