@@ -2145,6 +2145,30 @@ TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
   EXPECT_EQ(drop->remedy, "dram_traffic");
   EXPECT_NE(drop->name.find("memsets"), std::string::npos) << drop->name;
   EXPECT_EQ(item(fills, "link_copy_ns"), nullptr);
+
+  // The same 0.9 ms of copies made of 300 copies of 2 KiB (set 30's region of interest uploaded a row per copy): each
+  // copy's fixed cost, not the link, sets their time. The range is bound by the copies' count (launch overhead), and
+  // the item is fewer, larger copies, worth the time beyond moving 600 KiB at the link's rate.
+  Trace rows = steps(false);
+  std::vector<TraceMemcpy> pieces;
+  for (const auto& c : rows.memcpys)
+    for (int k = 0; k < 300; ++k) {
+      TraceMemcpy p = c;
+      p.start_ns = c.start_ns + k * 3000, p.end_ns = p.start_ns + 2900, p.bytes = 2048;
+      pieces.push_back(p);
+    }
+  rows.memcpys = pieces;
+  ProfileRun small = analysed(rows);
+  ASSERT_TRUE(small.stages[0].range);
+  EXPECT_GE(small.stages[0].range->link_copies, 1200);
+  ASSERT_TRUE(small.stages[0].bound);
+  EXPECT_EQ(small.stages[0].bound->cause, "launch_overhead");
+  EXPECT_NE(small.stages[0].bound->key_issue.find("small host-device copies"), std::string::npos);
+  const Opportunity* batch = item(small, "link_copy_ns");
+  ASSERT_NE(batch, nullptr);
+  EXPECT_EQ(batch->remedy, "launch_overhead");
+  EXPECT_NE(batch->name.find("few large transfers"), std::string::npos) << batch->name;
+  EXPECT_GT(batch->est_gain_pct, 80.0);
 }
 
 // Set 26's heat steps (and set 20's): per step a stencil waiting on memory at 42% of DRAM, then a device copy of the

@@ -281,6 +281,26 @@ std::optional<Bottleneck> copy_bound(const Stage& stage, const RangeTime& r, con
   const bool link = r.link_copy_ns >= share * r.span_ns && r.link_copy_ns >= r.device_fill_ns;
   if (!link && r.device_fill_ns < share * r.span_ns) return copies_and_memory_kernels(stage, r, t);
   const double pct = (link ? r.link_copy_ns : r.device_fill_ns) / r.span_ns * 100.0;
+  // Many small copies: each call's fixed cost takes their time, not the link (set 30's 2048 row copies of 2 KiB).
+  if (link && small_copies(r, t)) {
+    Bottleneck b;
+    b.kind = cause_spec(CauseId::launch_overhead).kind.value_or(BottleneckKind::latency);
+    b.cause = std::string(name(CauseId::launch_overhead));
+    b.unit = "host link";
+    const double each = r.link_copy_bytes / r.link_copies / 1024.0;
+    b.key_issue = fmt::format("{} small host-device copies ({:.1f} KiB each) {:.0f}% of the range", r.link_copies, each,
+                              pct);
+    b.root_cause = fmt::format(
+        "{} copies between host and device of {:.1f} KiB each run {:.0f}% of each {} range's GPU span (typically {:.2f} "
+        "of {:.2f} ms, {} instances) at {:.2f} GB/s: each pays its call's fixed cost for a few KiB, so the number of "
+        "copies, not the link's rate, sets the time. Its kernels' own tuning wins at most the rest.",
+        r.link_copies, each, pct, stage.name, r.link_copy_ns * 1e-6, r.span_ns * 1e-6, r.instances,
+        r.link_copy_ns > 0 ? r.link_copy_bytes / r.link_copy_ns : 0.0);
+    b.rule = fmt::format("range copy share {:.0f}% >= diagnosis.copy_bound_share, {} copies >= "
+                         "diagnosis.small_copy_min_count of <= diagnosis.small_copy_max_bytes",
+                         pct, r.link_copies);
+    return b;
+  }
   Bottleneck b;
   b.kind = BottleneckKind::memory;
   b.cause = std::string(name(link ? CauseId::memory_bound : CauseId::dram_bandwidth));

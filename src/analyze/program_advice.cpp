@@ -76,6 +76,11 @@ class RangeStages {
 
 }  // namespace
 
+bool small_copies(const RangeTime& r, const Thresholds& t) {
+  return r.link_copies >= t.param("diagnosis.small_copy_min_count") &&
+         r.link_copy_bytes <= t.param("diagnosis.small_copy_max_bytes") * r.link_copies;
+}
+
 bool owns_launch_gaps(const KernelGroup& g, const Thresholds& t) {
   if (!g.analysis || g.analysis->causes.empty() || g.analysis->causes.front().id != name(CauseId::launch_overhead) ||
       g.graph_launched())
@@ -1064,6 +1069,12 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
           any = true;
         }
       }
+      // The host-device copies begun in the span, and their bytes.
+      int link_copies = 0;
+      double link_copy_bytes = 0;
+      for (auto [c0, c1] = copies_in(first, last); c0 != c1; ++c0)
+        if (c0->kind == MemcpyKind::htod || c0->kind == MemcpyKind::dtoh)
+          ++link_copies, link_copy_bytes += static_cast<double>(c0->bytes);
       // Waits that returned after the instance's first kernel started and before its last one did: the host
       // launched again after them. (A wait begins before the kernel it waits for starts; it returns after it ends.)
       auto waits_between = [&](std::int64_t from, std::int64_t to) {
@@ -1093,7 +1104,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                             .host_waits = count(wait_starts),
                                             .waits_between = waits_between(first, last),
                                             .link_copy_ns = alone(copies_only, kernels_only, first, last),
-                                            .device_fill_ns = alone(device_copies, kernels_only, first, last)});
+                                            .device_fill_ns = alone(device_copies, kernels_only, first, last),
+                                            .link_copies = link_copies,
+                                            .link_copy_bytes = link_copy_bytes});
     }
   }
   auto lower_median = [](std::vector<double> v) {
@@ -1235,6 +1248,28 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // Most of the bytes make a round trip (down to the host, the same size back up): the stages hand an
       // intermediate over through host memory, and keeping it on the GPU removes both copies.
       const bool round_trip = lower_median(seen.round_trip) >= 0.5;
+      // Many small copies (small_copies()): each pays its call's fixed cost for a few KiB, and fewer, larger copies
+      // move the same bytes at the link's rate: the time beyond that goes (set 30's region of interest uploaded one
+      // 2 KiB row per cudaMemcpyAsync, 2048 of them at under 2 GB/s).
+      if (gpu_typical && small_copies(*gpu_typical, t)) {
+        const RangeTime& g = *gpu_typical;
+        const double at_rate = g.link_copy_bytes / pinned_rate(true);  // bytes / (GB/s) = ns
+        Opportunity o = item(RemedyId::launch_overhead, std::max(0.0, link - at_rate) / typical_span, "link_copy_ns",
+                             link * count,
+                             fmt::format("link_copies={} of {:.1f} KiB each, {:.1f} ms of {:.1f} ms", g.link_copies,
+                                         g.link_copy_bytes / g.link_copies / 1024.0, link * count * 1e-6, span * 1e-6));
+        o.name = "Copy in a few large transfers, not many small ones (cudaMemcpy2DAsync for a strided region, or pack "
+                 "the pieces into one buffer and copy it once)";
+        o.rationale = fmt::format(
+            "In {} {} copies between host and device of {:.1f} KiB each take {:.2f} ms of each range's {:.2f} ms "
+            "(typically) with no kernel beside them, at {:.1f} GB/s: each copy pays its call's fixed cost (a few "
+            "microseconds) for a few KiB. One copy of a strided region (cudaMemcpy2DAsync) or of a packed buffer moves "
+            "the same bytes at the link's rate.",
+            stage->name, g.link_copies, g.link_copy_bytes / g.link_copies / 1024.0, link * 1e-6, per_range_ms,
+            link > 0 ? g.link_copy_bytes / link : 0.0);
+        o.assumes = fmt::format("the copies' bytes move at {:.0f} GB/s in a few large copies", pinned_rate(true));
+        out.push_back(std::move(o));
+      } else {
       Opportunity o = item(round_trip ? RemedyId::fuse_stages : RemedyId::dram_traffic, link / typical_span,
                            "link_copy_ns", link * count,
                            fmt::format("link_copies={:.1f} ms of {:.1f} ms", link * count * 1e-6, span * 1e-6));
@@ -1258,6 +1293,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                "so both copies go"
                              : "an upper bound: every byte copied goes (how many the other side needs kprof cannot tell)";
       out.push_back(std::move(o));
+      }
     }
     // Gaps between the range's launches that are neither the host's work nor its blocking calls: the GPU waiting for
     // the host to issue the next launch (a Python loop of small ops, a synchronisation around every op). Over the

@@ -25,6 +25,10 @@ std::string stage_kernel_label(const Stage& s, const KernelGroup& g);
 // A kernel group that owns the launch gaps over its launches: its own cause is launch overhead, with at least
 // diagnosis.launch_bound_min_launches launches and the GPU idle diagnosis.launch_bound_idle_share of their span.
 bool owns_launch_gaps(const KernelGroup& g, const Thresholds& t);
+// Whether a range's host-device copies are many small ones (at least diagnosis.small_copy_min_count of at most
+// diagnosis.small_copy_max_bytes on average in its typical instance): each call's fixed cost, not the link's rate,
+// takes their time.
+bool small_copies(const RangeTime& r, const Thresholds& t);
 // A kernel the program did not mark: its stage is unnamed or named after the kernel (no NVTX range around it).
 bool unmarked(const Stage& s, const KernelGroup& g);
 

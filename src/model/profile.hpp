@@ -183,9 +183,13 @@ struct RangeTime {
   // trace records no copies.
   double link_copy_ns = 0;
   double device_fill_ns = 0;
+  // The host-device copies begun in its GPU span, and their bytes: many small ones pay each call's fixed cost.
+  int link_copies = 0;
+  double link_copy_bytes = 0;
 };
 KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
-           graph_node_gaps_ns, poll_wait_ns, launches, host_waits, waits_between, link_copy_ns, device_fill_ns)
+           graph_node_gaps_ns, poll_wait_ns, launches, host_waits, waits_between, link_copy_ns, device_fill_ns,
+           link_copies, link_copy_bytes)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges
