@@ -538,8 +538,9 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
       if (call.find("Synchronize") != std::string_view::npos || copy || free_sync)
         ++waits, wait_starts.push_back(a.start_ns), wait_spans.push_back({a.end_ns, a.start_ns});
     }
+  // Blocking copies both ways: an upload without Async synchronises the stream first, as range_advice counts it.
   for (const auto& c : trace.memcpys)
-    if (c.kind == MemcpyKind::dtoh && !c.async)
+    if ((c.kind == MemcpyKind::dtoh || c.kind == MemcpyKind::htod) && !c.async)
       ++waits, wait_starts.push_back(c.start_ns), wait_spans.push_back({c.end_ns, c.start_ns});
   std::sort(wait_starts.begin(), wait_starts.end());
   std::sort(wait_spans.begin(), wait_spans.end());
@@ -942,6 +943,16 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   std::sort(wait_starts.begin(), wait_starts.end());
   std::sort(wait_ends.begin(), wait_ends.end());
+  // Waits that returned after the first kernel of [from, to) started and before its last one did: the host launched
+  // again after them. (A wait begins before the kernel it waits for starts; it returns after it ends.)
+  auto waits_between = [&](std::int64_t from, std::int64_t to) {
+    auto l1 = std::lower_bound(launch_starts.begin(), launch_starts.end(), to);
+    if (l1 == launch_starts.begin()) return 0;
+    const std::int64_t last_start = *std::prev(l1);
+    if (last_start <= from) return 0;
+    return static_cast<int>(std::lower_bound(wait_ends.begin(), wait_ends.end(), last_start) -
+                            std::upper_bound(wait_ends.begin(), wait_ends.end(), from));
+  };
   // A launch's own cost, which no remedy of the gaps removes: the median launch call, at least 1 us.
   double launch_floor_ns = 1000.0;
   {
@@ -1075,16 +1086,6 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       for (auto [c0, c1] = copies_in(first, last); c0 != c1; ++c0)
         if (c0->kind == MemcpyKind::htod || c0->kind == MemcpyKind::dtoh)
           ++link_copies, link_copy_bytes += static_cast<double>(c0->bytes);
-      // Waits that returned after the instance's first kernel started and before its last one did: the host
-      // launched again after them. (A wait begins before the kernel it waits for starts; it returns after it ends.)
-      auto waits_between = [&](std::int64_t from, std::int64_t to) {
-        auto l1 = std::lower_bound(launch_starts.begin(), launch_starts.end(), to);
-        if (l1 == launch_starts.begin()) return 0;
-        const std::int64_t last_start = *std::prev(l1);
-        if (last_start <= from) return 0;
-        return static_cast<int>(std::lower_bound(wait_ends.begin(), wait_ends.end(), last_start) -
-                                std::upper_bound(wait_ends.begin(), wait_ends.end(), from));
-      };
       // The idle time splits into the host's work, its blocking calls, its polling and the launch gaps; the host in
       // a long call that may be a copy the trace did not record is not counted as idle.
       const Poll poll = polled(first, last);
@@ -1270,29 +1271,31 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         o.assumes = fmt::format("the copies' bytes move at {:.0f} GB/s in a few large copies", pinned_rate(true));
         out.push_back(std::move(o));
       } else {
-      Opportunity o = item(round_trip ? RemedyId::fuse_stages : RemedyId::dram_traffic, link / typical_span,
-                           "link_copy_ns", link * count,
-                           fmt::format("link_copies={:.1f} ms of {:.1f} ms", link * count * 1e-6, span * 1e-6));
-      o.name = round_trip ? "Keep the intermediate on the GPU (hand it from one stage's kernel to the next on the "
-                            "device, not down to the host and back)"
-                          : "Move fewer bytes over the host link (copy only what is read, in the narrowest type; keep "
-                            "data on the GPU between stages, and upload data that does not change once)";
-      o.rationale =
-          fmt::format("In {} copies between host and device take {:.1f} ms of each range's {:.1f} ms (typically) "
-                      "with no kernel beside them, from pinned memory at the link's rate: the host link bounds the "
-                      "range. ",
-                      stage->name, link * 1e-6, per_range_ms) +
-          (round_trip ? "Most of its bytes go down to the host and come back up at the same size: an intermediate "
-                        "handed from one stage to the next through host memory. Left on the GPU (the next stage's "
-                        "kernel reading the buffer the first wrote, or both in one kernel), neither copy is needed."
-                      : "Only fewer bytes make it faster: copy the part the other side reads, in the narrowest type "
-                        "that holds it, keep intermediates on the GPU, and upload a buffer whose contents do not "
-                        "change (a calibration map, weights) once rather than before every use: the copy records carry "
-                        "no addresses, so kprof cannot tell a re-upload of the same bytes from new data of one size.");
-      o.assumes = round_trip ? "the host does nothing with the data between the copies (or that work moves to the GPU), "
-                               "so both copies go"
-                             : "an upper bound: every byte copied goes (how many the other side needs kprof cannot tell)";
-      out.push_back(std::move(o));
+        Opportunity o = item(round_trip ? RemedyId::fuse_stages : RemedyId::dram_traffic, link / typical_span,
+                             "link_copy_ns", link * count,
+                             fmt::format("link_copies={:.1f} ms of {:.1f} ms", link * count * 1e-6, span * 1e-6));
+        o.name = round_trip ? "Keep the intermediate on the GPU (hand it from one stage's kernel to the next on the "
+                              "device, not down to the host and back)"
+                            : "Move fewer bytes over the host link (copy only what is read, in the narrowest type; "
+                              "keep data on the GPU between stages, and upload data that does not change once)";
+        o.rationale =
+            fmt::format("In {} copies between host and device take {:.1f} ms of each range's {:.1f} ms (typically) "
+                        "with no kernel beside them, from pinned memory at the link's rate: the host link bounds the "
+                        "range. ",
+                        stage->name, link * 1e-6, per_range_ms) +
+            (round_trip ? "Most of its bytes go down to the host and come back up at the same size: an intermediate "
+                          "handed from one stage to the next through host memory. Left on the GPU (the next stage's "
+                          "kernel reading the buffer the first wrote, or both in one kernel), neither copy is needed."
+                        : "Only fewer bytes make it faster: copy the part the other side reads, in the narrowest "
+                          "type that holds it, keep intermediates on the GPU, and upload a buffer whose contents do "
+                          "not change (a calibration map, weights) once rather than before every use: the copy "
+                          "records carry no addresses, so kprof cannot tell a re-upload of the same bytes from new "
+                          "data of one size.");
+        o.assumes = round_trip
+                        ? "the host does nothing with the data between the copies (or that work moves to the GPU), so "
+                          "both copies go"
+                        : "an upper bound: every byte copied goes (how many the other side needs kprof cannot tell)";
+        out.push_back(std::move(o));
       }
     }
     // Gaps between the range's launches that are neither the host's work nor its blocking calls: the GPU waiting for
@@ -1358,9 +1361,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                              "graph's launches, where the host works (capture, instantiation); each "
                                              "launch of an instantiated graph costs a few microseconds.")
                                : o.rationale);
-        o.assumes = waits ? fmt::format("the waits are dropped or moved out of the loop, so the host queues each launch "
-                                        "({:.1f} us) while the GPU works: the gaps go, less the launch calls' time beyond "
-                                        "the GPU's busy time",
+        o.assumes = waits ? fmt::format("the waits are dropped or moved out of the loop, so the host queues each "
+                                        "launch ({:.1f} us) while the GPU works: the gaps go, less the launch calls' "
+                                        "time beyond the GPU's busy time",
                                         launch_floor_ns * 1e-3)
                           : fmt::format("the gaps go, less {:.1f} us per launch for the launch itself",
                                         launch_floor_ns * 1e-3);
