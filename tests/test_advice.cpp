@@ -841,6 +841,7 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   item = range_item(waits);
   ASSERT_NE(item, nullptr);
   EXPECT_EQ(item->remedy, "host_sync");
+  EXPECT_EQ(item->name.find("then capture"), std::string::npos) << item->name;  // the drains are the gaps
   // With the waits dropped the host queues each 4 us launch while the GPU runs its 5 us kernels: every gap goes
   // (the launch calls' 40 us hide under the kernels' 50 us), of a span of 10 kernels and 9 gaps of 20 us.
   EXPECT_NEAR(item->est_gain_pct, 9 * 20000.0 / (10 * 5000 + 9 * 20000) * 100.0, 0.01);
@@ -863,6 +864,23 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
     item = range_item(up);
     ASSERT_NE(item, nullptr);
     EXPECT_EQ(item->remedy, "host_sync");
+    // One blocking upload before each instance's first kernel (inside the range, so inside its GPU span) is not
+    // between launches: the launches are what to cut.
+    Trace leading = loop_trace(4, 10, 5000, 15000, 0);
+    std::vector<TraceMemcpy> first;
+    for (const auto& r : leading.nvtx) {
+      TraceMemcpy c;
+      c.kind = MemcpyKind::htod, c.async = false, c.bytes = 48;
+      c.start_ns = r.start_ns + 1000, c.end_ns = r.start_ns + 3000;
+      first.push_back(c);
+    }
+    leading.memcpys = first;
+    ProfileRun lead = bound_of(leading);
+    ASSERT_TRUE(lead.stages[0].range);
+    EXPECT_EQ(lead.stages[0].range->waits_between, 0);
+    item = range_item(lead);
+    ASSERT_NE(item, nullptr);
+    EXPECT_EQ(item->remedy, "launch_overhead");
   }
   // After every third launch: 3 of the 9 gaps follow a wait, the launches are what to cut, but a graph cannot span
   // the waits between them: the waits go first, then the graph (the item says both).
@@ -2169,6 +2187,24 @@ TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
   EXPECT_EQ(batch->remedy, "launch_overhead");
   EXPECT_NE(batch->name.find("few large transfers"), std::string::npos) << batch->name;
   EXPECT_GT(batch->est_gain_pct, 80.0);
+  // Less than the copies' whole time: their bytes still move, at the link's rate.
+  const RangeTime& rt = *small.stages[0].range;
+  EXPECT_LT(batch->est_gain_pct, rt.link_copy_ns / rt.span_ns * 100.0 - 0.5);
+  // Small copies wholly under a kernel cost the range nothing and are not counted (the review's 1000 async 256-byte
+  // copies beside a kernel beside one large upload).
+  Trace hidden = rows;
+  std::vector<TraceKernel> kernels = hidden.kernels;
+  for (const auto& k : hidden.kernels) {
+    TraceKernel cover = k;
+    cover.start_ns = k.start_ns - 905000, cover.end_ns = k.start_ns - 1;  // over the 300 copies before the kernel
+    kernels.push_back(cover);
+  }
+  std::sort(kernels.begin(), kernels.end(),
+            [](const TraceKernel& a, const TraceKernel& b) { return a.start_ns < b.start_ns; });
+  hidden.kernels = kernels;
+  ProfileRun under = analysed(hidden);
+  ASSERT_TRUE(under.stages[0].range);
+  EXPECT_EQ(under.stages[0].range->link_copies, 0);
 }
 
 // Set 26's heat steps (and set 20's): per step a stencil waiting on memory at 42% of DRAM, then a device copy of the

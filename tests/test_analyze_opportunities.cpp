@@ -424,6 +424,13 @@ TEST(Opportunities, APipeAtItsRoofOnTheActiveSmsBindsUnlessTheIdleSmsCostMore) {
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_NEAR(a.opportunities.front().est_gain_pct, 9.1, 0.2) << a.opportunities.front().name;
 
+  // Below its roof (70%) the pipe is no bound the grid stands aside for: the 12 idle SMs lead.
+  auto below = m;
+  below.tensor_pipe_pct = 70.0;
+  EXPECT_EQ(analyse(below, {}, "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_cudnn")
+                .bottleneck.cause,
+            "grid_too_small");
+
   auto small = holdout_base(400000, 8, 256);
   small.sm_throughput_pct = 6.0, small.memory_throughput_pct = 1.0, small.dram_throughput_pct = 0.5;
   small.issue_active_pct = 60.0, small.fma_pipe_pct = 95.0, small.sm_active_pct = 6.1, small.waves_per_sm = 0.06;

@@ -26,6 +26,11 @@ bool explained(const Finding& s, const Finding& b) { return !b.unit_room_pct && 
 }  // namespace
 
 void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds& t) {
+  // The units the bounds rule found at their roof (remedy none: classify.saturated_pct or more), before a specific
+  // cause that explains a bound takes its remedy away below.
+  std::vector<CauseId> at_roof;
+  for (const auto& c : causes)
+    if (saturating(c) && c.remedy == RemedyId::none) at_roof.push_back(c.id);
   // Whether the tensor rule found a library kernel's idle tensor pipe (its remedy the call), before a specific
   // cause that explains the bound takes that remedy away below.
   const bool library_call = std::any_of(causes.begin(), causes.end(), [](const Finding& c) {
@@ -103,12 +108,12 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
         }))
       return false;
     // A grid that leaves SMs idle explains an SM-local unit's low average over the GPU, not how busy that unit is
-    // where it runs: beside a pipe (or L1) at its roof on the SMs that have work, the unit binds the kernel and the
+    // where it runs: beside a pipe at its roof on the SMs that have work (found there by the bounds rule), the unit binds the kernel and the
     // idle SMs are an item, unless they cost at least grid_leads_saturated_min_gain_pct (cuDNN convolutions of 120
     // blocks on 132 SMs with the tensor pipe 82-93% busy on the active SMs, sets 11 and 29: worth 9%, and every
     // blind label names the tensor pipe). The item's estimate is not capped by the unit: the idle SMs gain in full.
     if (c.id == CauseId::grid_too_small && saturated && !saturated->unit_room_pct && per_sm_unit(saturated->id) &&
-        saturated->gain_pct <= 100.0 - t.param("classify.saturated_pct") &&
+        std::find(at_roof.begin(), at_roof.end(), saturated->id) != at_roof.end() &&
         c.gain_pct < t.param("diagnosis.grid_leads_saturated_min_gain_pct"))
       return false;
     return c.gain_pct >= lead && (!saturated || explained(c, *saturated));

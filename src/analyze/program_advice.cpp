@@ -77,7 +77,7 @@ class RangeStages {
 }  // namespace
 
 bool small_copies(const RangeTime& r, const Thresholds& t) {
-  return r.link_copies >= t.param("diagnosis.small_copy_min_count") &&
+  return r.link_copies > 0 && r.link_copies >= t.param("diagnosis.small_copy_min_count") &&
          r.link_copy_bytes <= t.param("diagnosis.small_copy_max_bytes") * r.link_copies;
 }
 
@@ -516,7 +516,7 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   const double idle_share = o.idle_ns / o.span_ns;
   if (idle_share < t.param("opportunities.gap_min_idle_share")) return out;
   // Host waits: the host blocking on the GPU (event, stream or context synchronisation; a stream waiting on an
-  // event is a wait on the GPU, not the host), and blocking device-to-host copies.
+  // event is a wait on the GPU, not the host), and blocking copies (read-backs, and uploads without Async).
   std::size_t waits = 0;
   std::vector<std::int64_t> wait_starts;
   std::vector<std::pair<std::int64_t, std::int64_t>> wait_spans;  // (end, start), sorted by end
@@ -546,7 +546,7 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   std::sort(wait_spans.begin(), wait_spans.end());
   const bool host_waits = waits * 4 >= n;
   // What the change can win: with host waits, the gaps between consecutive kernels in which a wait of the host
-  // returned (a sync or device-to-host copy that drained the queue): the host then launched ahead. Without,
+  // returned (a sync or blocking copy that drained the queue): the host then launched ahead. Without,
   // every gap. Each remaining launch still costs the host its launch call (the median measured, at least 1 µs).
   const double floor_ns = std::max(1000.0, timeline.launch.api_duration_ns.count ? timeline.launch.api_duration_ns.median : 0.0);
   const auto& ks = trace.kernels;  // sorted by start
@@ -637,7 +637,7 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
         if (o.remedy == name(RemedyId::launch_overhead)) {
           o.name = r->name;
           o.remedy = std::string(name(RemedyId::host_sync));
-          o.rationale += fmt::format(" The trace shows {} host waits (synchronisations, device-to-host copies) "
+          o.rationale += fmt::format(" The trace shows {} host waits (synchronisations, blocking copies) "
                                      "between its {:.0f} launches: the host waits for each result before the next "
                                      "launch.",
                                      own_waits, launches);
@@ -902,7 +902,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     std::vector<RangeTime> instances;
     bool pinned_measured = false, pinned_fallback = false;
   };
-  // Kernel starts, and the host's waits for the GPU (synchronising calls, blocking device-to-host copies), in time
+  // Kernel starts, and the host's waits for the GPU (synchronising calls, blocking copies either way), in time
   // order: how many of each an instance holds.
   std::vector<std::int64_t> kernel_starts, wait_starts, wait_ends;
   for (const auto& k : trace.kernels) kernel_starts.push_back(k.start_ns);
@@ -944,14 +944,16 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   std::sort(wait_starts.begin(), wait_starts.end());
   std::sort(wait_ends.begin(), wait_ends.end());
   // Waits that returned after the first kernel of [from, to) started and before its last one did: the host launched
-  // again after them. (A wait begins before the kernel it waits for starts; it returns after it ends.)
+  // again after them. (A wait begins before the kernel it waits for starts; it returns after it ends.) A blocking
+  // upload before the first kernel (inside the span, which copies widen) is not between launches.
   auto waits_between = [&](std::int64_t from, std::int64_t to) {
-    auto l1 = std::lower_bound(launch_starts.begin(), launch_starts.end(), to);
-    if (l1 == launch_starts.begin()) return 0;
-    const std::int64_t last_start = *std::prev(l1);
-    if (last_start <= from) return 0;
+    const auto l0 = std::lower_bound(launch_starts.begin(), launch_starts.end(), from);
+    const auto l1 = std::lower_bound(launch_starts.begin(), launch_starts.end(), to);
+    if (l0 == l1) return 0;
+    const std::int64_t first_start = *l0, last_start = *std::prev(l1);
+    if (last_start <= first_start) return 0;
     return static_cast<int>(std::lower_bound(wait_ends.begin(), wait_ends.end(), last_start) -
-                            std::upper_bound(wait_ends.begin(), wait_ends.end(), from));
+                            std::upper_bound(wait_ends.begin(), wait_ends.end(), first_start));
   };
   // A launch's own cost, which no remedy of the gaps removes: the median launch call, at least 1 us.
   double launch_floor_ns = 1000.0;
@@ -1080,11 +1082,13 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
           any = true;
         }
       }
-      // The host-device copies begun in the span, and their bytes.
+      // The host-device copies begun in the span that run some of their time with no kernel beside them (the time
+      // link_copy_ns counts), and their bytes: small copies wholly under a kernel cost the range nothing.
       int link_copies = 0;
       double link_copy_bytes = 0;
       for (auto [c0, c1] = copies_in(first, last); c0 != c1; ++c0)
-        if (c0->kind == MemcpyKind::htod || c0->kind == MemcpyKind::dtoh)
+        if ((c0->kind == MemcpyKind::htod || c0->kind == MemcpyKind::dtoh) &&
+            covered(kernels_only, c0->start_ns, c0->end_ns) < c0->end_ns - c0->start_ns)
           ++link_copies, link_copy_bytes += static_cast<double>(c0->bytes);
       // The idle time splits into the host's work, its blocking calls, its polling and the launch gaps; the host in
       // a long call that may be a copy the trace did not record is not counted as idle.
