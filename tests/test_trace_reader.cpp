@@ -40,6 +40,14 @@ TEST(TraceReader, ReadsProbeFixture) {
   EXPECT_EQ(m.bytes, 67108864u);
   EXPECT_EQ(m.stream, 14u);
   EXPECT_EQ(m.duration_ns(), 21900588);
+  // The probe tracer wrote no copy flags: a copy of unknown asynchrony reads as asynchronous, so the advice infers no
+  // host wait from it (a blocking copy is one). A line with CUPTI's flags keeps them.
+  EXPECT_TRUE(m.async);
+  Trace flagged = parse_trace(
+      "{\"kind\":\"memcpy\",\"bytes\":48,\"start\":1,\"end\":2,\"stream\":7,\"copyKind\":1,\"flags\":0}\n",
+      "f.jsonl");
+  ASSERT_EQ(flagged.memcpys.size(), 1u);
+  EXPECT_FALSE(flagged.memcpys[0].async);
 }
 
 TEST(TraceReader, ConcurrentFmaLoopsOverlap) {

@@ -116,6 +116,10 @@ Trace parse_cupti_jsonl(std::string_view text, const std::string& source) {
         set_span(m, span);
         m.bytes = integer<std::uint64_t>(j.at("bytes"), "bytes");
         m.copy_kind = static_cast<std::uint8_t>(get<int>(j, "copyKind", 0));
+        // CUPTI's copy flags where the line has them; the probe tracer's lines do not, and a copy of unknown
+        // asynchrony is read as asynchronous: no host wait is inferred from it (a blocking copy is a wait for the
+        // range and program advice).
+        m.flags = static_cast<std::uint8_t>(get<int>(j, "flags", 1));  // 1: CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC
         raw.memcpys.push_back(m);
       } else if (kind == "memset") {
         RawMemset m{};

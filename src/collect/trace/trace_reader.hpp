@@ -2,9 +2,9 @@
 //   - kprof-trace/1 (binary, written by libkprof_inject.so; layout in trace_format.hpp)
 //   - CUPTI JSONL: one object per line, as the H200 probe tracer wrote it
 //     {"kind":"kernel","name":<mangled>,"start","end","stream","grid":[3],"block":[3],"regs","smem_static",
-//      "smem_dyn","corr"} / {"kind":"memcpy","bytes","start","end","stream","copyKind"} /
+//      "smem_dyn","corr"} / {"kind":"memcpy","bytes","start","end","stream","copyKind"[,"flags"]} /
 //     {"kind":"memset","bytes","start","end","stream"}; optional "device","context". Other kinds are counted
-//     in TraceInfo::warnings and skipped.
+//     in TraceInfo::warnings and skipped. A memcpy without "flags" (CUPTI's) is read as asynchronous.
 // A malformed or truncated file throws ParseError naming the file and the line (JSONL) or byte offset (binary).
 #pragma once
 #include <filesystem>
