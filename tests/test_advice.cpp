@@ -813,6 +813,23 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   bool program_item = false;
   for (const auto& o : gaps.program_opportunities) program_item |= o.scope == "program";
   EXPECT_TRUE(program_item);
+  // The program's item counts blocking uploads as host waits too (a cudaMemcpy without Async after every launch):
+  // host_sync, as the range's item would say.
+  {
+    Trace uploads = loop_trace(4, 20, 5000, 15000, 0);
+    for (const auto& k : std::vector<TraceKernel>(uploads.kernels)) {
+      TraceMemcpy c;
+      c.kind = MemcpyKind::htod, c.async = false, c.bytes = 48;
+      c.start_ns = k.end_ns + 1000, c.end_ns = c.start_ns + 900;
+      uploads.memcpys.push_back(c);
+    }
+    ProfileRun up = bound_of(uploads);
+    const Opportunity* program = nullptr;
+    for (const auto& o : up.program_opportunities)
+      if (o.scope == "program") program = &o;
+    ASSERT_NE(program, nullptr);
+    EXPECT_EQ(program->remedy, "host_sync");
+  }
   // Under the program item's 50 launches, the range's own item: a graph (no waits between the launches), each
   // launch's own cost (the 4 us launch call) kept.
   ProfileRun few = bound_of(loop_trace(4, 10, 5000, 15000, 0));
