@@ -735,6 +735,14 @@ std::int64_t launch(Trace& trace, StringId call, StringId kernel, std::int64_t a
   return k.end_ns;
 }
 
+// A blocking 48-byte upload (cudaMemcpy or cudaMemcpyToSymbol without Async) over [start, end).
+TraceMemcpy blocking_upload(std::int64_t start, std::int64_t end) {
+  TraceMemcpy c;
+  c.kind = MemcpyKind::htod, c.async = false, c.bytes = 48;
+  c.start_ns = start, c.end_ns = end;
+  return c;
+}
+
 // A named range "loop" run `instances` times, each holding `kernels` launches of `kernel_ns` with `gap_ns` of idle GPU
 // between them (the host issuing the next, 4 us of launch call), after `lead_ns` of host time from the push to the
 // first launch call.
@@ -817,12 +825,8 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   // host_sync, as the range's item would say.
   {
     Trace uploads = loop_trace(4, 20, 5000, 15000, 0);
-    for (const auto& k : std::vector<TraceKernel>(uploads.kernels)) {
-      TraceMemcpy c;
-      c.kind = MemcpyKind::htod, c.async = false, c.bytes = 48;
-      c.start_ns = k.end_ns + 1000, c.end_ns = c.start_ns + 900;
-      uploads.memcpys.push_back(c);
-    }
+    for (const auto& k : std::vector<TraceKernel>(uploads.kernels))
+      uploads.memcpys.push_back(blocking_upload(k.end_ns + 1000, k.end_ns + 1900));
     ProfileRun up = bound_of(uploads);
     const Opportunity* program = nullptr;
     for (const auto& o : up.program_opportunities)
@@ -869,10 +873,7 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
     std::vector<TraceMemcpy> copies;
     for (std::size_t i = 0; i + 1 < uploads.kernels.size(); ++i) {
       if (uploads.kernels[i].nvtx_range != uploads.kernels[i + 1].nvtx_range) continue;
-      TraceMemcpy c;
-      c.kind = MemcpyKind::htod, c.async = false, c.bytes = 48;
-      c.start_ns = uploads.kernels[i].end_ns + 1000, c.end_ns = c.start_ns + 900;
-      copies.push_back(c);
+      copies.push_back(blocking_upload(uploads.kernels[i].end_ns + 1000, uploads.kernels[i].end_ns + 1900));
     }
     uploads.memcpys = copies;
     ProfileRun up = bound_of(uploads);
@@ -885,12 +886,7 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
     // between launches: the launches are what to cut.
     Trace leading = loop_trace(4, 10, 5000, 15000, 0);
     std::vector<TraceMemcpy> first;
-    for (const auto& r : leading.nvtx) {
-      TraceMemcpy c;
-      c.kind = MemcpyKind::htod, c.async = false, c.bytes = 48;
-      c.start_ns = r.start_ns + 1000, c.end_ns = r.start_ns + 3000;
-      first.push_back(c);
-    }
+    for (const auto& r : leading.nvtx) first.push_back(blocking_upload(r.start_ns + 1000, r.start_ns + 3000));
     leading.memcpys = first;
     ProfileRun lead = bound_of(leading);
     ASSERT_TRUE(lead.stages[0].range);
