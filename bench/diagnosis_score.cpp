@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
         const auto run = kprof::corpus::assemble(kprof::corpus::capture_dir(e.program, src), src, e.program);
         std::cout << "## " << kprof::corpus::source_name(src) << "\n";
         for (const auto& st : run.stages)
+          if (st.name == stage && st.range) std::cout << "range: " << nlohmann::json(*st.range).dump() << "\n";
+        for (const auto& st : run.stages)
           if (st.name == stage)
             for (const auto& g : st.kernels) {
               const auto& m = g.metrics;

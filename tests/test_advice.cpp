@@ -622,6 +622,40 @@ TEST(Advice, AnIntermediateThroughDramRanksFusionInTheTop3) {
   EXPECT_TRUE(run.program_opportunities.empty());
 }
 
+// Set 30's Euler step in one range: a right-hand side bound by its loads' latency (48% of the DRAM roof) reads the
+// state (134 MB) and writes the right-hand side, of which 117 MB are counted (L2 still held the rest when it ended);
+// the update reads state and right-hand side (268 MB) and writes the new state at 88% of the roof. The pair is one
+// item: the producer's writes and the consumer's reads of the intermediate go, and the consumer's second read of the
+// state, each at its kernel's DRAM rate; it saves more than the right-hand side's own latency item.
+TEST(Advice, FusingAPairSavesTheProducersWritesAndTheSharedInputsSecondRead) {
+  ProfileRun run;
+  run.device.name = "NVIDIA H200";
+  Stage s;
+  s.name = "euler";
+  s.kernels.push_back(stage_group("rd_rhs", 118.6e3, 1.342e8, 1.173e8, 48.2));
+  s.kernels.push_back(stage_group("rd_update", 92.6e3, 2.684e8, 1.342e8, 88.0));
+  run.stages.push_back(s);
+  analyze_run(run, datasheet_db(), shipped());
+  ASSERT_TRUE(run.device_spec);
+  ASSERT_EQ(run.program_opportunities.size(), 1u);
+  const Opportunity& f = run.program_opportunities[0];
+  EXPECT_EQ(f.remedy, "fuse_stages");
+  ASSERT_EQ(f.kernels.size(), 2u);
+  EXPECT_EQ(f.kernels[0], "euler · rd_rhs");
+  // Saved: the update's 117 + 134 MB of its 402 MB at 88%, and the right-hand side's 117 of its 251 MB at 48%.
+  const double saved = 92.6e3 * (1.173e8 + 1.342e8) / (2.684e8 + 1.342e8) * 0.88 +
+                       118.6e3 * 1.173e8 / (1.342e8 + 1.173e8) * 0.482;
+  EXPECT_NEAR(f.est_gain_pct, saved / (118.6e3 + 92.6e3) * 100.0, 0.5);
+  EXPECT_NEAR(f.run_gain_pct, saved / (118.6e3 + 92.6e3) * 100.0, 0.5);
+  EXPECT_NE(f.assumes.find("read once, not twice"), std::string::npos) << f.assumes;
+  // The counted writes may fall short of half the update's reads by L2's 60 MB, no more: 70 MB counted is no item.
+  run.stages[0].kernels[0].metrics.dram_write_bytes = 7.0e7;
+  run.program_opportunities.clear();
+  for (auto& k : run.stages[0].kernels) k.analysis.reset();
+  analyze_run(run, datasheet_db(), shipped());
+  EXPECT_TRUE(run.program_opportunities.empty());
+}
+
 namespace {
 // A run of one named stage holding one kernel group (1 MB read and written), for the per-range items.
 ProfileRun one_stage_run(const std::string& stage, const std::string& kernel, double ns, double dram_pct) {
@@ -1380,6 +1414,28 @@ TEST(Advice, OnlyWaitsAmongAStagesOwnLaunchesMakeItsGapsHostSync) {
   run.stages[0].kernels[0].analysis = ka;
   gap_advice(run, waits, analyze_timeline(waits), shipped());
   EXPECT_EQ(run.stages[0].kernels[0].analysis->opportunities[0].remedy, "host_sync");
+}
+
+// Set 31's MoE loop: a range of 60 launches that waits for the GPU after every tenth (a torch.where reading a count
+// back), in a program whose waits are too few for its launches to call the whole program's gaps host waits. The
+// range holds the program item's gaps and knows its waits: the program item says to remove them (a graph cannot
+// span them), not to capture a graph.
+TEST(Advice, AProgramItemTakesTheRemedyOfTheRangeHoldingItsGaps) {
+  auto program_item = [](const Trace& trace) {
+    ProfileRun run = one_stage_run("loop", "k", 5000, 10);
+    run.stages[0].kernels[0].duration_ns.count = 120;
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    EXPECT_TRUE(run.stages[0].range);
+    for (const auto& o : run.program_opportunities)
+      if (o.scope == "program") return o;
+    return Opportunity{};
+  };
+  const Trace waits = loop_trace(2, 60, 5000, 15000, 0, 10);
+  const Opportunity o = program_item(waits);
+  EXPECT_EQ(o.remedy, "host_sync") << o.name;
+  EXPECT_NE(o.name.find("then capture the loop in a CUDA graph"), std::string::npos) << o.name;
+  // Without the waits the same gaps are the launches': a graph.
+  EXPECT_EQ(program_item(loop_trace(2, 60, 5000, 15000, 0)).remedy, "launch_overhead");
 }
 
 // A loop that waits every fourth launch: the kernels run back to back (the host launches ahead), except after each

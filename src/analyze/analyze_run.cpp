@@ -455,8 +455,25 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
           return true;
     return false;
   };
-  for (auto& o : range_advice(run, *trace, gaps.overlap.span_ns, t, &times))
-    if (!said(o)) gap.push_back(std::move(o));
+  for (auto& o : range_advice(run, *trace, gaps.overlap.span_ns, t, &times)) {
+    if (!said(o)) {
+      gap.push_back(std::move(o));
+      continue;
+    }
+    // The program's item decides its remedy by the whole program's waits (one per four launches); a range that
+    // holds most of its gaps knows its own: where the host waits between the range's launches, a graph cannot span
+    // them and the waits go first (set 31's MoE loop: a torch.where per expert reads a count back, 8 waits among
+    // 60 launches of a program of 700).
+    if (o.remedy != name(RemedyId::host_sync)) continue;
+    for (auto& p : gap)
+      if (p.scope == "program" && p.remedy == name(RemedyId::launch_overhead) && !p.kernels.empty() &&
+          std::find(o.kernels.begin(), o.kernels.end(), p.kernels.front()) != o.kernels.end()) {
+        p.remedy = o.remedy;
+        p.name = o.name;
+        p.rationale += " " + o.rationale;
+        p.assumes = o.assumes;
+      }
+  }
   for (auto& stage : run.stages) {
     stage.range.reset();
     if (auto it = times.find(&stage); it != times.end()) stage.range = it->second;
