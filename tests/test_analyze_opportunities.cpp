@@ -692,6 +692,14 @@ TEST(Opportunities, ALibraryOrPyTorchKernelIsChangedThroughItsCall) {
   ops = {item("grid_fill", 30)};
   call_level_items(ops, "A library's");
   EXPECT_EQ(ops[0].name, "Change the call (a shape that fills the GPU)");
+  // A library's matrix multiply on the CUDA cores (cuBLAS's FP32 kernel for 2^21 3x3 products, set 31): the tensor
+  // cores are reached through the call too (TF32 math, a narrower dtype, another implementation), not by rewriting it.
+  ops = {item("tensor_cores", 90)};
+  call_level_items(ops, "A library's");
+  EXPECT_EQ(ops[0].remedy, "library_tuning");
+  EXPECT_EQ(ops[0].kernel_remedy, "tensor_cores");
+  EXPECT_EQ(ops[0].name, "Change the call (a math mode or dtype on the tensor cores)");
+  EXPECT_NE(ops[0].rationale.find("allow_tf32"), std::string::npos) << ops[0].rationale;
 }
 
 // Held-out set 22 on the H200: a 64-tap FIR written with __fmul_rn/__fadd_rn (no FFMA at all, half of its FMA-pipe

@@ -965,9 +965,10 @@ TEST(DiagnosisHoldout, ThirtiethSetScoreDoesNotRegress) {
 // tensor roof, cuBLAS on 2^21 3x3 matrices, a W8A8 int_mm with an eager dequant chain, SwAV's Sinkhorn passes, a
 // noisy batch, NeRF's sample_pdf chain, RoPE tables built in NumPy per step, an MoE loop syncing on torch.where),
 // labelled blind twice. Scored as captured: cause 6/7/7, first fix 5/5/5; the MoE loop's range knows its waits, and
-// the program item that holds its gaps takes its remedy: first fix 6/6/5.
+// the program item that holds its gaps takes its remedy: first fix 6/6/5; a library's matrix multiply on the CUDA
+// cores gets the tensor cores through its call (TF32 math, a dtype), as its other in-kernel remedies: 7/7/6.
 TEST(DiagnosisHoldout, ThirtyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(31), 10, {{6, 6}, {7, 6}, {7, 5}});
+  expect_holdout_score(corpus::holdout_file(31), 10, {{6, 7}, {7, 7}, {7, 6}});
 }
 
 // Set 29 (nineteenth session, captured on an H100): PyTorch and Triton cases written by a helper who did not read the

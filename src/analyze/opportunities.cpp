@@ -450,6 +450,11 @@ void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, s
       return {"no contended atomics",
               "choose a call that does not pile atomic updates on few addresses (sorted or unique indices, a "
               "segment-sum or scatter_reduce path, a histogram op)"};
+    if (r == R::tensor_cores)
+      return {"a math mode or dtype on the tensor cores",
+              "let the library run it on the tensor cores (TF32 math for FP32 inputs: "
+              "torch.backends.cuda.matmul.allow_tf32 or cublasSetMathMode; BF16/FP16 inputs), or take another "
+              "implementation of the op"};
     if (r == R::dram_bandwidth || r == R::memory_parallelism)
       return {"a layout and dtype it streams",
               "let it stream (a contiguous, aligned input, a narrower dtype, fewer and larger calls) or take another "
@@ -462,7 +467,7 @@ void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, s
   std::vector<Opportunity> out;
   for (auto& o : ops) {
     const std::optional<R> r = remedy_id(o.remedy);
-    const bool callers = !r || *r == R::none || *r == R::launch_overhead || *r == R::tensor_cores ||
+    const bool callers = !r || *r == R::none || *r == R::launch_overhead ||
                          *r == R::dram_traffic || *r == R::fuse_stages || *r == R::overlap_stages ||
                          *r == R::host_sync || *r == R::host_work;
     if (callers) {
