@@ -1438,6 +1438,30 @@ TEST(Advice, AProgramItemTakesTheRemedyOfTheRangeHoldingItsGaps) {
   EXPECT_EQ(program_item(loop_trace(2, 60, 5000, 15000, 0)).remedy, "launch_overhead");
 }
 
+// Set 30's diffusion steps: the GPU idles 43% of each range (a blocking symbol upload before every step), under the
+// half that binds a range outright, while its kernel's first item (more loads in flight, 47% of the kernel) saves 27%
+// of the range: the idle time is the range's largest limiter, so the range is bound outside its kernels. A kernel
+// item saving more of the range than the idle time keeps the range to its kernel.
+TEST(Advice, IdleTimeOutweighingTheKernelsItemsBindsTheRange) {
+  Stage s;
+  s.name = "steps";
+  s.kernels.push_back(stage_group("aniso_step", 12700, 1e6, 1e6, 40));
+  KernelAnalysis ka;
+  ka.opportunities.push_back({.name = "More loads in flight", .remedy = "memory_parallelism", .est_gain_pct = 47});
+  s.kernels.back().analysis = ka;
+  RangeTime r;
+  r.instances = 2, r.span_ns = 768e3, r.idle_ns = 0.43 * 768e3, r.launch_gaps_ns = r.idle_ns, r.launches = 32;
+  const auto b = range_bound(s, r, shipped());
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->cause, "launch_overhead");
+  EXPECT_NE(b->rule.find("range_bound_min_idle_share"), std::string::npos) << b->rule;
+  s.kernels.back().analysis->opportunities.front().est_gain_pct = 90;  // 51% of the range: more than the idle
+  EXPECT_FALSE(range_bound(s, r, shipped()));
+  r.idle_ns = 0.15 * 768e3, r.launch_gaps_ns = r.idle_ns;  // under range_bound_min_idle_share
+  s.kernels.back().analysis->opportunities.front().est_gain_pct = 5;
+  EXPECT_FALSE(range_bound(s, r, shipped()));
+}
+
 // A loop that waits every fourth launch: the kernels run back to back (the host launches ahead), except after each
 // wait, which drains the queue; the next launch comes 30 us later. The wait begins right after its kernel's launch
 // call, before that kernel starts: its return, in the gap after the kernel, places it. (Placed by its start, the

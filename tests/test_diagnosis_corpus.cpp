@@ -452,8 +452,10 @@ TEST(DiagnosisHoldout, ALibraryKernelsIdleTensorPipeLeadsUnlessAnInKernelCauseAc
 // Twentieth session: with the producer's side counted, fusing bernoulli's uniform fill (0.51 GB written at the roof)
 // into its uncoalesced compare saves 237 us of the pair against the compare's own 238 us (CUPTI counters' estimate of
 // the call): first fix -1 with CUPTI counters, a tie the label (coalesce) breaks the other way.
+// Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels (lu_factor's range: 21% idle, a wait between its launches, which its first fix drops already): cause -1 in
+// both annotation sources.
 TEST(DiagnosisHoldout, SixthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(6), 14, {{14, 12}, {14, 11}, {14, 13}});
+  expect_holdout_score(corpus::holdout_file(6), 14, {{13, 12}, {13, 11}, {14, 13}});
 }
 
 TEST(DiagnosisHoldout, StoresWrittenInPiecesAreNamedInEverySource) {
@@ -737,7 +739,8 @@ TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
   // Twelfth session: its annotation forms captured again with copy records; the per-step pageable upload is told to
   // copy from pinned memory (first fix 9 / 8 in annotation). Thirteenth: the three-pass softmax at the DRAM roof is told
   // to move fewer bytes (an item without a figure): first fix 10/9/8.
-  expect_holdout_score(corpus::holdout_file(15), 12, {{9, 10}, {9, 9}, {9, 8}}, {"gnn_message_passing_f32"});
+  // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels: cause +1 in both annotation sources.
+  expect_holdout_score(corpus::holdout_file(15), 12, {{10, 10}, {10, 9}, {9, 8}}, {"gnn_message_passing_f32"});
 }
 
 // Sets 16 and 17 (tenth session of issue 23), captured with kprof c741890 and labelled blind. As captured: set 16
@@ -869,7 +872,9 @@ TEST(DiagnosisHoldout, TwentiethSetScoreDoesNotRegress) {
 // syncs): first fix 12/11/4.
 TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
   // Nineteenth session: ncu mode retaken with two repetitions, complete (242 s): 10/12 cause, 11/12 first fix.
-  expect_holdout_score(corpus::holdout_file(21), 12, {{11, 12}, {9, 11}, {10, 11}});
+  // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels: the per-sequence means with CUPTI counters (first fix +1); the fp8 decode GEMM at its DRAM
+  // roof inside a range idle 30%, labelled from its kernel: cause -1 with ncu counters (CUPTI: one case each way).
+  expect_holdout_score(corpus::holdout_file(21), 12, {{10, 12}, {9, 12}, {10, 11}});
 }
 
 // Set 22 (fourteenth session): hand-written CUDA cases (two kernels at the DRAM roof, one moving twice its bytes; an
@@ -883,7 +888,8 @@ TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
 // bytes down to the host and back are an intermediate to keep on the GPU (the stage hand-off): 10/9/7. Eighteenth: ncu
 // mode captured again with two repetitions: cause 12/11/12, first fix 10/9/10.
 TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 10}, {11, 9}, {12, 10}}, {"graph_rebuilt_per_step"});
+  // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels: cause and first fix +1 with CUPTI counters.
+  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 10}, {12, 10}, {12, 10}}, {"graph_rebuilt_per_step"});
 }
 
 // Set 24 (fifteenth session): hand-written CUDA cases (blocks of 40 threads, a volatile poll, loop-invariant Lanczos
@@ -897,7 +903,8 @@ TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
 // host polling with sleeps (the relaxation loop's queries) is spin_wait: 11/11/5; ncu mode captured again with two
 // repetitions: cause 10/10/10, first fix 11/11/11.
 TEST(DiagnosisHoldout, TwentyFourthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(24), 12, {{10, 11}, {10, 11}, {10, 11}});
+  // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels: cause +1 per source.
+  expect_holdout_score(corpus::holdout_file(24), 12, {{11, 11}, {11, 11}, {11, 11}});
 }
 
 // Set 25 (fifteenth session): PyTorch and Triton cases (a 7x7 stride-1 average pool, fake quantisation at the roof,
@@ -913,7 +920,9 @@ TEST(DiagnosisHoldout, TwentyFourthSetScoreDoesNotRegress) {
 // Nineteenth session: waits between a range's launches go before a graph (anomaly detection's checks, the NMS loop's
 // boolean indexing): first fix 11/12/6.
 TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(25), 12, {{11, 11}, {12, 12}, {8, 6}},
+  // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is
+  // bound outside its kernels: cause +1 with ncu counters.
+  expect_holdout_score(corpus::holdout_file(25), 12, {{12, 11}, {12, 12}, {8, 6}},
                        {"detect_anomaly_train_step_bf16", "nms_greedy_bool_index_loop",
                         "sgd_momentum_per_param_loop_f32"});
 }
@@ -957,7 +966,8 @@ TEST(DiagnosisHoldout, TwentyEighthSetScoreDoesNotRegress) {
 // Twentieth session: the Euler step's pair counts the right-hand side's writes and the update's second read of the
 // state, and the producer's counted writes may fall short of half the consumer's reads by L2's size: first fix 9/8/9.
 TEST(DiagnosisHoldout, ThirtiethSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(30), 10, {{8, 9}, {7, 8}, {8, 9}});
+  // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels (the diffusion steps, 43% idle): cause +1 per source.
+  expect_holdout_score(corpus::holdout_file(30), 10, {{9, 9}, {8, 8}, {9, 9}});
 }
 
 // Set 31 (twentieth session, captured on an H100): PyTorch and Triton cases written by a helper who did not read the
@@ -978,7 +988,8 @@ TEST(DiagnosisHoldout, ThirtyFirstSetScoreDoesNotRegress) {
 // conv's tensor pipe at 82% of its active SMs named over its 9% of idle SMs (as set 11's): cause 8/8/8; the decode
 // loop's per-step check is a wait between launches, which a graph cannot span: first fix 8/8/7.
 TEST(DiagnosisHoldout, TwentyNinthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(29), 10, {{8, 8}, {8, 8}, {8, 7}});
+  // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels: cause +1 with ncu counters.
+  expect_holdout_score(corpus::holdout_file(29), 10, {{9, 8}, {8, 8}, {8, 7}});
 }
 
 // Set 29 came on an H100 (the device tool gave one for an H200): its fixture's gpu.txt names the card, and the

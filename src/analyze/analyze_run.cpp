@@ -320,7 +320,19 @@ std::optional<Bottleneck> copy_bound(const Stage& stage, const RangeTime& r, con
 
 std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, const Thresholds& t) {
   if (r.span_ns <= 0) return std::nullopt;
-  if (r.idle_ns < t.param("diagnosis.launch_bound_idle_share") * r.span_ns) return copy_bound(stage, r, t);
+  // Idle under half the range still binds it where the idle time outweighs what its kernels' own first items could
+  // save of the range (their estimate times their share of its GPU time): the GPU's waiting is then the range's
+  // largest limiter (set 30's diffusion steps: 43% idle, the kernel's latency item worth 27% of the range).
+  double kernels_best = 0, kernels_ns = 0;
+  for (const auto& g : stage.kernels) kernels_ns += g.gpu_time_or_profiled_ns();
+  for (const auto& g : stage.kernels)
+    if (g.analysis && !g.analysis->opportunities.empty() && kernels_ns > 0)
+      kernels_best = std::max(kernels_best, g.analysis->opportunities.front().est_gain_pct / 100.0 *
+                                                g.gpu_time_or_profiled_ns() / kernels_ns);
+  const double idle_share = r.idle_ns / r.span_ns;
+  const bool outweighs = idle_share >= t.param("diagnosis.range_bound_min_idle_share") &&
+                         idle_share >= kernels_best * (1.0 - idle_share);
+  if (idle_share < t.param("diagnosis.launch_bound_idle_share") && !outweighs) return copy_bound(stage, r, t);
   // Where the idle time went: the host computing outside CUDA calls, held in blocking calls, or the rest (the gaps
   // between launches: launch calls, short waits).
   const double idle_pct = r.idle_ns / r.span_ns * 100.0;
@@ -354,7 +366,11 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
                              "Its kernels' own tuning wins at most the {:.0f}% of the range they run.",
                              idle_pct, stage.name, r.idle_ns * 1e-6, r.span_ns * 1e-6, r.instances, sentence,
                              100.0 - idle_pct);
-  b.rule = fmt::format("range idle share {:.0f}% >= diagnosis.launch_bound_idle_share", idle_pct);
+  b.rule = idle_share >= t.param("diagnosis.launch_bound_idle_share")
+               ? fmt::format("range idle share {:.0f}% >= diagnosis.launch_bound_idle_share", idle_pct)
+               : fmt::format("range idle share {:.0f}% >= diagnosis.range_bound_min_idle_share and >= the {:.0f}% of "
+                             "the range its kernels' first items save",
+                             idle_pct, kernels_best * (1.0 - idle_share) * 100.0);
   return b;
 }
 

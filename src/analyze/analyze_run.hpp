@@ -26,7 +26,8 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
                                          bool timeline);
 
 // What bounds a named stage outside its kernels, from its typical range instance: where the GPU idles at least
-// diagnosis.launch_bound_idle_share of it, launch overhead (latency-bound, unit "host"), the key issue saying what
+// diagnosis.launch_bound_idle_share of it, or at least diagnosis.range_bound_min_idle_share and more than its
+// kernels' first items save of the range, launch overhead (latency-bound, unit "host"), the key issue saying what
 // the idle time went to (host work, host waits or launch gaps). Nothing otherwise.
 std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, const Thresholds& t);
 
