@@ -648,6 +648,18 @@ TEST(Advice, FusingAPairSavesTheProducersWritesAndTheSharedInputsSecondRead) {
   EXPECT_NEAR(f.est_gain_pct, saved / (118.6e3 + 92.6e3) * 100.0, 0.5);
   EXPECT_NEAR(f.run_gain_pct, saved / (118.6e3 + 92.6e3) * 100.0, 0.5);
   EXPECT_NE(f.assumes.find("read once, not twice"), std::string::npos) << f.assumes;
+  // Only launches that pair fuse: a group of 10 right-hand-side launches before one update saves one pair's worth
+  // of the groups' whole time.
+  {
+    ProfileRun many = run;
+    many.program_opportunities.clear();
+    many.stages[0].kernels[0].duration_ns.count = 10;
+    many.stages[0].kernels[0].duration_ns.median = 118.6e3;
+    for (auto& k : many.stages[0].kernels) k.analysis.reset();
+    analyze_run(many, datasheet_db(), shipped());
+    ASSERT_EQ(many.program_opportunities.size(), 1u);
+    EXPECT_NEAR(many.program_opportunities[0].est_gain_pct, saved / (10 * 118.6e3 + 92.6e3) * 100.0, 0.5);
+  }
   // The counted writes may fall short of half the update's reads by L2's 60 MB, no more: 70 MB counted is no item.
   run.stages[0].kernels[0].metrics.dram_write_bytes = 7.0e7;
   run.program_opportunities.clear();
@@ -1434,6 +1446,9 @@ TEST(Advice, AProgramItemTakesTheRemedyOfTheRangeHoldingItsGaps) {
   const Opportunity o = program_item(waits);
   EXPECT_EQ(o.remedy, "host_sync") << o.name;
   EXPECT_NE(o.name.find("then capture the loop in a CUDA graph"), std::string::npos) << o.name;
+  // Its reasoning is the range's: no "a graph removes the gaps" beside "a graph cannot span the waits".
+  EXPECT_NE(o.rationale.find("cannot span them"), std::string::npos) << o.rationale;
+  EXPECT_EQ(o.rationale.find("a graph or a fused kernel removes the gaps"), std::string::npos) << o.rationale;
   // Without the waits the same gaps are the launches': a graph.
   EXPECT_EQ(program_item(loop_trace(2, 60, 5000, 15000, 0)).remedy, "launch_overhead");
 }

@@ -438,8 +438,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     // kernels' time; it stands when it beats this kernel's alone. A chain of three keeps the middle kernel's own
     // estimate: counted on both sides, MLA v4's softmax fused with its GEMMs read 56% against the 31.7% the fused v5
     // realised (29% from the softmax's side alone; bench/version_pairs.py).
-    const bool pair = !epilogue && !reread && prev == next && producer && in >= min_bytes && out_bytes <= 0 &&
-                      m.duration_ns && *m.duration_ns > 0;
+    const bool pair = !epilogue && !reread && prev == next && producer && in >= min_bytes && out_bytes <= 0;
     if (pair) {
       const CanonicalMetrics& pm = producer->metrics;
       const double p_read = *pm.dram_read_bytes, p_moved = p_read + *pm.dram_write_bytes;
@@ -447,13 +446,20 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       const double others = std::max(0.0, reads - in);
       const double shared =
           others >= match * p_read && others <= p_read / match + l2_bytes ? std::min(others, p_read) : 0.0;
-      const double own_ns = *m.duration_ns;
-      // This kernel's reads of the intermediate (and of the shared input), and the producer's writes of it.
+      // This kernel's reads of the intermediate (and of the shared input), and the producer's writes of it, each a
+      // share of a launch of its kernel, over the launches that pair (a group may hold more launches of one than
+      // of the other); the gain is of both groups' whole time.
+      const double p_ns = producer->gpu_time_or_profiled_ns();
+      auto launches = [](const KernelGroup& k) {
+        return std::max<double>(1.0, k.duration_ns.count > 0 ? double(k.duration_ns.count) : double(k.launches.size()));
+      };
+      const double n_c = launches(b), n_p = launches(*producer), pairs = std::min(n_c, n_p);
       const double saved_ns =
-          own_ns * std::min(1.0, (in + shared) / (reads + writes)) * (sm_streaming ? 1.0 : std::min(1.0, dram / 100.0)) +
-          pm.duration_ns.value_or(0) * std::min(1.0, in / std::max(p_moved, 1.0)) * std::min(1.0, p_dram / 100.0);
-      const double all_ns = own_ns + pm.duration_ns.value_or(0), all_own = own + producer->gpu_time_or_profiled_ns();
-      const double gain = std::min(1.0, saved_ns / all_ns);
+          pairs * (own / n_c * std::min(1.0, (in + shared) / (reads + writes)) *
+                       (sm_streaming ? 1.0 : std::min(1.0, dram / 100.0)) +
+                   p_ns / n_p * std::min(1.0, in / std::max(p_moved, 1.0)) * std::min(1.0, p_dram / 100.0));
+      const double all_ns = own + p_ns, all_own = all_ns;
+      const double gain = all_ns > 0 ? std::min(1.0, saved_ns / all_ns) : 0.0;
       if (gain * all_own > o.est_gain_pct / 100.0 * own) {
         o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), gain * 100.0);
         o.run_share_pct = all_own / total_ns * 100.0;
