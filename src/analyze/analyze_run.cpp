@@ -477,9 +477,9 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
       continue;
     }
     // The program's item decides its remedy by the whole program's waits (one per four launches); the range that
-    // holds the largest share of its gaps (the first stage it names) knows its own: where the host waits between the range's launches, a graph cannot span
-    // them and the waits go first (set 31's MoE loop: a torch.where per expert reads a count back, 8 waits among
-    // 60 launches of a program of 700).
+    // holds the largest share of its gaps (the first stage it names) knows its own: where the host waits between
+    // the range's launches, a graph cannot span them and the waits go first (set 31's MoE loop: a torch.where per
+    // expert reads a count back, 8 waits among 60 launches of a program of 700).
     if (o.remedy != name(RemedyId::host_sync)) continue;
     for (auto& p : gap)
       if (p.scope == "program" && p.remedy == name(RemedyId::launch_overhead) && !p.kernels.empty() &&
