@@ -1451,6 +1451,37 @@ TEST(Advice, AProgramItemTakesTheRemedyOfTheRangeHoldingItsGaps) {
   EXPECT_EQ(o.rationale.find("a graph or a fused kernel removes the gaps"), std::string::npos) << o.rationale;
   // Without the waits the same gaps are the launches': a graph.
   EXPECT_EQ(program_item(loop_trace(2, 60, 5000, 15000, 0)).remedy, "launch_overhead");
+  // Only the range holding the largest share (the item's first stage) decides: a second range of 100 launches with
+  // wider gaps and no waits, after the loop, holds more of them, and the item stays the graph's.
+  Trace two = loop_trace(2, 60, 5000, 15000, 0, 10);
+  two.strings.push_back("free");  // 5
+  two.strings.push_back("f");     // 6
+  std::int64_t t = two.nvtx.back().end_ns + 1000000;
+  for (int i = 0; i < 2; ++i) {
+    TraceNvtxRange r;
+    r.name = 5;
+    r.start_ns = t;
+    const int ri = static_cast<int>(two.nvtx.size());
+    for (int k = 0; k < 100; ++k) t = launch(two, 3, 6, t, 4000, 5000, 5000, ri) + 25000;
+    r.end_ns = t;
+    two.nvtx.push_back(r);
+    t += 1000000;
+  }
+  ProfileRun run = one_stage_run("loop", "k", 5000, 10);
+  run.stages[0].kernels[0].duration_ns.count = 120;
+  Stage free_stage;
+  free_stage.name = "free";
+  free_stage.kernels.push_back(stage_group("f", 5000, 1e6, 1e6, 10));
+  free_stage.kernels.back().duration_ns.count = 200;
+  run.stages.push_back(free_stage);
+  analyze_run(run, datasheet_db(), shipped(), &two, false);
+  const Opportunity* p = nullptr;
+  for (const auto& o : run.program_opportunities)
+    if (o.scope == "program") p = &o;
+  ASSERT_NE(p, nullptr);
+  ASSERT_GE(p->kernels.size(), 2u);  // both stages named, the free loop first
+  EXPECT_EQ(p->kernels.front(), "free");
+  EXPECT_EQ(p->remedy, "launch_overhead") << p->name;
 }
 
 // Set 30's diffusion steps: the GPU idles 43% of each range (a blocking symbol upload before every step), under the
