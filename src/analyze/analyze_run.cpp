@@ -94,8 +94,7 @@ double owned_ns(const KernelGroup& g, const Thresholds& t) {
   double own = g.gpu_time_or_profiled_ns();
   // (Not a graph's nodes: the GPU's idle time over their launches is the host's between graph launches.)
   if (g.analysis && !g.analysis->causes.empty() && g.analysis->causes.front().id == name(CauseId::launch_overhead) &&
-      !g.graph_launched() && (g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size())) >=
-          t.param("diagnosis.launch_bound_min_launches"))
+      !g.graph_launched() && double(g.launch_count()) >= t.param("diagnosis.launch_bound_min_launches"))
     own += g.gpu_idle_ns.value_or(0);
   return own;
 }
@@ -291,8 +290,8 @@ std::optional<Bottleneck> copy_bound(const Stage& stage, const RangeTime& r, con
     b.key_issue = fmt::format("{} small host-device copies ({:.1f} KiB each) {:.0f}% of the range", r.link_copies, each,
                               pct);
     b.root_cause = fmt::format(
-        "{} copies between host and device of {:.1f} KiB each run {:.0f}% of each {} range's GPU span (typically {:.2f} "
-        "of {:.2f} ms, {} instances) at {:.2f} GB/s: each pays its call's fixed cost for a few KiB, so the number of "
+        "{} copies between host and device of {:.1f} KiB each run {:.0f}% of each {} range's GPU span (typically "
+        "{:.2f} of {:.2f} ms, {} instances) at {:.2f} GB/s: each pays its call's fixed cost for a few KiB, so the number of "
         "copies, not the link's rate, sets the time. Its kernels' own tuning wins at most the rest.",
         r.link_copies, each, pct, stage.name, r.link_copy_ns * 1e-6, r.span_ns * 1e-6, r.instances,
         r.link_copy_ns > 0 ? r.link_copy_bytes / r.link_copy_ns : 0.0);

@@ -108,10 +108,11 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
         }))
       return false;
     // A grid that leaves SMs idle explains an SM-local unit's low average over the GPU, not how busy that unit is
-    // where it runs: beside a pipe at its roof on the SMs that have work (found there by the bounds rule), the unit binds the kernel and the
-    // idle SMs are an item, unless they cost at least grid_leads_saturated_min_gain_pct (cuDNN convolutions of 120
-    // blocks on 132 SMs with the tensor pipe 82-93% busy on the active SMs, sets 11 and 29: worth 9%, and every
-    // blind label names the tensor pipe). The item's estimate is not capped by the unit: the idle SMs gain in full.
+    // where it runs: beside a pipe at its roof on the SMs that have work (found there by the bounds rule), the unit
+    // binds the kernel and the idle SMs are an item, unless they cost at least grid_leads_saturated_min_gain_pct
+    // (cuDNN convolutions of 120 blocks on 132 SMs with the tensor pipe 82-93% busy on the active SMs, sets 11 and 29:
+    // worth 9%, and every blind label names the tensor pipe). The item's estimate is not capped by the unit: the idle
+    // SMs gain in full.
     if (c.id == CauseId::grid_too_small && saturated && !saturated->unit_room_pct && per_sm_unit(saturated->id) &&
         std::find(at_roof.begin(), at_roof.end(), saturated->id) != at_roof.end() &&
         c.gain_pct < t.param("diagnosis.grid_leads_saturated_min_gain_pct"))

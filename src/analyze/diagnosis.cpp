@@ -20,7 +20,7 @@ GroupFacts facts_of(const KernelGroup& g) {
   GroupFacts f;
   f.kernel = g.kernel;
   f.signature = g.signature;
-  f.launches = g.duration_ns.count > 0 ? g.duration_ns.count : g.launches.size();
+  f.launches = g.launch_count();
   if (g.duration_ns.count > 0) f.median_ns = g.duration_ns.median;
   else f.median_ns = g.metrics.duration_ns;
   f.span_ns = g.span_ns;

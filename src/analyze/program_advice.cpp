@@ -85,7 +85,7 @@ bool owns_launch_gaps(const KernelGroup& g, const Thresholds& t) {
   if (!g.analysis || g.analysis->causes.empty() || g.analysis->causes.front().id != name(CauseId::launch_overhead) ||
       g.graph_launched())
     return false;
-  const double launches = g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size());
+  const double launches = double(g.launch_count());
   return launches >= t.param("diagnosis.launch_bound_min_launches") && g.span_ns && *g.span_ns > 0 &&
          g.gpu_idle_ns.value_or(0) / *g.span_ns >= t.param("diagnosis.launch_bound_idle_share");
 }
@@ -450,19 +450,17 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       // share of a launch of its kernel, over the launches that pair (a group may hold more launches of one than
       // of the other); the gain is of both groups' whole time.
       const double p_ns = producer->gpu_time_or_profiled_ns();
-      auto launches = [](const KernelGroup& k) {
-        return std::max<double>(1.0, k.duration_ns.count > 0 ? double(k.duration_ns.count) : double(k.launches.size()));
-      };
-      const double n_c = launches(b), n_p = launches(*producer), pairs = std::min(n_c, n_p);
+      const double n_c = std::max<double>(1.0, double(b.launch_count()));
+      const double n_p = std::max<double>(1.0, double(producer->launch_count())), pairs = std::min(n_c, n_p);
       const double saved_ns =
           pairs * (own / n_c * std::min(1.0, (in + shared) / (reads + writes)) *
                        (sm_streaming ? 1.0 : std::min(1.0, dram / 100.0)) +
                    p_ns / n_p * std::min(1.0, in / std::max(p_moved, 1.0)) * std::min(1.0, p_dram / 100.0));
-      const double all_ns = own + p_ns, all_own = all_ns;
+      const double all_ns = own + p_ns;
       const double gain = all_ns > 0 ? std::min(1.0, saved_ns / all_ns) : 0.0;
-      if (gain * all_own > o.est_gain_pct / 100.0 * own) {
+      if (gain * all_ns > o.est_gain_pct / 100.0 * own) {
         o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), gain * 100.0);
-        o.run_share_pct = all_own / total_ns * 100.0;
+        o.run_share_pct = all_ns / total_ns * 100.0;
         o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
         o.assumes = fmt::format(
             "one kernel does the work of {}: the intermediate stops moving through DRAM{}, each kernel saving those "
@@ -656,7 +654,7 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   for (auto& s : run.stages)
     for (auto& g : s.kernels) {
       if (!owns_launch_gaps(g, t)) continue;
-      const double launches = g.duration_ns.count > 0 ? double(g.duration_ns.count) : double(g.launches.size());
+      const double launches = double(g.launch_count());
       owned = true;
       // The host waits between this kernel's own launches, not the program's: a program that synchronises once
       // per case around a range of 288 back-to-back launches (set 16's Adam step) is launch-bound there.
@@ -1374,7 +1372,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         double nodes = 0, all = 0;
         for (const auto& k : stage->kernels) {
           nodes += static_cast<double>(k.graph_node_launches);
-          all += static_cast<double>(k.duration_ns.count > 0 ? k.duration_ns.count : k.launches.size());
+          all += static_cast<double>(k.launch_count());
         }
         const bool graphed = !waits && all > 0 && 2.0 * nodes > all;  // most of the stage's kernels are graph nodes
         Opportunity o = make(waits     ? RemedyId::host_sync

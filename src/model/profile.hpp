@@ -139,9 +139,11 @@ struct KernelGroup {
   double gpu_time_or_profiled_ns() const {
     return duration_ns.count > 0 ? gpu_time_ns() : metrics.duration_ns.value_or(0);
   }
+  // Its launches: those timed, else those recorded.
+  std::size_t launch_count() const { return duration_ns.count > 0 ? duration_ns.count : launches.size(); }
   // Most of its (traced) launches ran as nodes of a CUDA graph.
   bool graph_launched() const {
-    const std::size_t n = duration_ns.count > 0 ? duration_ns.count : launches.size();
+    const std::size_t n = launch_count();
     return n > 0 && 2 * graph_node_launches > n;
   }
 };
