@@ -1865,6 +1865,43 @@ TEST(Advice, SectorsWhoseBytesAreUsedAreNotAGather) {
   EXPECT_EQ(analyse(m).bottleneck.cause, "scattered_access");
 }
 
+// At the DRAM roof, DRAM reading fewer bytes than the loads' sectors means each sector came from DRAM once and its
+// re-fetches hit on chip: 32 sectors per request is no gather there, and DRAM is the bound (MLA v4's softmax with
+// CUPTI's counters on the H200: 2.1M load requests of 32 sectors, 1.07 GB read from DRAM, 95% of its roof).
+TEST(Advice, SectorsRefetchedOnChipAtTheDramRoofAreNotAGather) {
+  CanonicalMetrics m;
+  m.duration_ns = 373e3;
+  m.sm_throughput_pct = 30;
+  m.issue_active_pct = 25;
+  m.memory_throughput_pct = 91.4;
+  m.dram_throughput_pct = 88;
+  m.dram_measured_pct = 94.7;
+  m.l1_throughput_pct = 45;
+  m.l2_throughput_pct = 91.4;
+  m.l1_hit_pct = 39.9;
+  m.l2_hit_pct = 34.5;
+  m.grid_size = 65536;
+  m.waves_per_sm = 62;
+  m.achieved_occupancy_pct = 85;
+  m.theoretical_occupancy_pct = 100;
+  m.global_load_requests = 2097152;
+  m.global_load_sectors = 67113324;
+  m.global_store_requests = 2097152;
+  m.global_store_sectors = 16777216;
+  m.dram_read_bytes = 1.074e9;
+  m.dram_write_bytes = 0.531e9;
+  m.dram_bytes = 1.605e9;
+  const KernelAnalysis a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "dram_bandwidth");
+  EXPECT_NE(first_fix(a), "locality");
+  // DRAM reading about a sector's bytes per load sector is a strided layout (each sector fetched once, partly
+  // used); twice that is the 64-byte DRAM atoms of scattered sectors: both are still the access pattern's.
+  m.dram_read_bytes = 1.0 * 32.0 * 67113324;
+  EXPECT_EQ(analyse(m).bottleneck.cause, "uncoalesced_global");
+  m.dram_read_bytes = 1.9 * 32.0 * 67113324;
+  EXPECT_EQ(analyse(m).bottleneck.cause, "scattered_access");
+}
+
 // Only the memory side's speed of light is busy and DRAM sets it (L1, L2 below): DRAM names the bound even under
 // the DRAM-bound level, not "data re-read on chip" (PyTorch's column mean through CUPTI: DRAM 61.0% of peak,
 // L2 59.5% with 1% hits).

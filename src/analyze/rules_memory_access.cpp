@@ -242,6 +242,14 @@ void detect_access_pattern(RuleContext& r) {
   }
   bool is_load = val(ld) >= val(st);
   const char* what = is_load ? "load" : "store";
+  // The same where no count of used bytes exists (annotation's counters): at the DRAM roof, DRAM reading fewer bytes
+  // than the loads' sectors (under 2 - strided_dram_per_sector_max of 32 B a sector) fetched each sector once and
+  // served its re-fetches on chip, so the bytes the lanes skip in one request are read by other requests: DRAM moves
+  // what the work reads and an access-pattern fix leaves its bytes, and its time, as they are (MLA v4's softmax on
+  // the H200 with CUPTI's counters: 32 sectors per request, DRAM at 95% of its roof reading 0.5 B per sector byte).
+  if (is_load && dram_now >= r.p("dram_bound_pct") && m.dram_read_bytes && val(m.global_load_sectors) > 0 &&
+      *m.dram_read_bytes < (2.0 - r.p("strided_dram_per_sector_max")) * 32.0 * *m.global_load_sectors)
+    return;
   double l1_hit = val(m.l1_hit_pct), l2_hit = val(m.l2_hit_pct);
   double memory_share = std::min(1.0, r.memory_max() / r.busy());
   // Sectors beyond `ideal` per request, over all global sectors: the share of the traffic that is waste.
