@@ -4,7 +4,7 @@
 # such as PROG=diag_holdout7, run from build/dist when build/dist/$PROG exists) in the three forms the diagnosis
 # tests replay: annotation with ncu counters, with CUPTI counters, and ncu mode (--set full); and an nsys timeline.
 # Then per artifact: the stages, and how many kernel groups have counters. Never changes clocks. Expects build/dist
-# from scripts/device/pack.sh (carried). Results: $OUT/$PROG.tgz and $OUT/$PROG-summary.txt.
+# from scripts/device/pack.sh (carried). SKIP_NCU=1 leaves ncu mode out (retake it with recapture-ncu.sh). Results: $OUT/$PROG.tgz and $OUT/$PROG-summary.txt.
 set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
 PROG=${PROG:-diag_holdout}
@@ -25,7 +25,7 @@ step annot_holdout_ncu   kprof run --prof-type=annotation --counters-min-share=0
 step annot_holdout_cupti kprof run --prof-type=annotation --counters-min-share=0 --counters cupti --kernel $PROG --out $O/annot_holdout_cupti -- $PY 2 $NC
 # Two repetitions in ncu mode too: its tracer pass needs two instances of a range for the range's figures (the first
 # call of a range plans library calls or compiles); ncu itself profiles one launch per kernel and launch shape.
-step ncu_holdout         kprof run --prof-type=ncu --kernel $PROG --out $O/ncu_holdout -- $PY 2 $NC
+[ -n "${SKIP_NCU:-}" ] || step ncu_holdout         kprof run --prof-type=ncu --kernel $PROG --out $O/ncu_holdout -- $PY 2 $NC
 step nsys_holdout        kprof run --prof-type=nsys --kernel $PROG --out $O/nsys_holdout -- $PY 1 $NC
 du -sh $O/* | tee -a $S
 for a in $O/*; do
