@@ -2107,6 +2107,42 @@ TEST(Advice, MixedWaitsUnderAResourceLimitAskForOccupancy) {
   EXPECT_EQ(first_fix(b), "memory_parallelism");
 }
 
+// Busy in the SM by instruction issue alone, with issue slots to spare and no pipe near its roof, at a quarter of the
+// warps its registers allow: the idle slots wait for warps, as a latency-bound kernel's do (a Triton kernel of 111
+// registers per thread on the H200, Nsight Compute's full set: SM 60.2%, issue 60.8%, the FMA pipe 35%; the same
+// kernel at SM 59.8% read latency-bound and got occupancy). Issue near its roof, or a pipe at its bound, keeps it.
+TEST(Advice, IssueWithRoomToSpareUnderARegisterLimitAsksForOccupancy) {
+  CanonicalMetrics m;
+  m.duration_ns = 766e3;
+  m.sm_throughput_pct = 60.2;
+  m.issue_active_pct = 60.8;
+  m.fma_pipe_pct = 35.3;
+  m.alu_pipe_pct = 33.2;
+  m.xu_pipe_pct = 8.4;
+  m.lsu_pipe_pct = 2.9;
+  m.memory_throughput_pct = 30.2;
+  m.dram_throughput_pct = 30.2;
+  m.l1_throughput_pct = 17;
+  m.l2_throughput_pct = 28;
+  m.grid_size = 131072;
+  m.block_size = 128;
+  m.waves_per_sm = 248;
+  m.achieved_occupancy_pct = 23.8;
+  m.theoretical_occupancy_pct = 25;
+  m.occupancy_limit_registers = 4, m.occupancy_limit_shared_mem = 32, m.occupancy_limit_warps = 16,
+  m.occupancy_limit_blocks = 32;
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "occupancy_registers");
+  EXPECT_EQ(first_fix(a), "occupancy");
+  auto issue = m;
+  issue.issue_active_pct = 85;  // issue near its roof: more warps find no free slot
+  issue.sm_throughput_pct = 85;
+  EXPECT_NE(analyse(issue).bottleneck.cause, "occupancy_registers");
+  auto pipe = m;
+  pipe.fma_pipe_pct = 62;  // the FMA pipe at its bound
+  EXPECT_NE(analyse(pipe).bottleneck.cause, "occupancy_registers");
+}
+
 // A memory-bound kernel with no single unit named is told to reuse data on chip only where something is re-read:
 // global loads that fetch about what DRAM reads (cuFFT's strided pass on the H200: 1.08x) leave nothing for a tile
 // to keep, and more bytes in flight is the remedy; loads fetching twice what DRAM reads keep the reuse advice.

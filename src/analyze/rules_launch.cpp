@@ -120,7 +120,16 @@ void detect_small_grid(RuleContext& r) {
 
 void detect_occupancy_limit(RuleContext& r) {
   const auto& m = r.m;
-  if (r.found(CauseId::launch_overhead) || r.found(CauseId::grid_too_small) || !r.latency_bound()) return;
+  // Latency-bound, or busy in the SM by issue alone with issue slots to spare (under issue_bound_pct, no pipe at
+  // pipe_bound_pct, memory not busy): the idle issue slots wait for warps, which more resident warps fill (a Triton
+  // kernel at 25% theoretical occupancy on the H200: SM 60.2%, issue 60.8%, the FMA pipe 35%; 59.8% with the other
+  // counter source, where it read latency-bound).
+  const bool issue_room = val(m.issue_active_pct) < r.p("issue_bound_pct") &&
+                          val(m.memory_throughput_pct) < r.busy() &&
+                          std::max({val(m.fma_pipe_pct), val(m.alu_pipe_pct), val(m.fp64_pipe_pct), val(m.xu_pipe_pct),
+                                    val(m.tensor_pipe_pct), val(m.lsu_pipe_pct)}) < r.p("pipe_bound_pct");
+  if (r.found(CauseId::launch_overhead) || r.found(CauseId::grid_too_small) || !(r.latency_bound() || issue_room))
+    return;
   // Blocks smaller than a warp: each warp holds only the block's threads, the rest of its lanes do not exist, and the
   // SM's block limit caps its resident threads at that limit times the block. Theoretical occupancy counts warps and
   // misses it (an elementwise kernel launched <<<n, 1>>> on the H200: 50% theoretical, 32 threads per SM of 2048,
