@@ -26,7 +26,9 @@ step annot_holdout_cupti kprof run --prof-type=annotation --counters-min-share=0
 # Two repetitions in ncu mode too: its tracer pass needs two instances of a range for the range's figures (the first
 # call of a range plans library calls or compiles); ncu itself profiles one launch per kernel and launch shape.
 [ -n "${SKIP_NCU:-}" ] || step ncu_holdout         kprof run --prof-type=ncu --kernel $PROG --out $O/ncu_holdout -- $PY 2 $NC
-step nsys_holdout        kprof run --prof-type=nsys --kernel $PROG --out $O/nsys_holdout -- $PY 1 $NC
+# Two repetitions in the timeline too, so that the labeller sees a warm instance of each range beside the cold first
+# one (set 32's labellers judged the eager chains from one cold repetition).
+step nsys_holdout        kprof run --prof-type=nsys --kernel $PROG --out $O/nsys_holdout -- $PY 2 $NC
 du -sh $O/* | tee -a $S
 for a in $O/*; do
   python3 - "$a" <<'PYEOF' | tee -a $S
