@@ -825,7 +825,8 @@ Trace loop_trace(int instances, int kernels, std::int64_t kernel_ns, std::int64_
 
 // A range whose GPU idles most of its typical instance is bound outside its kernels (Stage::bound): the sampler's
 // host work, a loop of short launches with gaps between them. The time before the first launch (one call's own
-// overhead) is not the range's idling, and a range whose kernels run back to back is not bound.
+// overhead) is not the range's idling unless the host computes there for gap_host_work_max_ns or more, and a range
+// whose kernels run back to back is not bound.
 TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   auto bound_of = [](const Trace& trace, int instances = 4) {
     ProfileRun run = one_stage_run("loop", "k", 5000, 10);
@@ -965,11 +966,22 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   ProfileRun work = bound_of(loop_trace(4, 2, 100000, 5000000, 0));
   ASSERT_TRUE(work.stages[0].bound);
   EXPECT_NE(work.stages[0].bound->key_issue.find("host work"), std::string::npos) << work.stages[0].bound->key_issue;
-  // 50 ms of host time before one 0.1 ms launch: the range's GPU span is the kernel, nothing idles.
-  ProfileRun lead = bound_of(loop_trace(4, 1, 100000, 0, 50000000));
+  // 0.5 ms of host time before one 0.1 ms launch (a call's own overhead, under gap_host_work_max_ns): the range's GPU
+  // span is the kernel, nothing idles.
+  ProfileRun lead = bound_of(loop_trace(4, 1, 100000, 0, 500000));
   ASSERT_TRUE(lead.stages[0].range);
   EXPECT_EQ(lead.stages[0].range->idle_ns, 0.0);
+  EXPECT_NEAR(lead.stages[0].range->span_ns, 100000.0, 1.0);
   EXPECT_FALSE(lead.stages[0].bound);
+  // 50 ms of it, outside any CUDA call: the host computing in the range before its first launch (set 32's subword
+  // hashing and np.unique, before each range's first kernel) is the range's host work, and binds it.
+  ProfileRun computes = bound_of(loop_trace(4, 1, 100000, 0, 50000000));
+  ASSERT_TRUE(computes.stages[0].range);
+  EXPECT_NEAR(computes.stages[0].range->span_ns, 100000.0 + 50000000.0, 1000.0);
+  EXPECT_NEAR(computes.stages[0].range->host_work_ns, 50000000.0, 1000.0);
+  ASSERT_TRUE(computes.stages[0].bound);
+  EXPECT_NE(computes.stages[0].bound->key_issue.find("host work"), std::string::npos)
+      << computes.stages[0].bound->key_issue;
   // Back to back (1 us apart): busy, not bound, no item; the run's bottleneck stays its kernel's.
   ProfileRun busy = bound_of(loop_trace(4, 20, 50000, 1000, 0));
   ASSERT_TRUE(busy.stages[0].range);

@@ -1087,7 +1087,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // and memsets that ran while the host was inside the range (copies carry no range of their own). The host's time
     // before the first launch (a single call's own overhead, which matters only where a loop repeats the call) is not
     // the range's idling, nor is other work of the window (another stream's, or earlier instances' when the host
-    // queues ahead).
+    // queues ahead); but the host computing in the range before it, outside any CUDA call in stretches of
+    // gap_host_work_max_ns or more with the GPU idle, is the range's host work, added to the span (set 32's subword
+    // hashing and np.unique of voxel keys, each of them most of its range, before the range's first launch).
     std::int64_t first = first_start[r], last = end;
     auto widen = [&](const auto& spans) {  // sorted by start
       auto it = std::lower_bound(spans.begin(), spans.end(), range.start_ns,
@@ -1098,6 +1100,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     widen(trace.memcpys);
     widen(trace.memsets);
     if (last > first) {
+      const double lead = first > range.start_ns ? idle_host(range.start_ns, first).work : 0.0;
       const Idle within = idle_host(first, last);
       auto count = [&](const std::vector<std::int64_t>& starts) {
         return static_cast<int>(std::lower_bound(starts.begin(), starts.end(), last) -
@@ -1138,11 +1141,13 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // a long call that may be a copy the trace did not record is not counted as idle.
       const Poll poll = polled(first, last);
       per_stage[stage].instances.push_back({.instances = 1,
-                                            .span_ns = static_cast<double>(last - first),
+                                            .span_ns = static_cast<double>(last - first) + lead,
                                             .idle_ns = std::max(0.0, within.idle - std::max(0.0, within.calls -
                                                                                                  within.blocked -
-                                                                                                 within.driver)),
-                                            .host_work_ns = std::max(0.0, within.work - poll.in_work) + within.driver,
+                                                                                                 within.driver)) +
+                                                       lead,
+                                            .host_work_ns = std::max(0.0, within.work - poll.in_work) + within.driver +
+                                                            lead,
                                             .host_blocked_ns = within.blocked,
                                             .launch_gaps_ns = std::max(0.0, within.idle - within.work - within.calls -
                                                                                 node_gaps - (poll.ns - poll.in_work)),

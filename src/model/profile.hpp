@@ -155,7 +155,8 @@ KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns,
 struct RangeTime {
   int instances = 0;           // range instances that hold launches
   // The typical instance's GPU span: from its own first kernel to its last, widened to the copies and memsets that
-  // ran while the host was inside the range.
+  // ran while the host was inside the range, plus the host's computing in the range before that (outside CUDA calls,
+  // in stretches of opportunities.gap_host_work_max_ns or more with the GPU idle; counted in idle_ns and host_work_ns).
   double span_ns = 0;
   // ... with none of them on the GPU: host_work_ns + host_blocked_ns + launch_gaps_ns + graph_node_gaps_ns +
   // poll_wait_ns. Where the
