@@ -349,8 +349,9 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
     sentence = "the host polls the GPU with sleeps between its queries, so each finish waits for the next query";
   } else if (r.host_work_ns >= r.host_blocked_ns && r.host_work_ns >= r.launch_gaps_ns) {
     what = "host work";
-    sentence = "the host works between launches (computing outside CUDA calls, or in calls that do not wait for the "
-               "GPU: allocations, graph or plan building) while the GPU has nothing queued";
+    sentence = "the host works in the range, before or between its launches (computing outside CUDA calls, or in "
+               "calls that do not wait for the GPU: allocations, graph or plan building), while the GPU has nothing "
+               "queued";
   } else if (r.host_blocked_ns >= r.launch_gaps_ns) {
     what = "host waits";
     sentence = "the host is held in CUDA calls that wait for the GPU (synchronisations, copies, frees behind queued "

@@ -241,7 +241,8 @@ std::string contradicted(std::optional<RemedyId> remedy, const std::vector<Cause
   // Nsight Compute's occupancy rules estimate from the warps missing (theoretical, or achieved against
   // theoretical), whatever bounds the kernel. More warps only hide latency: they cannot speed up a kernel bound by a
   // unit near its peak, nor one whose occupancy already hides its latency (kprof's own occupancy cause needs a
-  // theoretical occupancy at/under diagnosis.occupancy_low_pct in a latency-bound kernel). On the H200: cuBLAS's
+  // theoretical occupancy at/under diagnosis.occupancy_low_pct in a latency-bound kernel, or one busy by issue
+  // alone with slots to spare). On the H200: cuBLAS's
   // DRAM-bound batched GEMM and short-K linear at 3 warps per scheduler by design (ncu 28% and 15%), PyTorch's
   // fused AdamW at 50% (ncu 28%).
   if (remedy == RemedyId::occupancy && !has_occupancy_cause(causes)) {

@@ -944,6 +944,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
         pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled;
     std::vector<RangeTime> instances;
+    double leads = 0;  // the host's computing before each instance's first GPU activity, summed (in their spans)
     bool pinned_measured = false, pinned_fallback = false;
   };
   // Kernel starts, and the host's waits for the GPU (synchronising calls, blocking copies either way), in time
@@ -1140,6 +1141,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // The idle time splits into the host's work, its blocking calls, its polling and the launch gaps; the host in
       // a long call that may be a copy the trace did not record is not counted as idle.
       const Poll poll = polled(first, last);
+      per_stage[stage].leads += lead;
       per_stage[stage].instances.push_back({.instances = 1,
                                             .span_ns = static_cast<double>(last - first) + lead,
                                             .idle_ns = std::max(0.0, within.idle - std::max(0.0, within.calls -
@@ -1184,7 +1186,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       });
       gpu_typical = by_idle[(by_idle.size() - 1) / 2];
       gpu_typical->instances = static_cast<int>(by_idle.size());
+      // (Less the host's work before the instances' first GPU activity: the traced span, which the run shares are
+      // of, begins at the first GPU activity, and a one-off lead, a compile, must not make the range's GPU time.)
       for (const auto& i : by_idle) gpu_spans += i.span_ns;
+      gpu_spans = std::max(0.0, gpu_spans - seen.leads);
       if (times) (*times)[stage] = *gpu_typical;
     }
     double span = 0;

@@ -120,12 +120,14 @@ void detect_small_grid(RuleContext& r) {
 
 void detect_occupancy_limit(RuleContext& r) {
   const auto& m = r.m;
-  // Latency-bound, or busy in the SM by issue alone with issue slots to spare (under issue_bound_pct, no pipe at
-  // pipe_bound_pct, memory not busy): the idle issue slots wait for warps, which more resident warps fill (a Triton
-  // kernel at 25% theoretical occupancy on the H200: SM 60.2%, issue 60.8%, the FMA pipe 35%; 59.8% with the other
-  // counter source, where it read latency-bound).
-  const bool issue_room = val(m.issue_active_pct) < r.p("issue_bound_pct") &&
-                          val(m.memory_throughput_pct) < r.busy() &&
+  // Latency-bound, or busy in the SM by issue alone with issue slots to spare (issue counted and under
+  // issue_bound_pct, pipes counted and none at pipe_bound_pct, SM under saturated_pct, no memory unit busy): the idle
+  // issue slots wait for warps, which more resident warps fill (a Triton kernel at 25% theoretical occupancy on the
+  // H200: SM 60.2%, issue 60.8%, the FMA pipe 35%; 59.8% with the other counter source, where it read latency-bound).
+  // An absent count is not an idle unit: without the issue and pipe counts the rule keeps to latency-bound kernels.
+  const bool pipes_counted = m.fma_pipe_pct || m.alu_pipe_pct || m.fp64_pipe_pct || m.xu_pipe_pct || m.tensor_pipe_pct;
+  const bool issue_room = m.issue_active_pct && *m.issue_active_pct < r.p("issue_bound_pct") && pipes_counted &&
+                          val(m.sm_throughput_pct) < r.param("classify.saturated_pct") && r.memory_max() < r.busy() &&
                           std::max({val(m.fma_pipe_pct), val(m.alu_pipe_pct), val(m.fp64_pipe_pct), val(m.xu_pipe_pct),
                                     val(m.tensor_pipe_pct), val(m.lsu_pipe_pct)}) < r.p("pipe_bound_pct");
   if (r.found(CauseId::launch_overhead) || r.found(CauseId::grid_too_small) || !(r.latency_bound() || issue_room))

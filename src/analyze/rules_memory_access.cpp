@@ -244,10 +244,15 @@ void detect_access_pattern(RuleContext& r) {
   const char* what = is_load ? "load" : "store";
   // The same where no count of used bytes exists (annotation's counters): at the DRAM roof, DRAM reading fewer bytes
   // than the loads' sectors (under 2 - strided_dram_per_sector_max of 32 B a sector) fetched each sector once and
-  // served its re-fetches on chip, so the bytes the lanes skip in one request are read by other requests: DRAM moves
-  // what the work reads and an access-pattern fix leaves its bytes, and its time, as they are (MLA v4's softmax on
-  // the H200 with CUPTI's counters: 32 sectors per request, DRAM at 95% of its roof reading 0.5 B per sector byte).
-  if (is_load && dram_now >= r.p("dram_bound_pct") && m.dram_read_bytes && val(m.global_load_sectors) > 0 &&
+  // served its re-fetches on chip, so the bytes the lanes skip in one request are most likely read by other requests
+  // (an assumption: two loads of two fields of one 32-byte struct look the same and waste 3/4 of what DRAM moves):
+  // DRAM then moves what the work reads and an access-pattern fix leaves its bytes, and its time, as they are (MLA
+  // v4's softmax on the H200 with CUPTI's counters: 32 sectors per request, DRAM at 95% of its roof reading 0.5 B per
+  // sector byte). Only for loads of more sectors per request than any coalesced access takes; Nsight Compute's count
+  // of used bytes, where it exists, decides below instead.
+  if (is_load && val(ld) >= r.p("uncoalesced_sectors_per_request") && !m.global_load_bytes_per_sector &&
+      dram_now >= r.p("dram_bound_pct") && m.dram_read_bytes && *m.dram_read_bytes > 0 &&
+      val(m.global_load_sectors) > 0 &&
       *m.dram_read_bytes < (2.0 - r.p("strided_dram_per_sector_max")) * 32.0 * *m.global_load_sectors)
     return;
   double l1_hit = val(m.l1_hit_pct), l2_hit = val(m.l2_hit_pct);
@@ -288,7 +293,8 @@ void detect_access_pattern(RuleContext& r) {
   if (is_load && spr >= r.p("uncoalesced_sectors_per_request") && dram_now >= r.p("dram_bound_pct") &&
       m.dram_read_bytes && val(m.global_load_sectors) > 0) {
     const double per_sector = *m.dram_read_bytes / (32.0 * *m.global_load_sectors);
-    // Fewer DRAM bytes than sectors means sectors re-hit on chip: the rules below weigh that reuse.
+    // Fewer DRAM bytes than sectors means sectors re-hit on chip: the rules below weigh that reuse (at the DRAM roof
+    // without a count of used bytes, the early return above took it).
     if (per_sector >= 2.0 - r.p("strided_dram_per_sector_max") && per_sector <= r.p("strided_dram_per_sector_max")) {
       r.add(CauseId::uncoalesced_global, "uncoalesced global loads (a strided layout)",
             fmt::format("{:.1f} sectors per global load request, and DRAM at {:.0f}% of its roof reads {:.2f}x the "
