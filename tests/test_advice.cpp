@@ -889,6 +889,17 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   EXPECT_EQ(item->remedy, "launch_overhead");
   EXPECT_EQ(item->scope, "stage");
   EXPECT_NEAR(item->est_gain_pct, (9 * 20000.0 - 10 * 4000.0) / (10 * 5000 + 9 * 20000) * 100.0, 0.01);
+  // A one-off lead (the host computing 300 ms in the first instance before its first launch: a compile) is that
+  // instance's host work, not GPU time the gaps' item is a share of: its run share stays.
+  {
+    Trace compiled = loop_trace(4, 10, 5000, 15000, 0);
+    compiled.nvtx[0].start_ns -= 300000000;
+    ProfileRun once_compiled = bound_of(compiled);
+    const Opportunity* lead_item = range_item(once_compiled);
+    ASSERT_NE(lead_item, nullptr);
+    EXPECT_NEAR(lead_item->run_share_pct, item->run_share_pct, 0.01);
+    EXPECT_NEAR(lead_item->est_gain_pct, item->est_gain_pct, 0.01);
+  }
   // Analysed again without the trace (kprof analyze of an artifact read back from its profile.json), the stage keeps
   // its range figures and so its bound; with figures that no longer idle, neither the bound nor the run's bottleneck
   // stays.
