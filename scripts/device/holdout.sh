@@ -4,7 +4,8 @@
 # such as PROG=diag_holdout7, run from build/dist when build/dist/$PROG exists) in the three forms the diagnosis
 # tests replay: annotation with ncu counters, with CUPTI counters, and ncu mode (--set full); and an nsys timeline.
 # Then per artifact: the stages, and how many kernel groups have counters. Never changes clocks. Expects build/dist
-# from scripts/device/pack.sh (carried). SKIP_NCU=1 leaves ncu mode out (retake it with recapture-ncu.sh). Results: $OUT/$PROG.tgz and $OUT/$PROG-summary.txt.
+# from scripts/device/pack.sh (carried). SKIP_NCU=1 leaves ncu mode out (retake it with recapture-ncu.sh).
+# Results: $OUT/$PROG.tgz and $OUT/$PROG-summary.txt.
 set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
 PROG=${PROG:-diag_holdout}
@@ -46,7 +47,7 @@ for c in glob.glob(sys.argv[1] + "/counters*.json"):
     print("  counters:", os.path.basename(c), "passes", k.get("passes"), "unsupported", k.get("unsupported"))
 PYEOF
 done
-head -c 300 $O/ncu_holdout/ncu/ncu_source.csv | tee -a $S; echo | tee -a $S
+[ -f $O/ncu_holdout/ncu/ncu_source.csv ] && head -c 300 $O/ncu_holdout/ncu/ncu_source.csv | tee -a $S; echo | tee -a $S
 find $R -name '*.ncu-rep' -size +12M -exec sh -c 'echo "dropped large $1"; rm "$1"' _ {} \; | tee -a $S
 tar czf $OUT/$PROG.tgz -C $R . && cp $S $OUT/$PROG-summary.txt
 echo "=== plain"; tail -3 $R/plain_holdout.out; tail -3 $R/plain_holdout.err
