@@ -2166,6 +2166,8 @@ TEST(Advice, IssueWithRoomToSpareUnderARegisterLimitAsksForOccupancy) {
   auto a = analyse(m);
   EXPECT_EQ(a.bottleneck.cause, "occupancy_registers");
   EXPECT_EQ(first_fix(a), "occupancy");
+  // The idle slots are one waste with one fix: no "raise pipe throughput" item for the plain compute bound beside it.
+  for (const auto& o : a.opportunities) EXPECT_NE(o.remedy, "pipe_throughput") << o.name;
   auto issue = m;
   issue.issue_active_pct = 85;  // issue near its roof: more warps find no free slot
   issue.sm_throughput_pct = 85;

@@ -28,7 +28,11 @@ CauseSpec unit_bound(CauseId id, RemedyId remedy, BottleneckKind kind) {
 // A wasteful access pattern explains every memory bound, and the tensor pipe it starves (see bank_conflicts).
 const std::vector<CauseId> kAccessExplains = {C::l1_bandwidth, C::l2_bandwidth,   C::dram_bandwidth, C::memory_bound,
                                               C::latency,      C::memory_latency, C::tensor_underfed};
-const std::vector<CauseId> kLatencyOnly = {C::latency, C::memory_latency};
+// Too few resident warps explain idle issue slots, whether the SM reads latency-bound or busy by issue alone with
+// slots to spare (the occupancy rule's two paths): the plain compute bound there ("raise pipe throughput", SM 60%
+// with no pipe near its roof) is the same idle slots, which more warps fill (set 17's Triton Fourier features in ncu
+// mode ranked both at 39%).
+const std::vector<CauseId> kOccupancyExplains = {C::latency, C::memory_latency, C::compute_bound};
 // A dominant stall explains the latency it is, an issue-bound reading made of those waits, and a pipe busy short
 // of its roof (the rule fires only when no unit is at its roof: the waits are why the pipe is not; set 9's huge
 // unrolled kernel, FMA pipe 73% with 92% of its waiting on instruction fetch).
@@ -165,10 +169,10 @@ std::vector<Rule> make_rules() {
         "diagnosis.barrier_memory_wait_share"}},
       {"occupancy_limit",
        detect_occupancy_limit,
-       {specific(C::occupancy_registers, R::occupancy, kLatency, kLatencyOnly),
-        specific(C::occupancy_shared_memory, R::occupancy, kLatency, kLatencyOnly),
-        specific(C::occupancy_warps, R::occupancy, kLatency, kLatencyOnly),
-        specific(C::occupancy_blocks, R::occupancy, kLatency, kLatencyOnly)},
+       {specific(C::occupancy_registers, R::occupancy, kLatency, kOccupancyExplains),
+        specific(C::occupancy_shared_memory, R::occupancy, kLatency, kOccupancyExplains),
+        specific(C::occupancy_warps, R::occupancy, kLatency, kOccupancyExplains),
+        specific(C::occupancy_blocks, R::occupancy, kLatency, kOccupancyExplains)},
        {"diagnosis.occupancy_low_pct", "classify.busy_pct", "diagnosis.issue_bound_pct", "diagnosis.pipe_bound_pct",
         "classify.saturated_pct"}},
       // Each bound points to the remedy below its roof; at the roof the rule leaves none.
