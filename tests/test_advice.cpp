@@ -668,6 +668,41 @@ TEST(Advice, FusingAPairSavesTheProducersWritesAndTheSharedInputsSecondRead) {
   EXPECT_TRUE(run.program_opportunities.empty());
 }
 
+// A chain of three stages at 90% of the DRAM roof, each reading 1 GB and writing 1 GB the next reads: one item fuses
+// the chain. The first saves its writes' share of its time, the middle its whole, the last its reads' share: each
+// kernel counted once (apart, the middle kernel's item and the last one's pair both counted the middle's time, and
+// the three filled the top 3 with one step).
+TEST(Advice, AChainOfFusableStagesIsOneItem) {
+  ProfileRun run;
+  run.device.name = "NVIDIA H200";
+  run.params.dtype = "fp32";  // a kernel package's pipeline: its stages pass data along
+  for (const char* name : {"a", "b", "c"}) {
+    Stage s;
+    s.name = name;
+    s.kernels.push_back(stage_group(std::string("k_") + name, 500e3, 1e9, 1e9, 90.0));
+    run.stages.push_back(s);
+  }
+  analyze_run(run, datasheet_db(), shipped());
+  std::vector<const Opportunity*> fuse;
+  for (const auto& o : run.program_opportunities)
+    if (o.remedy == "fuse_stages") fuse.push_back(&o);
+  ASSERT_EQ(fuse.size(), 1u);
+  const Opportunity& f = *fuse[0];
+  EXPECT_EQ(f.kernels, (std::vector<std::string>{"a", "b", "c"}));
+  // a: 0.5 x 0.9 of 500 us, b: 0.9 of 500 us, c: 0.5 x 0.9 of 500 us: 900 of 1500 us.
+  EXPECT_NEAR(f.est_gain_pct, 60.0, 0.5);
+  EXPECT_NEAR(f.run_gain_pct, 60.0, 0.5);
+  EXPECT_NE(f.trigger.find("2 intermediate(s), 2.00 GB"), std::string::npos) << f.trigger;
+  std::size_t pipeline = 0;
+  for (const auto& o : render::top_opportunities(run, 3)) pipeline += o.scope == "pipeline";
+  EXPECT_EQ(pipeline, 1u);
+  // Two ranges a program marked apart are separate steps: no data flows between them, no item.
+  run.params = {};
+  for (auto& st : run.stages) st.kernels[0].analysis.reset();
+  analyze_run(run, datasheet_db(), shipped());
+  EXPECT_TRUE(run.program_opportunities.empty());
+}
+
 namespace {
 // A run of one named stage holding one kernel group (1 MB read and written), for the per-range items.
 ProfileRun one_stage_run(const std::string& stage, const std::string& kernel, double ns, double dram_pct) {

@@ -586,20 +586,17 @@ TEST(DiagnosisHoldout, HostWorkBetweenKernelsIsNotLaunchOverhead) {
   in_every_source("diag_holdout11", [](const ProfileRun& run) {
     for (const auto& o : run.program_opportunities)
       EXPECT_TRUE(o.remedy != "launch_overhead" && o.remedy != "host_sync") << o.remedy << ": " << o.trigger;
-    // One item per kernel of the chain (PyTorch's multiply, xlogy and add are one `vectorized_elementwise_kernel`
-    // of three functors, and three steps): the middle ones fused with both neighbours, the last (the reduction) with
-    // its producer (a pair, counting the producer's writes too: as large as the middle ones since the twentieth
-    // session).
-    const Opportunity* fusion = nullptr;
-    bool chain = false;
+    // One item for the chain (PyTorch's multiply, xlogy and add are one `vectorized_elementwise_kernel` of three
+    // functors, and three steps, then the reduction): each kernel's saving counted once (the twenty-second session;
+    // before, one item per kernel, the middle ones with both neighbours, filled the top 3 with one step).
+    std::vector<const Opportunity*> items;
     for (const auto& o : run.program_opportunities)
-      if (o.remedy == "fuse_stages" && o.trigger.rfind("kl_div", 0) == 0) {
-        chain = chain || o.kernels.size() == 3u;
-        if (!fusion || o.run_gain_pct > fusion->run_gain_pct) fusion = &o;
-      }
-    ASSERT_NE(fusion, nullptr);
-    EXPECT_GE(fusion->run_gain_pct, 1.5) << fusion->trigger;
-    EXPECT_TRUE(chain);
+      if (o.remedy == "fuse_stages" && !o.kernels.empty() && o.kernels.front().rfind("kl_div", 0) == 0)
+        items.push_back(&o);
+    ASSERT_EQ(items.size(), 1u);
+    EXPECT_EQ(items[0]->kernels.size(), 4u) << items[0]->trigger;
+    EXPECT_NE(items[0]->kernels.back().find("reduce_kernel"), std::string::npos) << items[0]->kernels.back();
+    EXPECT_GE(items[0]->run_gain_pct, 1.5) << items[0]->trigger;
   });
 }
 
@@ -638,8 +635,12 @@ TEST(DiagnosisHoldout, AnElementwiseConsumerBoundByItsIndexMathFuses) {
   in_every_source("diag_holdout13", [](const ProfileRun& run) {
     const Opportunity* o = largest_item(run, "fuse_stages", "lambda(Half)");
     ASSERT_NE(o, nullptr);
-    EXPECT_EQ(o->kernels.size(), 3u) << o->trigger;  // the up-projection, the SiLU and the multiply
-    EXPECT_NE(o->kernels.back().find("BinaryFunctor"), std::string::npos) << o->kernels.back();
+    // The up-projection, the SiLU, the multiply and the down-projection: one chain, whose estimate is of the two
+    // elementwise kernels' time (the products, compute-bound, save nothing of theirs).
+    ASSERT_EQ(o->kernels.size(), 4u) << o->trigger;
+    EXPECT_NE(o->kernels[0].find("nvjet"), std::string::npos) << o->kernels[0];
+    EXPECT_NE(o->kernels[2].find("BinaryFunctor"), std::string::npos) << o->kernels[2];
+    EXPECT_NE(o->kernels[3].find("nvjet"), std::string::npos) << o->kernels[3];
     EXPECT_GE(o->est_gain_pct, 80.0) << o->trigger;
     EXPECT_EQ(largest_item(run, "library_tuning", "lambda(Half)"), nullptr);
   });
@@ -688,10 +689,10 @@ TEST(DiagnosisHoldout, ACopyOrCastBeforeItsConsumerIsFoldedIntoItsLoads) {
     // `std + eps` on 512 floats between `x - mean` and the division does not hide the division's producer.
     bool division = false;
     for (const auto& o : run.program_opportunities)
-      if (o.remedy == "fuse_stages" && o.kernels.size() >= 2 &&
-          o.kernels.back().find("BinaryFunctor") != std::string::npos &&
-          o.kernels.front().find("CUDAFunctor_add") != std::string::npos)
-        division = true;
+      for (std::size_t k = 0; o.remedy == "fuse_stages" && k + 1 < o.kernels.size(); ++k)
+        if (o.kernels[k].find("CUDAFunctor_add") != std::string::npos &&
+            o.kernels[k + 1].find("BinaryFunctor") != std::string::npos)
+          division = true;
     EXPECT_TRUE(division);
   });
   // lu_factor's same-size clone feeds cuBLAS's batched getrf, a closed library call: nothing pairs them.
@@ -819,8 +820,10 @@ TEST(DiagnosisHoldout, NineteenthSetScoreDoesNotRegress) {
   // Nineteenth session: ncu mode retaken on the H200 with two repetitions and no step limit cutting it (371 s; the
   // first capture stopped before six cases' kernels): cause 11/11/11, first fix 6/6/6. Twentieth session: a pair's
   // fusion item saves its producer's writes of the intermediate too, over the launches that pair (LoRA's unmerged
-  // adapter stages, MHA's averaged weights): first fix 8/8/8.
-  expect_holdout_score(corpus::holdout_file(19), 12, {{11, 8}, {11, 8}, {11, 8}});
+  // adapter stages, MHA's averaged weights): first fix 8/8/8. Twenty-second session: a chain's fusion items are one
+  // item, each kernel's saving counted once (the hand-written RMSNorm backward's chain now outranks the library-tuning
+  // item of its case kernel): first fix 9/9/9.
+  expect_holdout_score(corpus::holdout_file(19), 12, {{11, 9}, {11, 9}, {11, 9}});
 }
 
 // What set 19 showed, in the shared mechanism: an FMA pipe busy with integer work is the integer pipe's bound, not
