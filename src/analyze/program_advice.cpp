@@ -558,8 +558,11 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     for (const auto& [e, b] : rereads) again += b;
     if (own <= 0) continue;
     Opportunity o = make(RemedyId::fuse_stages, "pipeline");
-    o.name = fmt::format("Fuse {} (keep the {} intermediates on chip)", fmt::join(kernels, " → "),
-                         edges.size() + rereads.size());
+    // The kernels list names every stage; a long chain's title names its ends.
+    o.name = kernels.size() <= 3
+                 ? fmt::format("Fuse {} (keep the intermediates on chip)", fmt::join(kernels, " → "))
+                 : fmt::format("Fuse the {} stages {} → … → {} (keep the intermediates on chip)", kernels.size(),
+                               kernels.front(), kernels.back());
     o.kernels = kernels;
     o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), std::min(1.0, cut / own) * 100.0);
     o.run_share_pct = own / total_ns * 100.0;
