@@ -1028,6 +1028,24 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
   ASSERT_TRUE(computes.stages[0].bound);
   EXPECT_NE(computes.stages[0].bound->key_issue.find("host work"), std::string::npos)
       << computes.stages[0].bound->key_issue;
+  // The GPU still busy for the first 40 ms of each lead with work queued before the range (a kernel of no range):
+  // only the 10 ms the GPU idles are the range's host work, and its span.
+  {
+    Trace queued = loop_trace(4, 1, 100000, 0, 50000000);
+    for (const auto& r : std::vector<TraceNvtxRange>(queued.nvtx)) {
+      TraceKernel k;
+      k.name = k.function = 2;
+      k.start_ns = r.start_ns;
+      k.end_ns = r.start_ns + 40000000;
+      queued.kernels.push_back(k);
+    }
+    std::sort(queued.kernels.begin(), queued.kernels.end(),
+              [](const TraceKernel& a, const TraceKernel& b) { return a.start_ns < b.start_ns; });
+    ProfileRun busy_lead = bound_of(queued);
+    ASSERT_TRUE(busy_lead.stages[0].range);
+    EXPECT_NEAR(busy_lead.stages[0].range->host_work_ns, 10000000.0, 10000.0);
+    EXPECT_NEAR(busy_lead.stages[0].range->span_ns, 100000.0 + 10000000.0, 10000.0);
+  }
   // Back to back (1 us apart): busy, not bound, no item; the run's bottleneck stays its kernel's.
   ProfileRun busy = bound_of(loop_trace(4, 20, 50000, 1000, 0));
   ASSERT_TRUE(busy.stages[0].range);
