@@ -703,6 +703,65 @@ TEST(Advice, AChainOfFusableStagesIsOneItem) {
   EXPECT_TRUE(run.program_opportunities.empty());
 }
 
+// Set 32's top-p sampling: in one range a softmax, a scan and an argmax over 64 rows each launch 64 blocks (one per
+// row) for 132 SMs beside a sort of 1527 blocks. Each kernel's "fill the GPU" is smaller than the sort's item; the
+// launch shape they share is one step, worth their items together: one stage item, and the top 3 does not list the
+// kernels' own grid-fill items beside it.
+TEST(Advice, KernelsOfARangeSharingAnUnderfilledLaunchShapeAreOneItem) {
+  auto make_run = [](double second_blocks) {
+    ProfileRun run;
+    run.device.name = "NVIDIA H200";
+    Stage s;
+    s.name = "top_p";
+    for (auto [kernel, ns, blocks] : {std::tuple{"softmax_rows", 130e3, 64.0}, std::tuple{"scan_rows", 210e3,
+                                                                                          second_blocks},
+                                      std::tuple{"argmax_rows", 41e3, 64.0}, std::tuple{"sort_onesweep", 470e3, 1527.0}}) {
+      // The sort streams at 70% of the DRAM roof: its item (about 30% of 470 us) beats each kernel's grid fill
+      // (52% of 41-210 us), not their sum.
+      s.kernels.push_back(stage_group(kernel, ns, 3e7, 1e7, blocks > 132 ? 70 : 20));
+      s.kernels.back().metrics.grid_size = blocks;
+      s.kernels.back().metrics.waves_per_sm = blocks / 132.0 / 8.0;
+    }
+    run.stages.push_back(s);
+    analyze_run(run, datasheet_db(), shipped());
+    return run;
+  };
+  ProfileRun run = make_run(64);
+  std::vector<const Opportunity*> fill;
+  for (const auto& o : run.program_opportunities)
+    if (o.remedy == "grid_fill") fill.push_back(&o);
+  ASSERT_EQ(fill.size(), 1u);
+  EXPECT_EQ(fill[0]->scope, "stage");
+  EXPECT_EQ(fill[0]->kernels.size(), 3u);
+  // Their own items' run gains, summed.
+  double own = 0;
+  for (const auto& g : run.stages[0].kernels)
+    for (const auto& o : g.analysis->opportunities)
+      if (o.remedy == "grid_fill" && g.metrics.grid_size == 64.0) own += o.run_gain_pct;
+  EXPECT_GT(own, 0.0);
+  EXPECT_NEAR(fill[0]->run_gain_pct, own, 1e-9);
+  const auto top = render::top_opportunities(run, 3);
+  ASSERT_FALSE(top.empty());
+  EXPECT_EQ(top[0].scope, "stage") << top[0].name;
+  for (const auto& o : top) {
+    if (o.scope == "kernel") {
+      EXPECT_EQ(o.name.find("Fill the GPU"), std::string::npos) << o.kernel_label;
+    }
+  }
+  // Launch shapes that differ are not one step: the scan's 96 blocks leave two kernels of 64, still one item; and
+  // with one kernel of a shape, none.
+  ProfileRun two = make_run(96);
+  std::size_t items = 0;
+  for (const auto& o : two.program_opportunities) items += o.remedy == "grid_fill";
+  EXPECT_EQ(items, 1u);
+  ProfileRun run_of_one = make_run(96);
+  run_of_one.stages[0].kernels.erase(run_of_one.stages[0].kernels.begin());  // the softmax: the argmax alone at 64
+  run_of_one.program_opportunities.clear();
+  for (auto& g : run_of_one.stages[0].kernels) g.analysis.reset();
+  analyze_run(run_of_one, datasheet_db(), shipped());
+  for (const auto& o : run_of_one.program_opportunities) EXPECT_NE(o.remedy, "grid_fill") << o.name;
+}
+
 namespace {
 // A run of one named stage holding one kernel group (1 MB read and written), for the per-range items.
 ProfileRun one_stage_run(const std::string& stage, const std::string& kernel, double ns, double dram_pct) {

@@ -651,6 +651,55 @@ std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns) 
   return out;
 }
 
+std::vector<Opportunity> shape_advice(const ProfileRun& run) {
+  std::vector<Opportunity> out;
+  const int sms = run.device_spec ? run.device_spec->sm_count : run.device.sm_count;
+  if (sms <= 0) return out;
+  for (const auto& s : run.stages) {
+    if (s.kernels.size() < 2 || s.name.empty()) continue;
+    // Each block count under the SM count → the groups launching it with a grid_fill item, and those items.
+    std::map<double, std::vector<std::pair<const KernelGroup*, const Opportunity*>>> by_blocks;
+    for (const auto& g : s.kernels) {
+      if (!g.analysis || !g.metrics.grid_size || *g.metrics.grid_size <= 0 || *g.metrics.grid_size >= sms ||
+          unmarked(s, g))
+        continue;
+      for (const auto& o : g.analysis->opportunities)
+        // A library's kernel has it through the call (library_tuning, kernel_remedy grid_fill).
+        if ((o.remedy == name(RemedyId::grid_fill) || o.kernel_remedy == name(RemedyId::grid_fill)) && o.estimated) {
+          by_blocks[*g.metrics.grid_size].emplace_back(&g, &o);
+          break;
+        }
+    }
+    for (const auto& [blocks, groups] : by_blocks) {
+      if (groups.size() < 2) continue;
+      Opportunity o = make(RemedyId::grid_fill, "stage");
+      double own = 0, saved = 0;
+      for (const auto& [g, item] : groups) {
+        o.kernels.push_back(stage_kernel_label(s, *g));
+        own += g->gpu_time_or_profiled_ns();
+        saved += item->est_gain_pct / 100.0 * g->gpu_time_or_profiled_ns();
+        o.run_share_pct += item->run_share_pct;
+        o.run_gain_pct += item->run_gain_pct;
+      }
+      if (own <= 0) continue;
+      o.est_gain_pct = saved / own * 100.0;
+      // The shape is the caller's: more rows per call, or kernels (their own, or generated: torch.compile, Triton)
+      // that split a row across blocks, serve library kernels too.
+      o.name = fmt::format("Fill the GPU in the {} kernels of {} that launch {:.0f} blocks (one launch shape: split "
+                           "each block's work, such as a row, across blocks, or batch more of it per call)",
+                           groups.size(), s.name, blocks);
+      o.assumes = "each kernel's own grid-fill estimate holds (every SM gets work at the active SMs' rate), and one "
+                  "change of the shape they share serves them all";
+      o.trigger_metric = "grid_size";
+      o.trigger_value = blocks;
+      o.trigger = fmt::format("{} kernels of {} launch {:.0f} blocks each for {} SMs, {:.3f} ms of their time",
+                              groups.size(), s.name, blocks, sms, own * 1e-6);
+      out.push_back(std::move(o));
+    }
+  }
+  return out;
+}
+
 std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
                                     const Thresholds& t) {
   std::vector<Opportunity> out;

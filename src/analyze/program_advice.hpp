@@ -10,6 +10,7 @@
 //                   or random numbers made on the CPU each step): needs a trace with API calls.
 //   overlap_stages  consecutive under-filled stages that ran one after the other: streams, if independent; not
 //                   where filling both grids (their grid_fill items) saves at least as much of the run.
+//   grid_fill       kernels of one named stage sharing one under-filled launch shape: one item for the shape.
 #pragma once
 #include <map>
 #include "analyze/thresholds.hpp"
@@ -44,6 +45,12 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
 // from a tracer) never ran concurrently: run them on separate streams (or as parallel graph branches) if they are
 // independent. Nothing without launch times.
 std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns);
+
+// Kernels of one named stage that launch the same number of blocks, under the SM count, each with its own grid_fill
+// item: one launch shape (one block per row of a small batch: a softmax, a scan and an argmax over 64 rows of a
+// vocabulary) under-fills the GPU in each, and one change of it (split a row across blocks, or batch more rows) is
+// the step. One grid_fill item of scope "stage" per such set of two or more, its gain their items' summed.
+std::vector<Opportunity> shape_advice(const ProfileRun& run);
 
 // Launch gaps of a traced program (its timeline). With host waits between the launches, a kernel group whose own
 // cause is launch overhead gets host_sync in place of its launch_overhead item (a graph cannot capture a loop that

@@ -114,14 +114,24 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
   // analysis's order (the figureless "fewer bytes" lever of a unit at its roof comes before that kernel's small
   // items, analyze/opportunities.cpp; ranked by its run gain of 0 it would fall behind them).
   std::vector<std::pair<std::size_t, std::size_t>> kernels;  // each kernel's items in `all`: [first, last)
+  // A kernel's item that an item across kernels takes in (the same remedy, for that kernel among others: one grid
+  // fill for the kernels of a range sharing one launch shape) is not listed beside it.
+  auto taken_in = [&](const Stage& s, const KernelGroup& g, const Opportunity& o) {
+    const std::string key = stage_display(s, g);
+    return std::any_of(run.program_opportunities.begin(), run.program_opportunities.end(), [&](const Opportunity& p) {
+      return (p.remedy == o.remedy || p.remedy == o.kernel_remedy) && p.scope == "stage" &&
+             std::find(p.kernels.begin(), p.kernels.end(), key) != p.kernels.end();
+    });
+  };
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)
       if (g.analysis) {
         const std::size_t first = all.size();
         for (const auto& o : g.analysis->opportunities)
-          all.push_back(ContractOpportunity{o.name, multi ? kernel_label(g) : std::string(), {kernel_label(g)},
-                                            o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope,
-                                            o.estimated});
+          if (!taken_in(s, g, o))
+            all.push_back(ContractOpportunity{o.name, multi ? kernel_label(g) : std::string(), {kernel_label(g)},
+                                              o.est_gain_pct, o.run_gain_pct, trigger_text(o), o.assumes, o.scope,
+                                              o.estimated});
         kernels.emplace_back(first, all.size());
       }
   // Items across kernels (fuse stages, remove launch gaps) rank by the same whole-run gain.
