@@ -9,7 +9,7 @@ cp build/release/kprof build/release/src/collect/cupti/libkprof_inject.so build/
 for f in build/release/kprof-peaks build/release/src/collect/peaks/kprof-peaks build/release/probe_kernels build/release/misbehave \
          build/release/examples/programs/streams_nvtx_graph build/release/diag_corpus build/release/diag_holdout7 \
          build/release/diag_holdout9 build/release/diag_holdout10 build/release/diag_holdout12 build/release/footprint \
-         build/release/diag_holdout14 build/release/diag_holdout16 build/release/diag_holdout20 build/release/diag_holdout22 build/release/diag_holdout24 build/release/diag_holdout26 build/release/diag_holdout27 build/release/diag_holdout28 build/release/diag_holdout30 \
+         build/release/diag_holdout14 build/release/diag_holdout16 build/release/diag_holdout20 build/release/diag_holdout22 build/release/diag_holdout24 build/release/diag_holdout26 build/release/diag_holdout27 build/release/diag_holdout28 build/release/diag_holdout30 build/release/diag_holdout33 \
          build/release/kprof-kernels \
          build/release/kernels/mla/mla_check build/release/profile_plan_example; do
   [ -f "$f" ] && cp "$f" build/dist/
