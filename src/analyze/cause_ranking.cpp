@@ -44,6 +44,14 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
     if (tail.id == CauseId::tail_wave)
       for (const auto& b : causes)
         if (!b.specific && b.gain_pct >= tail.gain_pct && tail.accounts_for(b.id)) tail.does_not_explain.push_back(b.id);
+  // Too few resident warps explain the plain compute bound's idle issue slots (rule_table.cpp), not its other remedy
+  // (the same bytes gathered again: on-chip reuse), nor a compute bound that promises more than the occupancy fix.
+  for (auto& occ : causes)
+    if (occ.id == CauseId::occupancy_registers || occ.id == CauseId::occupancy_shared_memory ||
+        occ.id == CauseId::occupancy_warps || occ.id == CauseId::occupancy_blocks)
+      for (const auto& b : causes)
+        if (b.id == CauseId::compute_bound && (b.remedy != RemedyId::pipe_throughput || b.gain_pct > occ.gain_pct))
+          occ.does_not_explain.push_back(b.id);
   // A kernel bound by one saturated unit (DRAM or a pipe) gains from a specific fix only as far as that unit has
   // room left, unless the specific cause is what keeps the unit busy (explains it): more blocks for a cuBLAS GEMV
   // at the DRAM roof, or fewer bank conflicts in a flash-attention kernel whose tensor pipe is busy 76% of the

@@ -219,9 +219,10 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
         order.push_back({&s, &g});
   std::vector<Opportunity> out;
   if (order.size() < 2 || total_ns <= 0) return out;
-  // What each plain fusion item (a kernel with the stage before and/or after it) saves kernel by kernel, and the
-  // intermediates it keeps on chip, so that items of one chain become one item below. Empty for the other items
-  // (folded copies, epilogues, two passes over one input).
+  // What each fusion item of a kernel with the stage before and/or after it (or a second pass over its input) saves
+  // kernel by kernel, and the intermediates it keeps on chip, so that items of one chain become one item below. Empty
+  // for folded copies and epilogues. Positions are the first of a kernel's run of consecutive stages (the same kernel
+  // in a range and outside it is one stage).
   struct Chain {
     std::vector<std::pair<std::size_t, double>> saved;    // (position in `order`, ns saved of that group's time)
     std::vector<std::size_t> members;                     // positions in `order` of the kernels the item names
@@ -245,6 +246,18 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   // program did not mark at all; two ranges a user marked apart are separate steps (independent ops of a test
   // program wrote and read the same 0.5 GB by coincidence).
   const bool package = !run.params.empty();
+  // The first position of the run of consecutive stages holding order[k]'s kernel, and that run's time.
+  auto run_start = [&](std::size_t k) {
+    while (k > 0 && same(order[k - 1], order[k])) --k;
+    return k;
+  };
+  auto run_ns = [&](std::size_t k) {
+    double ns = order[k].group->gpu_time_or_profiled_ns();
+    for (std::size_t j = k + 1; j < order.size() && same(order[j], order[k]); ++j)
+      ns += order[j].group->gpu_time_or_profiled_ns();
+    return ns;
+  };
+  std::vector<std::size_t> taken_whole;  // epilogue consumers: their whole time is their epilogue item's
   auto flows = [&](const Item& a, const Item& b) {
     return package || a.stage == b.stage || (unmarked(*a.stage, *a.group) && unmarked(*b.stage, *b.group));
   };
@@ -363,8 +376,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
         in = std::min(written, reads);
         producer = &a;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
-        chain.members.push_back(prev - 1);
-        chain.edges.emplace_back(prev - 1, i, in);
+        chain.members.push_back(run_start(prev - 1));
+        chain.edges.emplace_back(run_start(prev - 1), i, in);
       } else if (dram_side && (package || order[prev - 1].stage == order[i].stage) && read >= min_bytes &&
                  written <= t.param("opportunities.fusion_reread_write_share") * read && reads >= match * read &&
                  reads <= read / match + written) {
@@ -374,8 +387,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
         in = std::min(read, reads);
         reread = true;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
-        chain.members.push_back(prev - 1);
-        chain.rereads.emplace_back(prev - 1, i, in);
+        chain.members.push_back(run_start(prev - 1));
+        chain.rereads.emplace_back(run_start(prev - 1), i, in);
       }
     }
     // An elementwise consumer of a matrix product's whole output belongs in the product's epilogue: it reads all
@@ -481,7 +494,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       if (gain * all_ns > o.est_gain_pct / 100.0 * own) {
         const double consumer_ns = pairs * own / n_c * std::min(1.0, (in + shared) / (reads + writes)) *
                                    (sm_streaming ? 1.0 : std::min(1.0, dram / 100.0));
-        chain.saved = {{i, consumer_ns}, {prev - 1, std::max(0.0, saved_ns - consumer_ns)}};
+        chain.saved = {{i, consumer_ns}, {run_start(prev - 1), std::max(0.0, saved_ns - consumer_ns)}};
         o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), gain * 100.0);
         o.run_share_pct = all_ns / total_ns * 100.0;
         o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
@@ -501,14 +514,25 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     o.trigger = fmt::format("{} {} at {:.0f}% of DRAM {}", stage_kernel_label(*order[i].stage, b), fmt::join(moved, " and "),
                             dram, m.dram_measured_pct ? "copy bandwidth" : "peak");
     out.push_back(std::move(o));
-    if (epilogue) chain = Chain{};
+    if (epilogue) {
+      chain = Chain{};
+      taken_whole.push_back(i);  // its whole time is the epilogue item's: no chain counts it again
+    }
     chains.push_back(std::move(chain));
   }
-  // Items that name a kernel in common are one chain (a → b → c gives a's item with the stage after it, b's with the
-  // stages around it and c's with the stage before it): one item fuses the whole chain, each kernel saving what its
-  // largest item said it saves (a kernel's own bytes, or the producer's side of a pair), of the chain's time. Apart,
-  // they filled the top 3 with one step and counted the middle kernel's time twice (set 10's three-kernel softmax:
-  // 4.1% and 4.0% of the run apart, 6.1% as one item).
+  // Items that share a kernel whose time the fusion cuts are one chain (a → b → c gives a's item with the stage after
+  // it, b's with the stages around it and c's with the stage before it): one item fuses the whole chain, each kernel
+  // saving what its largest item said it saves (a kernel's own bytes, or the producer's side of a pair), of the time
+  // of the kernels that save. Apart, they filled the top 3 with one step and counted the middle kernel's time twice
+  // (set 10's three-kernel softmax: 4.1% and 4.0% of the run apart, 6.1% as one item). A matrix product between two
+  // items joins nothing: a prologue and an epilogue are two changes (a norm before a GEMM, RoPE after it).
+  auto matrix_math = [&](std::size_t k) {
+    const CanonicalMetrics& m = order[k].group->metrics;
+    return m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0;
+  };
+  auto saves = [&](const Chain& c, std::size_t k) {
+    return std::any_of(c.saved.begin(), c.saved.end(), [&](const auto& p) { return p.first == k && p.second > 0; });
+  };
   std::vector<std::size_t> root(out.size());
   for (std::size_t k = 0; k < root.size(); ++k) root[k] = k;
   auto find = [&](std::size_t k) {
@@ -519,9 +543,13 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     for (std::size_t y = x + 1; y < out.size(); ++y) {
       if (chains[x].saved.empty() || chains[y].saved.empty()) continue;
       const auto& mx = chains[x].members;
-      if (std::any_of(chains[y].members.begin(), chains[y].members.end(),
-                      [&](std::size_t k) { return std::find(mx.begin(), mx.end(), k) != mx.end(); }))
-        root[find(y)] = find(x);
+      const bool joined = std::any_of(chains[y].members.begin(), chains[y].members.end(), [&](std::size_t k) {
+        return std::find(mx.begin(), mx.end(), k) != mx.end() && !matrix_math(k) &&
+               std::find(taken_whole.begin(), taken_whole.end(), k) == taken_whole.end() && (saves(chains[x], k) || saves(chains[y], k));
+      });
+      if (!joined) continue;
+      const std::size_t rx = find(x), ry = find(y);
+      root[std::max(rx, ry)] = std::min(rx, ry);  // the chain's first item is its root
     }
   std::vector<Opportunity> merged;
   for (std::size_t x = 0; x < out.size(); ++x) {
@@ -531,7 +559,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     }
     if (find(x) != x) continue;  // merged into its chain's first item
     std::vector<std::size_t> items;
-    for (std::size_t y = x; y < out.size(); ++y)
+    for (std::size_t y = 0; y < out.size(); ++y)
       if (!chains[y].saved.empty() && find(y) == x) items.push_back(y);
     if (items.size() == 1) {
       merged.push_back(std::move(out[x]));
@@ -541,28 +569,32 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     std::map<std::pair<std::size_t, std::size_t>, double> edges, rereads;
     for (std::size_t y : items) {
       for (std::size_t k : chains[y].members) saved.try_emplace(k, 0.0);
-      for (const auto& [k, ns] : chains[y].saved) saved[k] = std::max(saved[k], ns);
+      for (const auto& [k, ns] : chains[y].saved)
+        if (std::find(taken_whole.begin(), taken_whole.end(), k) == taken_whole.end()) saved[k] = std::max(saved[k], ns);
       for (const auto& [a, c, bytes] : chains[y].edges) edges[{a, c}] = std::max(edges[{a, c}], bytes);
       for (const auto& [a, c, bytes] : chains[y].rereads) rereads[{a, c}] = std::max(rereads[{a, c}], bytes);
     }
+    // Of the time of the kernels it cuts (each kernel's run of consecutive stages): a neighbour that saves nothing
+    // (a matrix product whose output stays on chip, compute-bound) is named, not counted.
     double own = 0, cut = 0, bytes = 0, again = 0;
-    std::vector<std::string> kernels;
-    // Of the time of the kernels it cuts: a neighbour that saves nothing (a matrix product whose output stays on
-    // chip, compute-bound) is named, not counted.
+    std::vector<std::string> kernels, cutting;
     for (const auto& [k, ns] : saved) {
-      if (ns > 0) own += order[k].group->gpu_time_or_profiled_ns();
+      const std::string label = stage_kernel_label(*order[k].stage, *order[k].group);
+      if (ns > 0) own += run_ns(k), cutting.push_back(label);
       cut += ns;
-      kernels.push_back(stage_kernel_label(*order[k].stage, *order[k].group));
+      kernels.push_back(label);
     }
     for (const auto& [e, b] : edges) bytes += b;
     for (const auto& [e, b] : rereads) again += b;
     if (own <= 0) continue;
     Opportunity o = make(RemedyId::fuse_stages, "pipeline");
-    // The kernels list names every stage; a long chain's title names its ends.
-    o.name = kernels.size() <= 3
-                 ? fmt::format("Fuse {} (keep the intermediates on chip)", fmt::join(kernels, " → "))
-                 : fmt::format("Fuse the {} stages {} → … → {} (keep the intermediates on chip)", kernels.size(),
-                               kernels.front(), kernels.back());
+    // The title names the kernels whose time goes (the kernels list names the chain's ends too); a long chain's, its
+    // ends.
+    const std::string what = cutting.size() <= 3 ? fmt::format("{}", fmt::join(cutting, " → "))
+                                                  : fmt::format("the {} stages {} → … → {}", cutting.size(),
+                                                                cutting.front(), cutting.back());
+    o.name = edges.empty() ? fmt::format("Do {} in one pass (read the input once, keep the rows on chip)", what)
+                           : fmt::format("Fuse {} (keep the intermediates on chip)", what);
     o.kernels = kernels;
     o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), std::min(1.0, cut / own) * 100.0);
     o.run_share_pct = own / total_ns * 100.0;
@@ -571,7 +603,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
         "one kernel does the work of the {} stages: the {} intermediate(s) stop moving through DRAM{}, each kernel "
         "saving those bytes' share of its time at the DRAM rate it reaches (a stage bound by other work, such as a "
         "matrix product, saves little of its time)",
-        kernels.size(), edges.size(), again > 0 ? " and an input read twice is read once" : "");
+        cutting.size(), edges.size(), again > 0 ? " and an input read twice is read once" : "");
     o.trigger_metric = "dram_bytes";
     o.trigger_value = bytes + again;
     o.trigger = fmt::format("{} intermediate(s), {} in all, go through DRAM in the chain from {} to {}{}", edges.size(),
@@ -673,23 +705,23 @@ std::vector<Opportunity> shape_advice(const ProfileRun& run) {
     for (const auto& [blocks, groups] : by_blocks) {
       if (groups.size() < 2) continue;
       Opportunity o = make(RemedyId::grid_fill, "stage");
-      double own = 0, saved = 0;
+      double own = 0;
       for (const auto& [g, item] : groups) {
         o.kernels.push_back(stage_kernel_label(s, *g));
         own += g->gpu_time_or_profiled_ns();
-        saved += item->est_gain_pct / 100.0 * g->gpu_time_or_profiled_ns();
         o.run_share_pct += item->run_share_pct;
         o.run_gain_pct += item->run_gain_pct;
       }
-      if (own <= 0) continue;
-      o.est_gain_pct = saved / own * 100.0;
-      // The shape is the caller's: more rows per call, or kernels (their own, or generated: torch.compile, Triton)
-      // that split a row across blocks, serve library kernels too.
-      o.name = fmt::format("Fill the GPU in the {} kernels of {} that launch {:.0f} blocks (one launch shape: split "
-                           "each block's work, such as a row, across blocks, or batch more of it per call)",
+      if (own <= 0 || o.run_share_pct <= 0) continue;
+      // Of the groups' run shares (a launch-bound group's holds the idle time it owns): run gain = estimate x share.
+      o.est_gain_pct = o.run_gain_pct / o.run_share_pct * 100.0;
+      // The shape is the caller's: more rows per call serves library kernels too; or kernels that split a row across
+      // blocks (one's own, a generated one: torch.compile's split reductions, Triton; a fused library op).
+      o.name = fmt::format("Fill the GPU in the {} kernels of {} that launch {:.0f} blocks (one launch shape: batch "
+                           "more rows per call, or kernels that split a row across blocks)",
                            groups.size(), s.name, blocks);
-      o.assumes = "each kernel's own grid-fill estimate holds (every SM gets work at the active SMs' rate), and one "
-                  "change of the shape they share serves them all";
+      o.assumes = "each kernel's own grid-fill estimate holds (every SM gets work at the active SMs' rate): a larger "
+                  "batch serves them all at once; splitting rows is a change to each kernel";
       o.trigger_metric = "grid_size";
       o.trigger_value = blocks;
       o.trigger = fmt::format("{} kernels of {} launch {:.0f} blocks each for {} SMs, {:.3f} ms of their time",

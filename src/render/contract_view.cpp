@@ -114,12 +114,14 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
   // analysis's order (the figureless "fewer bytes" lever of a unit at its roof comes before that kernel's small
   // items, analyze/opportunities.cpp; ranked by its run gain of 0 it would fall behind them).
   std::vector<std::pair<std::size_t, std::size_t>> kernels;  // each kernel's items in `all`: [first, last)
-  // A kernel's item that an item across kernels takes in (the same remedy, for that kernel among others: one grid
-  // fill for the kernels of a range sharing one launch shape) is not listed beside it.
+  // A kernel's grid-fill item that a range's item takes in (one grid fill for the kernels of a range sharing one
+  // launch shape: analyze/program_advice.hpp shape_advice) is not listed beside it. Only that item: a range's
+  // launch-gap or host items name every kernel of the range and take none of their own items in.
   auto taken_in = [&](const Stage& s, const KernelGroup& g, const Opportunity& o) {
+    if (o.remedy != "grid_fill" && o.kernel_remedy != "grid_fill") return false;
     const std::string key = stage_display(s, g);
     return std::any_of(run.program_opportunities.begin(), run.program_opportunities.end(), [&](const Opportunity& p) {
-      return (p.remedy == o.remedy || p.remedy == o.kernel_remedy) && p.scope == "stage" &&
+      return p.remedy == "grid_fill" && p.scope == "stage" &&
              std::find(p.kernels.begin(), p.kernels.end(), key) != p.kernels.end();
     });
   };
