@@ -2270,6 +2270,43 @@ TEST(Advice, MixedWaitsUnderAResourceLimitAskForOccupancy) {
   EXPECT_EQ(first_fix(b), "memory_parallelism");
 }
 
+// One-warp blocks at the 32-blocks-per-SM limit hold an SM at 50% occupancy; a kernel of chained dependent loads
+// (set 33's B+-tree lookups on the H100: long scoreboard 80% of the stalls, SM 29%, memory 20%, achieved 49%) wants
+// the other half, and larger blocks cost nothing: occupancy_blocks, not "more loads in flight". Nsight Compute
+// reports the block cap as the shared-memory limit of a kernel without shared memory; that tie is not a shared-memory
+// limit. Achieved far under the theoretical (short one-warp blocks: PyTorch's embedding gather at 20% of 50%) is not
+// the limit holding the warps.
+TEST(Advice, OneWarpBlocksAtTheBlockLimitOfALatencyBoundKernelAskForOccupancy) {
+  CanonicalMetrics m;
+  m.duration_ns = 818e3;
+  m.sm_throughput_pct = 29.4;
+  m.issue_active_pct = 20;
+  m.memory_throughput_pct = 19.8;
+  m.dram_throughput_pct = 10;
+  m.grid_size = 262144;
+  m.block_size = 32;
+  m.waves_per_sm = 62;
+  m.shared_mem_per_block_bytes = 0;
+  m.achieved_occupancy_pct = 49.1;
+  m.theoretical_occupancy_pct = 50;
+  m.occupancy_limit_registers = 84, m.occupancy_limit_shared_mem = 32, m.occupancy_limit_warps = 64,
+  m.occupancy_limit_blocks = 32;
+  m.stalls = {{"long_scoreboard", 8.0}, {"selected", 1.0}, {"not_selected", 0.1}, {"wait", 0.5},
+              {"no_instruction", 0.2}, {"dispatch_stall", 0.1}, {"branch_resolving", 0.1}};
+  auto a = analyse(m);
+  EXPECT_EQ(a.bottleneck.cause, "occupancy_blocks");
+  EXPECT_EQ(first_fix(a), "occupancy");
+  auto churn = m;
+  churn.achieved_occupancy_pct = 20;  // the blocks end before the SM fills its 32 slots
+  EXPECT_NE(analyse(churn).bottleneck.cause, "occupancy_blocks");
+  auto sixty_four = m;  // two-warp blocks at 100% would be another kernel; 64-thread blocks at 62.5% are enough
+  sixty_four.theoretical_occupancy_pct = 62.5, sixty_four.achieved_occupancy_pct = 61;
+  EXPECT_NE(analyse(sixty_four).bottleneck.cause, "occupancy_blocks");
+  auto registers = m;  // a register limit at 50% is a trade (spills), not lifted at this occupancy
+  registers.occupancy_limit_registers = 32, registers.occupancy_limit_blocks = 64;
+  EXPECT_NE(analyse(registers).bottleneck.cause, "occupancy_registers");
+}
+
 // Busy in the SM by instruction issue alone, with issue slots to spare and no pipe near its roof, at a quarter of the
 // warps its registers allow: the idle slots wait for warps, as a latency-bound kernel's do (a Triton kernel of 111
 // registers per thread on the H200, Nsight Compute's full set: SM 60.2%, issue 60.8%, the FMA pipe 35%; the same

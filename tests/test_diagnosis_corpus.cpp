@@ -1000,6 +1000,14 @@ TEST(DiagnosisHoldout, ThirtySecondSetScoreDoesNotRegress) {
   expect_holdout_score(corpus::holdout_file(32), 10, {{4, 5}, {4, 5}, {4, 5}});
 }
 
+// Set 33 (twenty-second session): ten hand-written CUDA cases written by a helper who did not read the rules, captured
+// on an H100, labelled blind twice (the labellers agree on every cause and first fix). Scored as captured: cause
+// 8/8/8, first fix 6/6/6. One-warp blocks at the block cap of a latency-bound kernel ask for occupancy (the B+-tree
+// lookups): 9/9/9 and 7/7/7.
+TEST(DiagnosisHoldout, ThirtyThirdSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(33), 10, {{9, 7}, {9, 7}, {9, 7}});
+}
+
 // Set 29 (nineteenth session, captured on an H100): PyTorch and Triton cases written by a helper who did not read the
 // rules (an LM head of odd vocabulary on an align1 CUTLASS kernel, SDPA at head dim 512, a TF32 channels-last conv, a
 // clamp at the DRAM roof, a Triton MinHash and a matmul of 144 tiles, an eager GELU chain, host-built targets, a

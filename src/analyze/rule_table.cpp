@@ -173,7 +173,9 @@ std::vector<Rule> make_rules() {
         specific(C::occupancy_shared_memory, R::occupancy, kLatency, kOccupancyExplains),
         specific(C::occupancy_warps, R::occupancy, kLatency, kOccupancyExplains),
         specific(C::occupancy_blocks, R::occupancy, kLatency, kOccupancyExplains)},
-       {"diagnosis.occupancy_low_pct", "classify.busy_pct", "diagnosis.issue_bound_pct", "diagnosis.pipe_bound_pct",
+       {"diagnosis.occupancy_low_pct", "diagnosis.occupancy_blocks_low_pct", "diagnosis.occupancy_achieved_share",
+        "classify.busy_pct",
+        "diagnosis.issue_bound_pct", "diagnosis.pipe_bound_pct",
         "classify.saturated_pct"}},
       // Each bound points to the remedy below its roof; at the roof the rule leaves none.
       {"plain_bounds",

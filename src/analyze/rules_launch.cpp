@@ -149,14 +149,18 @@ void detect_occupancy_limit(RuleContext& r) {
           (1.0 - lanes / 32.0) * (1.0 - r.sol_max() / 100.0), fmt::format("block_size={:.0f}, warp_lanes=32", lanes));
     return;
   }
-  if (!m.theoretical_occupancy_pct || *m.theoretical_occupancy_pct > r.p("occupancy_low_pct")) return;
+  if (!m.theoretical_occupancy_pct) return;
   struct Limit {
     CauseId id;
     const char* what;
     std::optional<double> blocks;
   };
+  // A kernel without shared memory is not limited by it: Nsight Compute then reports the block-count cap as the
+  // shared-memory limit, a tie that hid the block limit of one-warp blocks (set 33's B+-tree lookups).
+  const bool no_smem = m.shared_mem_per_block_bytes && *m.shared_mem_per_block_bytes <= 0;
   Limit limits[] = {{CauseId::occupancy_registers, "registers per thread", m.occupancy_limit_registers},
-                    {CauseId::occupancy_shared_memory, "shared memory per block", m.occupancy_limit_shared_mem},
+                    {CauseId::occupancy_shared_memory, "shared memory per block",
+                     no_smem ? std::nullopt : m.occupancy_limit_shared_mem},
                     {CauseId::occupancy_warps, "threads per block", m.occupancy_limit_warps},
                     {CauseId::occupancy_blocks, "the blocks-per-SM limit", m.occupancy_limit_blocks}};
   const Limit* bind = nullptr;
@@ -164,6 +168,20 @@ void detect_occupancy_limit(RuleContext& r) {
   for (const auto& l : limits)
     if (l.blocks && (!bind || *l.blocks < *bind->blocks)) bind = &l;
   if (!bind || *bind->blocks <= 0) return;
+  // Registers or shared memory bought by fewer warps are a trade (spills, smaller tiles): only a low occupancy is worth
+  // it. A block-count limit costs nothing to lift (larger blocks of the same threads): a latency-bound kernel of
+  // one-warp blocks at 50% (32 blocks of 32 threads per SM) wants the other half (set 33's B+-tree lookups, one warp
+  // per chain of dependent loads: both blind labels, and Nsight Compute's 50%).
+  // There the limit must be what holds the warps back: achieved occupancy near the theoretical (one-warp blocks that
+  // end too soon for the SM to keep 32 resident reach far less, and more per block changes nothing of that: PyTorch's
+  // embedding gather at 20% of a theoretical 50%).
+  // Only blocks of one warp or less: larger ones at the block cap are a launch shape of their own choosing.
+  const double theo_pct = *m.theoretical_occupancy_pct;
+  if (theo_pct > r.p("occupancy_low_pct") &&
+      (bind->id != CauseId::occupancy_blocks || theo_pct > r.p("occupancy_blocks_low_pct") || !m.block_size ||
+       *m.block_size > 32 ||
+       !m.achieved_occupancy_pct || *m.achieved_occupancy_pct < r.p("occupancy_achieved_share") * theo_pct))
+    return;
   for (const auto& l : limits)
     if (&l != bind && l.blocks) others = std::min(others, *l.blocks);
   double theo = *m.theoretical_occupancy_pct;
