@@ -530,6 +530,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     const CanonicalMetrics& m = order[k].group->metrics;
     return m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0;
   };
+  auto taken = [&](std::size_t k) { return std::find(taken_whole.begin(), taken_whole.end(), k) != taken_whole.end(); };
   auto saves = [&](const Chain& c, std::size_t k) {
     return std::any_of(c.saved.begin(), c.saved.end(), [&](const auto& p) { return p.first == k && p.second > 0; });
   };
@@ -544,8 +545,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       if (chains[x].saved.empty() || chains[y].saved.empty()) continue;
       const auto& mx = chains[x].members;
       const bool joined = std::any_of(chains[y].members.begin(), chains[y].members.end(), [&](std::size_t k) {
-        return std::find(mx.begin(), mx.end(), k) != mx.end() && !matrix_math(k) &&
-               std::find(taken_whole.begin(), taken_whole.end(), k) == taken_whole.end() && (saves(chains[x], k) || saves(chains[y], k));
+        return std::find(mx.begin(), mx.end(), k) != mx.end() && !matrix_math(k) && !taken(k) &&
+               (saves(chains[x], k) || saves(chains[y], k));
       });
       if (!joined) continue;
       const std::size_t rx = find(x), ry = find(y);
@@ -570,7 +571,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     for (std::size_t y : items) {
       for (std::size_t k : chains[y].members) saved.try_emplace(k, 0.0);
       for (const auto& [k, ns] : chains[y].saved)
-        if (std::find(taken_whole.begin(), taken_whole.end(), k) == taken_whole.end()) saved[k] = std::max(saved[k], ns);
+        if (!taken(k)) saved[k] = std::max(saved[k], ns);
       for (const auto& [a, c, bytes] : chains[y].edges) edges[{a, c}] = std::max(edges[{a, c}], bytes);
       for (const auto& [a, c, bytes] : chains[y].rereads) rereads[{a, c}] = std::max(rereads[{a, c}], bytes);
     }
