@@ -47,8 +47,7 @@ void rank_causes(std::vector<Finding>& causes, double headroom, const Thresholds
   // Too few resident warps explain the plain compute bound's idle issue slots (rule_table.cpp), not its other remedy
   // (the same bytes gathered again: on-chip reuse), nor a compute bound that promises more than the occupancy fix.
   for (auto& occ : causes)
-    if (occ.id == CauseId::occupancy_registers || occ.id == CauseId::occupancy_shared_memory ||
-        occ.id == CauseId::occupancy_warps || occ.id == CauseId::occupancy_blocks)
+    if (cause_spec(occ.id).remedy == RemedyId::occupancy)
       for (const auto& b : causes)
         if (b.id == CauseId::compute_bound && (b.remedy != RemedyId::pipe_throughput || b.gain_pct > occ.gain_pct))
           occ.does_not_explain.push_back(b.id);

@@ -190,9 +190,14 @@ std::vector<Span> poll_waits(const Trace& trace, const std::vector<Span>& busy) 
   return out;
 }
 
+// Matrix math: tensor FLOPs counted, or the tensor pipe busy.
+bool matrix_math(const CanonicalMetrics& m) {
+  return m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0;
+}
+
 bool moves_only(const KernelGroup& g, const Thresholds& t) {
   const CanonicalMetrics& m = g.metrics;
-  if (m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0) return false;
+  if (matrix_math(m)) return false;
   if (named_copy(g, t)) return true;
   return m.flops_fp32 && m.flops_fp16 && m.flops_fp64 && *m.flops_fp32 + *m.flops_fp16 + *m.flops_fp64 <= 0;
 }
@@ -265,8 +270,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   // with it (cuFFT's two passes of one 2-D transform; a window multiply before cuFFT's real-to-complex pass). A
   // library matrix product is not closed: its epilogue or a fused library operator (attention) takes the work.
   auto closed = [&](const KernelGroup& g) {
-    return library_kernel_name(g.kernel, g.signature, t) && g.metrics.flops_tensor.value_or(0) <= 0 &&
-           g.metrics.tensor_pipe_pct.value_or(0) < 5.0;
+    return library_kernel_name(g.kernel, g.signature, t) && !matrix_math(g.metrics);
   };
   std::set<const KernelGroup*> folded;  // copies already folded into their consumer (one item per pair)
   const double size_change = t.param("opportunities.fold_size_change");
@@ -526,10 +530,6 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   // of the kernels that save. Apart, they filled the top 3 with one step and counted the middle kernel's time twice
   // (set 10's three-kernel softmax: 4.1% and 4.0% of the run apart, 6.1% as one item). A matrix product between two
   // items joins nothing: a prologue and an epilogue are two changes (a norm before a GEMM, RoPE after it).
-  auto matrix_math = [&](std::size_t k) {
-    const CanonicalMetrics& m = order[k].group->metrics;
-    return m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0;
-  };
   auto taken = [&](std::size_t k) { return std::find(taken_whole.begin(), taken_whole.end(), k) != taken_whole.end(); };
   auto saves = [&](const Chain& c, std::size_t k) {
     return std::any_of(c.saved.begin(), c.saved.end(), [&](const auto& p) { return p.first == k && p.second > 0; });
@@ -545,7 +545,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       if (chains[x].saved.empty() || chains[y].saved.empty()) continue;
       const auto& mx = chains[x].members;
       const bool joined = std::any_of(chains[y].members.begin(), chains[y].members.end(), [&](std::size_t k) {
-        return std::find(mx.begin(), mx.end(), k) != mx.end() && !matrix_math(k) && !taken(k) &&
+        return std::find(mx.begin(), mx.end(), k) != mx.end() && !matrix_math(order[k].group->metrics) && !taken(k) &&
                (saves(chains[x], k) || saves(chains[y], k));
       });
       if (!joined) continue;

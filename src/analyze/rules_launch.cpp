@@ -176,15 +176,13 @@ void detect_occupancy_limit(RuleContext& r) {
   // end too soon for the SM to keep 32 resident reach far less, and more per block changes nothing of that: PyTorch's
   // embedding gather at 20% of a theoretical 50%).
   // Only blocks of one warp or less: larger ones at the block cap are a launch shape of their own choosing.
-  const double theo_pct = *m.theoretical_occupancy_pct;
-  if (theo_pct > r.p("occupancy_low_pct") &&
-      (bind->id != CauseId::occupancy_blocks || theo_pct > r.p("occupancy_blocks_low_pct") || !m.block_size ||
-       *m.block_size > 32 ||
-       !m.achieved_occupancy_pct || *m.achieved_occupancy_pct < r.p("occupancy_achieved_share") * theo_pct))
-    return;
+  const double theo = *m.theoretical_occupancy_pct;
+  const bool one_warp_blocks_held = bind->id == CauseId::occupancy_blocks && m.block_size && *m.block_size <= 32 &&
+                                    theo <= r.p("occupancy_blocks_low_pct") && m.achieved_occupancy_pct &&
+                                    *m.achieved_occupancy_pct >= r.p("occupancy_achieved_share") * theo;
+  if (theo > r.p("occupancy_low_pct") && !one_warp_blocks_held) return;
   for (const auto& l : limits)
     if (&l != bind && l.blocks) others = std::min(others, *l.blocks);
-  double theo = *m.theoretical_occupancy_pct;
   double target = std::isfinite(others) ? std::min(100.0, theo * others / *bind->blocks) : 100.0;
   if (target <= theo) return;
   // More warps hide latency, not waits on other warps: the share of the waiting spent at barriers, fences or in
