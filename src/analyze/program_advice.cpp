@@ -90,12 +90,6 @@ bool owns_launch_gaps(const KernelGroup& g, const Thresholds& t) {
          g.gpu_idle_ns.value_or(0) / *g.span_ns >= t.param("diagnosis.launch_bound_idle_share");
 }
 
-std::string stage_kernel_label(const Stage& s, const KernelGroup& g) {
-  const std::string kernel = g.label.empty() ? g.kernel : g.label;
-  if (s.name.empty() || s.name == kernel) return kernel;
-  return s.kernels.size() > 1 ? s.name + " · " + kernel : s.name;
-}
-
 bool unmarked(const Stage& s, const KernelGroup& g) { return s.name.empty() || s.name == g.kernel; }
 
 namespace {

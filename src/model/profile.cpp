@@ -6,6 +6,12 @@
 
 namespace kprof {
 
+std::string stage_kernel_label(const Stage& s, const KernelGroup& g) {
+  const std::string kernel = g.label.empty() ? g.kernel : g.label;
+  if (s.name.empty() || s.name == kernel) return kernel;
+  return s.kernels.size() > 1 ? s.name + " · " + kernel : s.name;
+}
+
 std::string LaunchConfig::str() const {
   return fmt::format("grid ({},{},{}) block ({},{},{})", grid[0], grid[1], grid[2], block[0], block[1], block[2]);
 }

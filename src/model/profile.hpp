@@ -210,6 +210,11 @@ struct Stage {
 };
 KPROF_JSON(Stage, name, kernels, declared, range, bound)
 
+// How items across kernels name a kernel group (Opportunity::kernels), so that every layer finds the same kernel by
+// it: its stage's name; "stage · kernel" when the stage runs several kernels (an unfused pipeline inside one range);
+// the kernel itself when the stage is unnamed or named after it.
+std::string stage_kernel_label(const Stage& s, const KernelGroup& g);
+
 struct ProfileRun {
   std::string schema = "kprof.profile/1";
   Mode mode = Mode::Analyze;     // the profiling mode, or import/analyze for exports read from files

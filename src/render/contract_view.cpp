@@ -119,7 +119,7 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
   // launch-gap or host items name every kernel of the range and take none of their own items in.
   auto taken_in = [&](const Stage& s, const KernelGroup& g, const Opportunity& o) {
     if (o.remedy != "grid_fill" && o.kernel_remedy != "grid_fill") return false;
-    const std::string key = stage_display(s, g);
+    const std::string key = stage_kernel_label(s, g);  // the name the analysis gave the kernel in the range's item
     return std::any_of(run.program_opportunities.begin(), run.program_opportunities.end(), [&](const Opportunity& p) {
       return p.remedy == "grid_fill" && p.scope == "stage" &&
              std::find(p.kernels.begin(), p.kernels.end(), key) != p.kernels.end();
