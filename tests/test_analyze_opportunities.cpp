@@ -304,6 +304,35 @@ TEST(Opportunities, DramAboveTheLabelledCutIsAtItsRoof) {
   EXPECT_NEAR(reach->est_gain_pct, 21.0, 1.0);
 }
 
+// cuDNN's Hopper implicit-GEMM convolution (held-out set 34, H100): its tiles move by TMA, so the LSU counts no load,
+// one 4-byte store sector and 1028 flag atomics against 3.0 GB of L2 traffic at 90% busy. It read "atomics saturate
+// L2 (91 000 sectors per atomic request)" and "87.5% of the global traffic is bytes nobody uses": neither may follow
+// from a handful of LSU requests; the same few, with LSU traffic behind L2's (one request per 10 sectors), still do.
+TEST(Opportunities, ATmaKernelsFewLsuRequestsAreNotItsL2Traffic) {
+  auto m = holdout_base(389408, 120, 384);
+  m.sm_throughput_pct = 30.5, m.memory_throughput_pct = 90.0, m.l2_throughput_pct = 90.0, m.l1_throughput_pct = 43.4;
+  m.dram_throughput_pct = 40.0, m.dram_measured_pct = 43.9, m.dram_bytes = 5.216e8, m.dram_read_bytes = 2.685e8,
+  m.dram_write_bytes = 2.531e8, m.l2_bytes = 3.007e9, m.l2_hit_pct = 90.7, m.l1_hit_pct = 0;
+  m.global_atomic_requests = 1028, m.global_load_requests = 0, m.global_load_sectors = 0,
+  m.global_load_bytes_per_sector = 0, m.global_store_requests = 1, m.global_store_sectors = 1,
+  m.global_store_bytes_per_sector = 4, m.tensor_pipe_pct = 23.6, m.flops_tensor = 7.73e10, m.issue_active_pct = 34.1,
+  m.achieved_occupancy_pct = 18.7, m.sm_active_pct = 89.4;
+  auto a = analyse(m, {}, "sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_kernel__5x_cudnn");
+  for (const auto& c : a.causes) {
+    EXPECT_NE(c.id, "atomic_contention") << c.label;
+    EXPECT_NE(c.id, "uncoalesced_global") << c.label;
+  }
+  // LSU traffic that is L2's: 14.7 M scattered atomics and 0.4 M half-used load sectors (an atomic backward pass):
+  // the atomics' share of L2 is theirs to name.
+  m.global_atomic_requests = 1.47e7, m.global_load_requests = 2.29e5, m.global_load_sectors = 4.01e5,
+  m.global_load_bytes_per_sector = 16, m.global_store_requests = 0, m.global_store_sectors = 0,
+  m.tensor_pipe_pct = 0, m.flops_tensor = 0, m.l2_bytes = 4.95e9;
+  auto atomics = analyse(m, {}, "atomic_adaptive_average_gradinput");
+  ASSERT_FALSE(atomics.causes.empty());
+  EXPECT_TRUE(std::any_of(atomics.causes.begin(), atomics.causes.end(),
+                          [](const auto& c) { return c.id == "atomic_contention"; }));
+}
+
 // A zero-copy read of 128 MiB of mapped pinned host memory (held-out set 12, ncu mode on the H200): 2.65 ms, DRAM
 // idle, every warp waiting on memory; the bytes crossed the host link at 50.6 GB/s, 91% of its measured 55.4 GB/s.
 // It read "memory latency: put more requests in flight, 98%": the link bounds it, and the fix is to keep the data in

@@ -1112,3 +1112,12 @@ TEST(DiagnosisHoldout, NoCaseContradictsItselfOrCarriesAnInapplicableItem) {
                                           << "): " << s.inapplicable.front();
     }
 }
+
+// Set 34 (twenty-third session): ten PyTorch and Triton cases written by a helper who did not read the rules (an fp32
+// linear on cuBLAS's FFMA SGEMM, a spilling Triton GEMM tile, a Triton histogram of global atomics, cdist's one block
+// per output, an EMA at the DRAM roof, cuDNN's NCHW fp16 convolution between two layout transposes, a reference decode
+// attention copying its KV cache, a hand-written AdamW, a Python NMS loop, empty_cache per FFN chunk), captured on an
+// H100, labelled blind twice (10/10 causes, 9/10 first fixes agree). Scored as captured: cause 9/9/9, first fix 8/8/7.
+TEST(DiagnosisHoldout, ThirtyFourthSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(34), 10, {{9, 8}, {9, 8}, {9, 7}});
+}

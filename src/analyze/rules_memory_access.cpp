@@ -67,6 +67,11 @@ bool detect_l2_atomic_throughput(RuleContext& r) {
   if (share < r.p("atomic_request_share") || l2 < r.p("onchip_bound_pct") || r.dram_pct() >= r.p("dram_bound_pct"))
     return false;
   const double l2_sectors = *m.l2_bytes / 32.0;
+  // A kernel whose operands move by TMA (or cp.async.bulk) issues no LSU loads or stores: L2's traffic beyond them
+  // is its tiles, not its few flag or split-K atomics (cuDNN's Hopper implicit-GEMM convolution in set 34: 1028
+  // atomic requests against 94 M L2 sectors, 91 000 "per request", with L2 90% busy). Atomics that are L2's work
+  // make at least atomic_l2_sector_share requests per L2 sector, as for the contention rule below.
+  if (atom / l2_sectors < r.p("atomic_l2_sector_share")) return false;
   const double atomic_sectors =
       std::max(0.0, l2_sectors - val(m.global_load_sectors) - val(m.global_store_sectors));
   const double traffic = atomic_sectors / l2_sectors;
@@ -364,6 +369,15 @@ void detect_access_pattern(RuleContext& r) {
   // (sectors × bytes used per sector) against DRAM's reads and writes. A sector another warp later hits in L1 or
   // L2 (a stride-3 vector read touches each sector from three warps) is not waste there.
   double waste = wasted / sectors;
+  // A kernel whose tiles move by TMA (or cp.async.bulk) issues almost no LSU requests (fewer than
+  // atomic_l2_sector_share per L2 sector, as for the atomics): its few LSU sectors are that share of what keeps L2
+  // busy, not all of it (set 34's cuDNN convolution: one 4-byte store sector and 1028 flag atomics against 94 M L2
+  // sectors read "87.5% of the global traffic is bytes nobody uses").
+  if (m.l2_bytes && *m.l2_bytes > 0) {
+    const double requests = val(m.global_load_requests) + val(m.global_store_requests) + val(m.global_atomic_requests);
+    if (requests / (*m.l2_bytes / 32.0) < r.p("atomic_l2_sector_share"))
+      waste *= std::min(1.0, 32.0 * sectors / *m.l2_bytes);
+  }
   if (!l2_bound && m.dram_read_bytes && m.dram_write_bytes && *m.dram_read_bytes + *m.dram_write_bytes > 0) {
     auto used = [](const std::optional<double>& secs, const std::optional<double>& bps) {
       return secs && bps && *bps >= 1.0 ? *secs * *bps : -1.0;
