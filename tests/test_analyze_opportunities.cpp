@@ -790,6 +790,18 @@ TEST(Opportunities, UnfusedFp32PairsAreFusedOnlyWhereTheCompilerContractedNothin
   auto c = analyse(integer, {rule("InstructionStats", "FPInstructions", "global", 8.0)});
   EXPECT_EQ(c.bottleneck.cause, "int_pipe");
   if (const Opportunity* o = by_remedy(c.opportunities, "fp_instructions")) EXPECT_LT(o->est_gain_pct, 8.0 * 0.25 + 1e-6);
+
+  // No pairs at all (cdist's L1 distance in ncu mode on the H100, set 34: subtractions and adds of absolute values,
+  // no multiply; the export holds no FMA-pipe instruction count): Nsight Compute's 17% is weighed down against the
+  // FP32 operations, and the kernel's other items lead.
+  auto unpaired = m;
+  unpaired.fp32_fusable_pairs = 0.0, unpaired.fma_pipe_instructions.reset(), unpaired.flops_fp32 = 6.58e9;
+  unpaired.fma_pipe_pct = 62.3;
+  auto d = analyse(unpaired, {rule("InstructionStats", "FPInstructions", "global", 17.4)});
+  const Opportunity* none = by_remedy(d.opportunities, "fp_instructions");
+  ASSERT_NE(none, nullptr);
+  EXPECT_LT(none->est_gain_pct, 17.4 * 0.25 + 1e-6);
+  EXPECT_NE(none->rationale.find("no partner to fuse with"), std::string::npos) << none->rationale;
 }
 
 // Held-out sets 14, 24 and 25: a special-function pipe busy 73% below its roof (a soft histogram of an exp2 per value

@@ -292,9 +292,10 @@ TEST(DiagnosisHoldout, ThirdSetScoreDoesNotRegress) {
 // Issue 23 (2026-12-03, seventh session): cuFFT's strided pass, nothing re-read on chip, reads "more bytes in
 // flight" as labelled (was reuse on chip): first fix +1 in every source; its cause (lsu_queue, labelled memory
 // latency) is still a miss. Seventeenth session: an issue-bound kernel whose loads fetch tens of times what DRAM
-// reads wants reuse on chip (cdist p=1): first fix 14/14/13.
+// reads wants reuse on chip (cdist p=1): first fix 14/14/13. Twenty-third: in ncu mode too, Nsight Compute's
+// FPInstructions estimate weighed down where kprof counts no FADD/FMUL pairs: 14/14/14.
 TEST(DiagnosisHoldout, FourthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(4), 17, {{15, 14}, {15, 14}, {15, 13}});
+  expect_holdout_score(corpus::holdout_file(4), 17, {{15, 14}, {15, 14}, {15, 14}});
 }
 
 
@@ -1118,6 +1119,8 @@ TEST(DiagnosisHoldout, NoCaseContradictsItselfOrCarriesAnInapplicableItem) {
 // per output, an EMA at the DRAM roof, cuDNN's NCHW fp16 convolution between two layout transposes, a reference decode
 // attention copying its KV cache, a hand-written AdamW, a Python NMS loop, empty_cache per FFN chunk), captured on an
 // H100, labelled blind twice (10/10 causes, 9/10 first fixes agree). Scored as captured: cause 9/9/9, first fix 8/8/7.
+// Nsight Compute's FPInstructions estimate weighed down where kprof counts no FADD/FMUL pairs (cdist's L1 distance,
+// set 4's miss in ncu mode too): 8/8/8.
 TEST(DiagnosisHoldout, ThirtyFourthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(34), 10, {{9, 8}, {9, 8}, {9, 7}});
+  expect_holdout_score(corpus::holdout_file(34), 10, {{9, 8}, {9, 8}, {9, 8}});
 }

@@ -223,6 +223,16 @@ std::string contradicted(std::optional<RemedyId> remedy, const std::vector<Cause
     return "kprof finds a library kernel's tensor pipe underfed: its code is not the caller's to change";
   if (remedy == RemedyId::fp_instructions) {
     if (auto why = contraction_on(m, t); !why.empty()) return why;
+    // kprof's own count of FADD/FMUL pairs: where it finds too few to matter, the instructions Nsight Compute calls
+    // non-fused are adds or multiplies with no partner to fuse with (cdist's L1 distance on the H100: 205 M FP32
+    // instructions, subtractions and adds of absolute values, no multiply; the rule estimated 17%).
+    // Of the FMA pipe's thread instructions, or where they were not counted (ncu mode's export) of the FP32
+    // operations, at most one per instruction.
+    const double of = m.fma_pipe_instructions ? *m.fma_pipe_instructions : m.flops_fp32.value_or(0);
+    if (m.fp32_fusable_pairs && of > 0 && *m.fp32_fusable_pairs / of < t.param("opportunities.fp_fusable_min_share"))
+      return fmt::format("kprof counts {:.3g} FADD/FMUL pairs ({} of the FP32 instructions): the separate adds and "
+                         "multiplies have no partner to fuse with",
+                         *m.fp32_fusable_pairs, pct(*m.fp32_fusable_pairs / of));
     // Fused FP32 instructions relieve the FMA pipe and issue, not the integer, special-function, FP64 or tensor
     // pipe binding the kernel (Triton's dropout on the H200: its FMA pipe busy with IMADs of the random-number
     // hash, 0.4% of its instructions FP32 pairs; Nsight Compute estimated 8%).
