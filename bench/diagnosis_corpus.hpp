@@ -329,7 +329,7 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     // not: labellers judge the case by its main kernel (set 4's cuDNN transposed convolution, whose helper
     // kernels' small items would lead).
     std::vector<std::string> labels;
-    for (const auto& k : st.kernels) labels.push_back(analyze::stage_kernel_label(st, k));
+    for (const auto& k : st.kernels) labels.push_back(kprof::stage_kernel_label(st, k));
     for (const auto& o : run.program_opportunities) {
       const bool names_stage = std::any_of(o.kernels.begin(), o.kernels.end(), [&](const std::string& k) {
                                  return std::find(labels.begin(), labels.end(), k) != labels.end();
@@ -447,6 +447,9 @@ inline fs::path unpacked(const std::string& sub) {
   }
   const fs::path out = scratch.dir / sub;
   if (!fs::exists(out)) {
+    if (archive.extension() == ".xz" && std::system("command -v xz >/dev/null 2>&1") != 0)
+      throw std::runtime_error("cannot unpack " + archive.string() + ": it needs the xz program (Debian: xz-utils; "
+                               "scripts/setup.sh installs it)");
     const std::string cmd = "tar -xf '" + archive.string() + "' -C '" + scratch.dir.string() + "'";  // gzip or xz
     if (std::system(cmd.c_str()) != 0 || !fs::exists(out)) throw std::runtime_error("cannot unpack " + archive.string());
   }

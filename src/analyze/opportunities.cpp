@@ -213,7 +213,7 @@ void unfused_fp(const std::vector<Cause>& causes, const CanonicalMetrics& m, con
 // from a few instructions whose sectors mostly hit L1 (PyTorch's layer/RMS norm and max pooling on the H200: 8
 // sectors per request, Nsight Compute estimated 42-54%).
 std::string contradicted(std::optional<RemedyId> remedy, const std::vector<Cause>& causes, const CanonicalMetrics& m,
-                         const Thresholds& t) {
+                         const Thresholds& t, std::string_view rule_text = {}) {
   // A library kernel whose idle tensor pipe kprof traces to the call: a change to the kernel's own code (its
   // access pattern, shared-memory layout, spills) is not the user's to make (a cuBLAS GEMM on an sm80 CUTLASS kernel
   // for N = 4100 on the H200: Nsight Compute's coalescing estimate 76%, the fix a padded N).
@@ -221,18 +221,23 @@ std::string contradicted(std::optional<RemedyId> remedy, const std::vector<Cause
       causes.front().remedy == name(RemedyId::library_tuning) &&
       in_kernel(*remedy))
     return "kprof finds a library kernel's tensor pipe underfed: its code is not the caller's to change";
-  if (remedy == RemedyId::fp_instructions) {
+  // kprof's FP32 counts say nothing of the rule's FP64 finding (it reports DADD/DMUL/DFMA under the same name).
+  const bool fp64 = rule_text.find("FP64") != std::string_view::npos;
+  if (remedy == RemedyId::fp_instructions && !fp64) {
     if (auto why = contraction_on(m, t); !why.empty()) return why;
     // kprof's own count of FADD/FMUL pairs: where it finds too few to matter, the instructions Nsight Compute calls
     // non-fused are adds or multiplies with no partner to fuse with (cdist's L1 distance on the H100: 205 M FP32
-    // instructions, subtractions and adds of absolute values, no multiply; the rule estimated 17%).
-    // Of the FMA pipe's thread instructions, or where they were not counted (ncu mode's export) of the FP32
-    // operations, at most one per instruction.
-    const double of = m.fma_pipe_instructions ? *m.fma_pipe_instructions : m.flops_fp32.value_or(0);
+    // instructions, subtractions and adds of absolute values, no multiply; the rule estimated 17%). Of the FMA
+    // pipe's thread instructions, as kprof's own item counts them, or where the export has no such count (ncu
+    // mode) of the FP32 instructions: FADD + FMUL + FFMA, the FP32 operations less one per FFMA.
+    const bool pipe = m.fma_pipe_instructions && *m.fma_pipe_instructions > 0;
+    const double of = pipe ? *m.fma_pipe_instructions
+                           : m.flops_fp32.value_or(0) - m.fp32_fma_instructions.value_or(0);
     if (m.fp32_fusable_pairs && of > 0 && *m.fp32_fusable_pairs / of < t.param("opportunities.fp_fusable_min_share"))
-      return fmt::format("kprof counts {:.3g} FADD/FMUL pairs ({} of the FP32 instructions): the separate adds and "
-                         "multiplies have no partner to fuse with",
-                         *m.fp32_fusable_pairs, pct(*m.fp32_fusable_pairs / of));
+      return fmt::format("kprof counts {:.3g} FADD/FMUL pairs ({} of the {}): the separate adds and multiplies have "
+                         "no partner to fuse with",
+                         *m.fp32_fusable_pairs, pct(*m.fp32_fusable_pairs / of),
+                         pipe ? "FMA pipe's instructions" : "FP32 instructions");
     // Fused FP32 instructions relieve the FMA pipe and issue, not the integer, special-function, FP64 or tensor
     // pipe binding the kernel (Triton's dropout on the H200: its FMA pipe busy with IMADs of the random-number
     // hash, 0.4% of its instructions FP32 pairs; Nsight Compute estimated 8%).
@@ -323,7 +328,7 @@ void from_ncu_rules(const std::vector<RuleResult>& rules, const std::vector<Caus
     k.raw_gain = *rule.speedup_pct / 100.0 * (local ? local_weight : 1.0);
     k.op.assumes = fmt::format("Nsight Compute's {} estimate{}", rule.name,
                                local ? fmt::format(" (a local speedup, weighed by {:g})", local_weight) : "");
-    if (auto against = contradicted(remedy, causes, m, t); !against.empty()) {
+    if (auto against = contradicted(remedy, causes, m, t, rule.description); !against.empty()) {
       k.raw_gain *= t.param("opportunities.uncorroborated_rule_weight");
       k.op.rationale += " (weighed down: " + against + ")";
       k.contradicted = true;

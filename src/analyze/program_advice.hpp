@@ -20,8 +20,6 @@
 
 namespace kprof::analyze {
 
-// How the items name a kernel group (model/profile.hpp, shared with the renderers that find the kernels by it).
-using kprof::stage_kernel_label;
 // A kernel group that owns the launch gaps over its launches: its own cause is launch overhead, with at least
 // diagnosis.launch_bound_min_launches launches and the GPU idle diagnosis.launch_bound_idle_share of their span.
 bool owns_launch_gaps(const KernelGroup& g, const Thresholds& t);

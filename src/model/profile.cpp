@@ -7,7 +7,8 @@
 namespace kprof {
 
 std::string stage_kernel_label(const Stage& s, const KernelGroup& g) {
-  const std::string kernel = g.label.empty() ? g.kernel : g.label;
+  // As the tables name it: the label, else the function's name, else its signature (an export without names).
+  const std::string kernel = !g.label.empty() ? g.label : !g.kernel.empty() ? g.kernel : g.signature;
   if (s.name.empty() || s.name == kernel) return kernel;
   return s.kernels.size() > 1 ? s.name + " · " + kernel : s.name;
 }
