@@ -357,7 +357,9 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     }
     if (across) {
       sc.first_fix = across->remedy;
-      sc.first_kernel_remedy.clear();
+      // A change to a library call carries what it changes in the kernels (a layout conversion's DRAM traffic), as
+      // a kernel's library_tuning item does.
+      sc.first_kernel_remedy = across->kernel_remedy;
       sc.first_gain = across->run_gain_pct;
       sc.top.insert(sc.top.begin(), fmt::format("{} {:.0f}% of the run [{}] {}", across->remedy, across->run_gain_pct,
                                                 across->scope.empty() ? across->source : across->scope, across->trigger));

@@ -439,6 +439,7 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
         });
   for (auto& o : overlap_advice(run, total)) run.program_opportunities.push_back(std::move(o));
   for (auto& o : shape_advice(run)) run.program_opportunities.push_back(std::move(o));
+  for (auto& o : layout_advice(run, total, t)) run.program_opportunities.push_back(std::move(o));
   // The run's bottleneck, and its stages' bounds from their range figures (a run read back from its profile.json
   // keeps them; the trace entry below measures them again).
   apply_range_bounds(run, t);

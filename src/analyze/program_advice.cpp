@@ -727,6 +727,78 @@ std::vector<Opportunity> shape_advice(const ProfileRun& run) {
   return out;
 }
 
+std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, const Thresholds& t) {
+  std::vector<Opportunity> out;
+  if (total_ns <= 0) return out;
+  const double min_bytes = t.param("opportunities.fusion_min_bytes");
+  const double size_change = t.param("opportunities.fold_size_change");
+  auto bytes = [](const KernelGroup& g, bool written) {
+    const auto& v = written ? g.metrics.dram_write_bytes : g.metrics.dram_read_bytes;
+    return v ? *v : 0.0;
+  };
+  auto near = [](double a, double b) { return a > 0 && b > 0 && a <= 2.0 * b && b <= 2.0 * a; };
+  for (const auto& s : run.stages) {
+    if (s.kernels.size() < 2 || s.name.empty()) continue;
+    // The library's matrix kernel of the stage with the most time: the call the conversions serve.
+    const KernelGroup* call = nullptr;
+    for (const auto& g : s.kernels)
+      if (!unmarked(s, g) && library_kernel_name(g.kernel, g.signature, t) && matrix_math(g.metrics) &&
+          (!call || g.gpu_time_or_profiled_ns() > call->gpu_time_or_profiled_ns()))
+        call = &g;
+    if (!call) continue;
+    // The library's own kernels beside it that change a layout, as many bytes out as in (not a cast), about the size
+    // of the call's input (before it) or output (after it).
+    std::vector<const KernelGroup*> conversions;
+    double own = 0;
+    for (const auto& g : s.kernels) {
+      // A layout change by its name (cuDNN's scale the values as they move: a few FLOPs per element), or no math.
+      const bool converts = names_match(g.signature.empty() ? g.kernel : g.signature, t,
+                                        "opportunities.layout_conversion_names") ||
+                            moves_only(g, t);
+      if (&g == call || !library_kernel_name(g.kernel, g.signature, t) || !converts) continue;
+      const double reads = bytes(g, false), writes = bytes(g, true);
+      if (writes < min_bytes || reads <= 0 || std::abs(writes / reads - 1.0) > size_change) continue;
+      if (!near(writes, bytes(*call, false)) && !near(reads, bytes(*call, true))) continue;
+      conversions.push_back(&g);
+      own += g.gpu_time_or_profiled_ns();
+    }
+    if (conversions.empty() || own <= 0) continue;
+    Opportunity o = make(RemedyId::library_tuning, "stage");
+    // The change is to the call (its tensors' layout); what it removes is DRAM traffic: both are the item's.
+    o.kernel_remedy = std::string(name(RemedyId::dram_traffic));
+    const std::string into = stage_kernel_label(s, *call);
+    std::vector<std::string> copies;
+    bool nhwc = names_match(call->signature.empty() ? call->kernel : call->signature, t,
+                            "opportunities.layout_nhwc_names");
+    for (const auto* g : conversions) {
+      copies.push_back(stage_kernel_label(s, *g));
+      nhwc = nhwc || names_match(g->signature.empty() ? g->kernel : g->signature, t, "opportunities.layout_nhwc_names");
+    }
+    o.name = fmt::format("Pass {}'s call its tensors in the layout it computes in{}: the library converts them "
+                         "({}) around its kernel",
+                         s.name, nhwc ? " (channels_last / NHWC)" : "", fmt::join(copies, ", "));
+    o.rationale = "The library's own copy kernels change the layout of the call's input and output (same size in "
+                  "and out, no math) around its matrix kernel: the tensors reach it in a layout it does not compute "
+                  "in. Keeping them in its layout (and the layers around it) drops the conversions and their DRAM "
+                  "round trips.";
+    o.assumes = "the tensors can be kept in the call's layout through the neighbouring operations (or converted "
+                "once for many calls), so the conversions' whole time goes";
+    o.kernels = copies;
+    o.kernels.push_back(into);
+    o.est_gain_pct = t.param("diagnosis.max_gain_pct");
+    o.run_share_pct = own / total_ns * 100.0;
+    o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
+    double moved = 0;
+    for (const auto* g : conversions) moved += bytes(*g, false) + bytes(*g, true);
+    o.trigger_metric = "dram_bytes";
+    o.trigger_value = moved;
+    o.trigger = fmt::format("{} layout conversion kernel(s) of the library move {} in {:.3f} ms beside {}",
+                            conversions.size(), gb(moved), own * 1e-6, into);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
                                     const Thresholds& t) {
   std::vector<Opportunity> out;
