@@ -151,6 +151,10 @@ inline constexpr std::size_t kRemedyIdCount = std::size(detail::kRemedyNames);
 constexpr std::string_view name(CauseId id) { return detail::kCauseNames[static_cast<std::size_t>(id)].name; }
 constexpr std::string_view name(RemedyId id) { return detail::kRemedyNames[static_cast<std::size_t>(id)].name; }
 
+// The label of the memory-latency reading of a kernel whose bulk (TMA) tile copies and math take turns
+// (rules_bounds.cpp): its item is worded for bulk copies (opportunities.cpp).
+inline constexpr const char* kBulkCopiesTakeTurns = "bulk copies and compute take turns";
+
 // The id with this name, read back from a Cause or a data file; nullopt for a name kprof does not know (the
 // remedy thresholds.toml gives an Nsight Compute rule kprof has none for).
 constexpr std::optional<CauseId> cause_id(std::string_view name) { return detail::id_named(detail::kCauseNames, name); }

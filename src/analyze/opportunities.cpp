@@ -529,6 +529,17 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   // A kernel that already issues warpgroup MMAs (its warps wait on them: the gmma stall) is not told to adopt wgmma;
   // feeding its tensor cores means keeping more of them in flight (Triton's 128x256x64 matmul on the H200, tensor
   // pipe 78%).
+  // A kernel whose tiles arrive by bulk copies (its memory-latency cause read so: no LSU loads) has no loads to widen
+  // or unroll: more in flight means the next tile's copy issued before this tile's math (set 35's TMA kernel).
+  if (!causes.empty() && causes.front().id == name(CauseId::memory_latency) &&
+      causes.front().label == kBulkCopiesTakeTurns)
+    for (auto& c : all)
+      if (c.remedy == RemedyId::memory_parallelism) {
+        c.op.name = "Overlap the bulk copies with the math (a second tile buffer: issue tile t+1's copy before "
+                    "computing tile t, or two blocks per SM)";
+        c.op.rationale = "Each tile's bulk copy (TMA) is waited for before its math, so DRAM and the pipes take turns; "
+                         "with the next copy in flight during the math, the kernel takes the busier unit's time.";
+      }
   if (m.stalls.count("gmma") && m.stalls.at("gmma") > 0)
     for (auto& c : all)
       if (c.remedy == RemedyId::feed_tensor) {

@@ -751,10 +751,11 @@ std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, c
     std::vector<const KernelGroup*> conversions;
     double own = 0;
     for (const auto& g : s.kernels) {
-      // A layout change by its name (cuDNN's scale the values as they move: a few FLOPs per element), or no math.
+      // A layout change by its name (cuDNN's scale the values as they move, a few FLOPs per element, so "no FLOPs"
+      // cannot find them; and a library's sort, gather or activation moves data without being a layout change).
       const bool converts = names_match(g.signature.empty() ? g.kernel : g.signature, t,
-                                        "opportunities.layout_conversion_names") ||
-                            moves_only(g, t);
+                                        "opportunities.layout_conversion_names") &&
+                            !matrix_math(g.metrics);
       if (&g == call || !library_kernel_name(g.kernel, g.signature, t) || !converts) continue;
       const double reads = bytes(g, false), writes = bytes(g, true);
       if (writes < min_bytes || reads <= 0 || std::abs(writes / reads - 1.0) > size_change) continue;
@@ -768,19 +769,21 @@ std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, c
     o.kernel_remedy = std::string(name(RemedyId::dram_traffic));
     const std::string into = stage_kernel_label(s, *call);
     std::vector<std::string> copies;
+    // The layout the call computes in, from its own name (cuDNN's "..._nhwckrsc_nhwc") or a conversion into it
+    // ("nchwToNhwc"): not from a conversion out of it, which a caller already in NHWC meets before an NCHW kernel.
     bool nhwc = names_match(call->signature.empty() ? call->kernel : call->signature, t,
                             "opportunities.layout_nhwc_names");
     for (const auto* g : conversions) {
       copies.push_back(stage_kernel_label(s, *g));
-      nhwc = nhwc || names_match(g->signature.empty() ? g->kernel : g->signature, t, "opportunities.layout_nhwc_names");
+      nhwc = nhwc || names_match(g->signature.empty() ? g->kernel : g->signature, t, "opportunities.layout_to_nhwc_names");
     }
     o.name = fmt::format("Pass {}'s call its tensors in the layout it computes in{}: the library converts them "
                          "({}) around its kernel",
-                         s.name, nhwc ? " (channels_last / NHWC)" : "", fmt::join(copies, ", "));
-    o.rationale = "The library's own copy kernels change the layout of the call's input and output (same size in "
-                  "and out, no math) around its matrix kernel: the tensors reach it in a layout it does not compute "
-                  "in. Keeping them in its layout (and the layers around it) drops the conversions and their DRAM "
-                  "round trips.";
+                         s.name, nhwc ? " (channels_last / NHWC; channels_last_3d for 5-D tensors)" : "",
+                         fmt::join(copies, ", "));
+    o.rationale = "The library's own layout-conversion kernels (as many bytes out as in) move the call's input or "
+                  "output around its matrix kernel: the tensors reach it in a layout it does not compute in. Keeping "
+                  "them in its layout (and the layers around it) drops the conversions and their DRAM round trips.";
     o.assumes = "the tensors can be kept in the call's layout through the neighbouring operations (or converted "
                 "once for many calls), so the conversions' whole time goes";
     o.kernels = copies;

@@ -160,18 +160,22 @@ void detect_plain_bounds(RuleContext& r) {
   // stage (prefetch tile t+1 while computing tile t) overlaps them: at best the kernel takes the busier unit's time
   // (a Chebyshev calibration over 128 KiB TMA tiles on the H100, set 35: DRAM 77% of its roof, FMA 62%, 25%
   // theoretical occupancy; both blind labels "memory latency, more in flight").
-  const bool bulk_copies = m.global_load_requests && *m.global_load_requests <= 0 && val(m.dram_read_bytes) > 0;
+  // (Mostly reads, no atomics, tiles landing in shared memory: a store-only or atomics-only kernel issues no loads
+  // either.)
+  const bool bulk_copies = m.global_load_requests && *m.global_load_requests <= 0 && m.dram_bytes &&
+                           val(m.dram_read_bytes) >= 0.5 * *m.dram_bytes && val(m.global_atomic_requests) <= 0 &&
+                           val(m.shared_mem_per_block_bytes) > 0;
   if (bulk_copies && dram >= r.p("dram_bound_pct") && dram < r.p("dram_at_roof_pct") && pipe &&
       pipe->id != CauseId::tensor_pipe && val(m.tensor_pipe_pct) < 5.0 && pipe_pct >= r.busy() &&
       pipe_pct < pipe_roof && m.theoretical_occupancy_pct &&
       *m.theoretical_occupancy_pct <= r.p("occupancy_low_pct")) {
-    r.add(CauseId::memory_latency, "bulk copies and compute take turns",
+    r.add(CauseId::memory_latency, kBulkCopiesTakeTurns,
           fmt::format("DRAM at {:.1f}% of {} and the {} {:.1f}% busy, neither at its roof, with tiles copied in bulk "
                       "(no LSU loads) at {:.0f}% theoretical occupancy: each tile's copy is waited for before its "
                       "math, so the two take turns",
                       dram, m.dram_measured_pct ? "its measured roof" : "peak", pipe->unit, pipe_pct,
                       *m.theoretical_occupancy_pct),
-          1.0 - std::max(dram, pipe_pct) / 100.0,
+          std::min(r.headroom, 1.0 - std::max(dram / 100.0, pipe_pct / pipe_roof)),
           fmt::format("dram={:.1f}%, {}={:.1f}%, theoretical_occupancy={:.0f}%", dram, pipe->metric, pipe_pct,
                       *m.theoretical_occupancy_pct));
     return;
