@@ -1045,12 +1045,19 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (c.kind == MemcpyKind::dtod) device_copies.push_back({c.start_ns, c.end_ns});
   for (const auto& m : trace.memsets) device_copies.push_back({m.start_ns, m.end_ns}), memsets_in_fills = true;
   device_copies = merged_spans(std::move(device_copies));
+  // Pinned copies by direction: the two copy engines can move one of each at once (pageable copies have their own
+  // item: the driver stages them, whatever runs beside them).
+  std::vector<Span> uploads, readbacks;
   for (const auto& c : trace.memcpys)
     if (c.kind == MemcpyKind::htod || c.kind == MemcpyKind::dtoh) {
       copies_only.push_back({c.start_ns, c.end_ns});
       if (c.pageable)
         pageable.push_back({c.start_ns, c.end_ns, static_cast<double>(c.bytes), c.kind == MemcpyKind::htod});
+      else
+        (c.kind == MemcpyKind::htod ? uploads : readbacks).push_back({c.start_ns, c.end_ns});
     }
+  uploads = merged_spans(std::move(uploads));
+  readbacks = merged_spans(std::move(readbacks));
   kernels_only = merged_spans(std::move(kernels_only));
   copies_only = merged_spans(std::move(copies_only));
   host = merged_spans(std::move(host));
@@ -1140,7 +1147,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   // In [lo, hi): the part of the shorter of the copies and the kernels that did not run beside the other (what
   // overlapping them could hide).
-  auto serial_copies = [&](std::int64_t lo, std::int64_t hi) {
+  // In [lo, hi): the part of the shorter of two kinds of GPU work that did not run beside the other.
+  auto shorter_alone = [&](const std::vector<Span>& a, const std::vector<Span>& b, std::int64_t lo, std::int64_t hi) {
     // (Merged spans are sorted and disjoint, so their ends are sorted too: start at the first that ends after lo.)
     auto clip = [&](const std::vector<Span>& v) {
       std::vector<Span> out;
@@ -1148,7 +1156,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       for (; it != v.end() && it->first < hi; ++it) out.push_back({std::max(lo, it->first), std::min(hi, it->second)});
       return out;
     };
-    const std::vector<Span> k = clip(kernels_only), c = clip(copies_only);
+    const std::vector<Span> k = clip(a), c = clip(b);
     double kt = 0, ct = 0, both = 0;
     for (const auto& s : k) kt += static_cast<double>(s.second - s.first);
     for (const auto& s : c) ct += static_cast<double>(s.second - s.first);
@@ -1160,6 +1168,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     }
     return std::max(0.0, std::min(kt, ct) - both);
   };
+  auto serial_copies = [&](std::int64_t lo, std::int64_t hi) { return shorter_alone(kernels_only, copies_only, lo, hi); };
   // The rate of a copy from or to pinned memory: the device's measured host link in that direction (kprof-peaks'
   // h2d_pinned_gbps, d2h_pinned_gbps), else opportunities.pinned_copy_gbps.
   auto measured_rate = [&](bool to_device) -> std::optional<double> {
@@ -1193,7 +1202,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   struct Seen {
     std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
-        pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled;
+        pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled, directions_serial,
+        blocking_copy_share;
     std::vector<RangeTime> instances;
     double leads = 0;  // the host's computing before each instance's first GPU activity, summed (in their spans)
     bool pinned_measured = false, pinned_fallback = false;
@@ -1278,6 +1288,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].in_calls.push_back(idle.blocked + idle.driver);
     per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
+    per_stage[stage].directions_serial.push_back(shorter_alone(uploads, readbacks, lo, hi));
+    {
+      // The share of the instance's host-link copies issued by a blocking call (cudaMemcpy without Async).
+      double all = 0, blocking_copies = 0;
+      const auto [c0, c1] = copies_in(lo, hi);
+      for (auto ci = c0; ci != c1; ++ci)
+        if (ci->kind == MemcpyKind::htod || ci->kind == MemcpyKind::dtoh) ++all, blocking_copies += !ci->async;
+      per_stage[stage].blocking_copy_share.push_back(all > 0 ? blocking_copies / all : 0.0);
+    }
     per_stage[stage].device_copy.push_back(alone(device_copies, kernels_only, lo, hi));  // none without copy records
     per_stage[stage].link_alone.push_back(alone(copies_only, kernels_only, lo, hi));
     // The share of its host-link bytes that went to the host and came back: a device-to-host copy followed in the
@@ -1498,6 +1517,38 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                            "hides under the longer";
       out.push_back(std::move(o));
     }
+    // Uploads and read-backs from pinned memory that never ran side by side, though the two copy engines move one of
+    // each at once: the shorter direction hides under the other (independent chunks: new data up, results down). Issued by blocking calls (cudaMemcpy), each copy
+    // waits for the work queued before it and holds the host until it ends (on the legacy default stream it also
+    // waits for every other stream): asynchronous copies on the chunks' streams are the change (host_sync); issued
+    // asynchronously, the copies share one stream or wait on each other (overlap_stages). Set 35's chunked decode:
+    // 16 uploads by cudaMemcpy and 16 asynchronous read-backs of 8 MiB each, one after another across four streams.
+    // Not where the uploads send back up what the read-backs brought down (a round trip through host memory: each
+    // upload waits for its read-back, and keeping the data on the GPU removes both; the item below).
+    const double directions = lower_median(seen.round_trip) >= 0.5 ? 0.0 : lower_median(seen.directions_serial);
+    if (directions / typical_span >= min_share) {
+      const bool blocking = lower_median(seen.blocking_copy_share) >= 0.5;
+      Opportunity o = item(blocking ? RemedyId::host_sync : RemedyId::overlap_stages, directions / typical_span,
+                           "serial_direction_copy_ns", directions * count,
+                           fmt::format("uploads and read-backs one after the other: {:.1f} ms of {:.1f} ms",
+                                       directions * count * 1e-6, span * 1e-6));
+      o.name = blocking ? "Issue the copies with cudaMemcpyAsync on the chunks' own streams (not blocking cudaMemcpy), "
+                          "so that uploads run beside read-backs"
+                        : "Put uploads and read-backs on different streams (pinned memory, no wait between them), so "
+                          "the two copy engines run at once";
+      o.rationale = fmt::format(
+          "In {} the uploads and the read-backs never run side by side: {:.1f} ms of each range's {:.1f} ms "
+          "(typically) is the shorter direction running alone, though the GPU's two copy engines move one of each at "
+          "once. {}",
+          stage->name, directions * 1e-6, per_range_ms,
+          blocking ? "Most of the copies are blocking calls (cudaMemcpy): each waits for the work queued before it "
+                     "(on the legacy default stream, for every stream) and holds the host until it ends, so nothing "
+                     "else is issued meanwhile."
+                   : "The copies are asynchronous, yet each waits for the other direction's (one stream for both, or "
+                     "events between them).");
+      o.assumes = "the chunks are independent, so one direction's copies hide under the other's";
+      out.push_back(std::move(o));
+    }
     // Copies inside the device taking a share of the range: bytes a kernel just wrote moved again (a stencil copying
     // its new grid back each step where swapping the two buffers would do; set 20, half of each range). Dropping them
     // moves fewer bytes: a pointer swap, or the kernel writing where the data is wanted.
@@ -1554,7 +1605,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // of it without knowing which bytes can go (set 20's upload pipeline serialised by a default-stream memset).
     if (const double link = lower_median(seen.link_alone), paged = lower_median(seen.pageable_ns),
         serial = lower_median(seen.serial);
-        link / typical_span >= min_share && paged < 0.5 * link && serial < 0.5 * link) {
+        link / typical_span >= min_share && paged < 0.5 * link && serial < 0.5 * link &&
+        directions < t.param("opportunities.copy_directions_lead_share") * link) {
       // Most of the bytes make a round trip (down to the host, the same size back up): the stages hand an
       // intermediate over through host memory, and keeping it on the GPU removes both copies.
       const bool round_trip = lower_median(seen.round_trip) >= 0.5;

@@ -73,7 +73,9 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
 // the larger of the two; and, where the trace records copies, copies and kernels that never ran side by side (the
 // shorter of the two alone for gap_min_idle_share of the span: a two-stream pipeline serialised by work on the legacy
 // default stream) get one overlap_stages item; and device-to-device copies taking gap_min_idle_share of the span (a
-// stencil copying its new grid back where a pointer swap would do) get one dram_traffic item. Each estimate is that time's share of the stage's span; its run gain, the share of the traced
+// stencil copying its new grid back where a pointer swap would do) get one dram_traffic item; pinned uploads and
+// read-backs that never ran side by side (not a round trip) get one host_sync item where most are blocking calls, else
+// overlap_stages. Each estimate is that time's share of the stage's span; its run gain, the share of the traced
 // span `span_ns`. The typical instance is the lower median, and a stage needs two instances: the first call of a
 // range, which plans library calls or compiles, is not the steady state. Nothing without API call records.
 // `times`, when given, receives each such stage's typical range instance (Stage::range), idle or not.
