@@ -882,7 +882,10 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
       // before the kernel it waits for has started: its return, not its start, places it).
       auto w = std::lower_bound(wait_spans.begin(), wait_spans.end(), std::make_pair(last_end, std::int64_t{0}));
       const bool waited = w != wait_spans.end() && w->first <= ks[i].start_ns;
-      if (between_graphs ? host_waits && waited : !host_waits || waited) {
+      // Without host waits enough to lead (a wait per four launches), the remedy is a graph, which removes launch
+      // gaps but not the gaps a wait made: those stay with the ranges that wait (their own items; set 36's pageable
+      // loader and per-layer synchronize() named by a whole-program graph item).
+      if (between_graphs ? host_waits && waited : host_waits ? waited : !waited) {
         const double win = std::max(0.0, gap - polled_in(last_end, ks[i].start_ns) - floor_ns);
         winnable += win;
         const int ra = ranges.range_of(ks[last]), rb = ranges.range_of(ks[i]);
