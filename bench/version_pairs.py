@@ -9,6 +9,7 @@ estimate is within 15 points of the realised gain (issue 23's calibration goal: 
 Usage: bench/version_pairs.py [examples/h200/packages] [path/to/kprof]
 """
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -73,6 +74,35 @@ def main():
         within += err is not None and err <= 15
         print(f"| {pkg} {a}→{b} | {change} | {named} | {f'{est:.0f}%' if est is not None else '—'} | "
               f"{realised:.1f}% | {f'{err:.0f}' if err is not None else '—'} |")
+    # Program steps measured outside the packages: cuDNN convolutions called with NCHW tensors, then channels_last
+    # (scripts/device/layout-pairs.py on the H100: an annotation capture of the NCHW calls, and both layouts timed).
+    # The estimate is the layout item's share of its range's kernel time; the realised gain, of the call's time.
+    lp = Path("examples/h100/layout-pairs")
+    if (lp / "layout-timings.json").exists():
+        timings = json.loads((lp / "layout-timings.json").read_text())["cases"]
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "annot"
+            shutil.copytree(lp / "annot_layout_cupti", copy)
+            subprocess.run([kprof, "analyze", str(copy), "--out", str(copy), "--replace"], check=True,
+                           capture_output=True)
+            prof = json.loads((copy / "profile.json").read_text())
+        for name, case in timings.items():
+            stage = next((s for s in prof["stages"] if s["name"] == name), None)
+            item = next((o for o in prof["program_opportunities"] if name + "'s call" in o["name"]), None)
+            realised = case["realised_gain_pct"]
+            est = None
+            if stage and item:
+                kernels = sum(sum(k.get("samples_ns") or []) or k["duration_ns"]["median"] * k["duration_ns"]["count"]
+                              for k in stage["kernels"])
+                # The conversions' time, as the item's trigger gives it ("... move 1.07 GB in 1.142 ms beside ...").
+                own = float(re.search(r" in ([0-9.]+) ms", item["trigger"]).group(1)) * 1e6
+                est = item["est_gain_pct"] * own / kernels if kernels > 0 else None
+            err = abs(est - realised) if est is not None else None
+            n += 1
+            within += err is not None and err <= 15
+            named = item["name"].split(":")[0] + " (its range's item)" if item else "no layout item"
+            print(f"| {name} | NCHW → channels_last | {named} | {f'{est:.0f}%' if est is not None else '—'} | "
+                  f"{realised:.1f}% | {f'{err:.0f}' if err is not None else '—'} |")
     print(f"\n{within} of {n} steps within 15 points.")
 
 

@@ -50,11 +50,11 @@ std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns);
 std::vector<Opportunity> shape_advice(const ProfileRun& run);
 
 // A library call wrapped in its own layout conversions: in a named stage, the library's kernels that change a layout
-// (opportunities.layout_conversion_names; no matrix math), as many bytes out as in (over fusion_min_bytes), about the size of the input or the output of the library's matrix
-// kernel beside them (cuDNN's nchwToNhwc and nhwcToNchw around its NHWC implicit GEMM for an NCHW convolution). One
-// library_tuning item (kernel remedy dram_traffic) per stage: pass the call tensors in the layout it computes in
-// (channels_last where the call's name or a conversion into it says NHWC: opportunities.layout_nhwc_names,
-// layout_to_nhwc_names); the conversions' whole time goes.
+// (opportunities.layout_conversion_names; no matrix math), as many bytes out as in (over fusion_min_bytes), no more
+// than twice what the library's matrix kernel beside them reads or writes (cuDNN's nchwToNhwc and nhwcToNchw around
+// its NHWC implicit GEMM for an NCHW convolution). One library_tuning item (kernel remedy dram_traffic) per stage:
+// pass the call tensors in the layout it computes in (channels_last where the call's name or a conversion into it
+// says NHWC: opportunities.layout_nhwc_names, layout_to_nhwc_names); the conversions' whole time goes.
 std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, const Thresholds& t);
 
 // Launch gaps of a traced program (its timeline). With host waits between the launches, a kernel group whose own
