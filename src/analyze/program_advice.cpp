@@ -759,13 +759,19 @@ std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, c
       if (&g == call || !library_kernel_name(g.kernel, g.signature, t) || !converts) continue;
       // As many bytes out as in: the counted writes fall short of the output by what L2 still held dirty when the
       // kernel ended, up to L2's size (set 4's input conversion: 0.067 GB read, 0.050 GB counted written).
+      // (At most half the size tolerance again: a 2:1 narrowing cast does not pass.)
       const double reads = bytes(g, false), writes = bytes(g, true);
-      if (writes + l2_bytes < min_bytes || reads <= 0 || writes > reads * (1.0 + size_change) ||
-          writes + l2_bytes < reads * (1.0 - size_change))
+      const double dirty = std::min(l2_bytes, 0.5 * size_change * reads);
+      if (std::max(reads, writes) < min_bytes || reads <= 0 || writes > reads * (1.0 + size_change) ||
+          writes + dirty < reads * (1.0 - size_change))
         continue;
       // Of the call's input or output: no more than twice what the call reads, or what it writes (a convolution's
       // reads hold its input several times over; set 4's transposed convolution reads 0.27 GB for a 0.067 GB input).
-      if (writes > 2.0 * bytes(*call, false) && reads > 2.0 * bytes(*call, true)) continue;
+      // And no less than fold_min_read_share of either: a small reorder beside a large product is not its operand.
+      const double call_reads = bytes(*call, false), call_writes = bytes(*call, true);
+      if (writes > 2.0 * call_reads && reads > 2.0 * call_writes) continue;
+      if (std::max(reads, writes) < t.param("opportunities.fold_min_read_share") * std::max(call_reads, call_writes))
+        continue;
       conversions.push_back(&g);
       own += g.gpu_time_or_profiled_ns();
     }
@@ -847,8 +853,9 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   std::sort(wait_spans.begin(), wait_spans.end());
   const bool host_waits = waits * 4 >= n;
   // What the change can win: with host waits, the gaps between consecutive kernels in which a wait of the host
-  // returned (a sync or blocking copy that drained the queue): the host then launched ahead. Without,
-  // every gap. Each remaining launch still costs the host its launch call (the median measured, at least 1 µs).
+  // returned (a sync or blocking copy that drained the queue): the host then launched ahead. Without, every gap in
+  // which no wait returned. Each remaining launch still costs the host its launch call (the median measured, at least
+  // 1 µs).
   const double floor_ns = std::max(1000.0, timeline.launch.api_duration_ns.count ? timeline.launch.api_duration_ns.median : 0.0);
   const auto& ks = trace.kernels;  // sorted by start
   // A gap longer than gap_host_work_max_ns is the host computing (compiling, loading, checking results), which
@@ -1299,12 +1306,25 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
     per_stage[stage].directions_serial.push_back(shorter_alone(uploads, readbacks, lo, hi));
     {
-      // The share of the instance's host-link copies issued by a blocking call (cudaMemcpy without Async).
+      // The share of the instance's pinned copies outside graphs (those the item counts) issued by a blocking call
+      // (cudaMemcpy without Async), by time; and whether it has two or more each way: a pipeline of chunks, not one
+      // upload, a kernel and one read-back of its result, which depend on each other.
       double all = 0, blocking_copies = 0;
+      int up = 0, down = 0;
       const auto [c0, c1] = copies_in(lo, hi);
       for (auto ci = c0; ci != c1; ++ci)
-        if (ci->kind == MemcpyKind::htod || ci->kind == MemcpyKind::dtoh) ++all, blocking_copies += !ci->async;
+        if ((ci->kind == MemcpyKind::htod || ci->kind == MemcpyKind::dtoh) && !ci->pageable && ci->graph_id == 0) {
+          const double d = static_cast<double>(ci->end_ns - ci->start_ns);
+          all += d;
+          blocking_copies += ci->async ? 0.0 : d;
+          (ci->kind == MemcpyKind::htod ? up : down) += 1;
+        }
       per_stage[stage].blocking_copy_share.push_back(all > 0 ? blocking_copies / all : 0.0);
+      // The shorter direction alone, at most half of the copies' time with no kernel beside them (time under a
+      // kernel is hidden already).
+      const double link_alone = alone(copies_only, kernels_only, lo, hi);
+      per_stage[stage].directions_serial.back() =
+          up >= 2 && down >= 2 ? std::min(per_stage[stage].directions_serial.back(), 0.5 * link_alone) : 0.0;
     }
     per_stage[stage].device_copy.push_back(alone(device_copies, kernels_only, lo, hi));  // none without copy records
     per_stage[stage].link_alone.push_back(alone(copies_only, kernels_only, lo, hi));
@@ -1536,7 +1556,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // upload waits for its read-back, and keeping the data on the GPU removes both; the item below).
     const double directions = lower_median(seen.round_trip) >= 0.5 ? 0.0 : lower_median(seen.directions_serial);
     if (directions / typical_span >= min_share) {
-      const bool blocking = lower_median(seen.blocking_copy_share) >= 0.5;
+      // A blocking copy waits for (and on the legacy default stream, blocks) every stream's work: a quarter of the
+      // copies' time in such calls serialises the rest with them (set 35: the uploads blocking, the read-backs not).
+      const bool blocking = lower_median(seen.blocking_copy_share) >= 0.25;
       Opportunity o = item(blocking ? RemedyId::host_sync : RemedyId::overlap_stages, directions / typical_span,
                            "serial_direction_copy_ns", directions * count,
                            fmt::format("uploads and read-backs one after the other: {:.1f} ms of {:.1f} ms",
@@ -1615,7 +1637,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (const double link = lower_median(seen.link_alone), paged = lower_median(seen.pageable_ns),
         serial = lower_median(seen.serial);
         link / typical_span >= min_share && paged < 0.5 * link && serial < 0.5 * link &&
-        directions < t.param("opportunities.copy_directions_lead_share") * link) {
+        (directions / typical_span < min_share ||
+         directions < t.param("opportunities.copy_directions_lead_share") * link)) {
       // Most of the bytes make a round trip (down to the host, the same size back up): the stages hand an
       // intermediate over through host memory, and keeping it on the GPU removes both copies.
       const bool round_trip = lower_median(seen.round_trip) >= 0.5;

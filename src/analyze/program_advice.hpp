@@ -50,8 +50,9 @@ std::vector<Opportunity> overlap_advice(const ProfileRun& run, double total_ns);
 std::vector<Opportunity> shape_advice(const ProfileRun& run);
 
 // A library call wrapped in its own layout conversions: in a named stage, the library's kernels that change a layout
-// (opportunities.layout_conversion_names; no matrix math), as many bytes out as in (over fusion_min_bytes), no more
-// than twice what the library's matrix kernel beside them reads or writes (cuDNN's nchwToNhwc and nhwcToNchw around
+// (opportunities.layout_conversion_names; no matrix math), as many bytes out as in (over fusion_min_bytes; the
+// counted writes may fall short by what L2 held dirty), between 1/16 and twice what the library's matrix kernel beside
+// them reads or writes (cuDNN's nchwToNhwc and nhwcToNchw around
 // its NHWC implicit GEMM for an NCHW convolution). One library_tuning item (kernel remedy dram_traffic) per stage:
 // pass the call tensors in the layout it computes in (channels_last where the call's name or a conversion into it
 // says NHWC: opportunities.layout_nhwc_names, layout_to_nhwc_names); the conversions' whole time goes.
@@ -74,8 +75,8 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
 // shorter of the two alone for gap_min_idle_share of the span: a two-stream pipeline serialised by work on the legacy
 // default stream) get one overlap_stages item; and device-to-device copies taking gap_min_idle_share of the span (a
 // stencil copying its new grid back where a pointer swap would do) get one dram_traffic item; pinned uploads and
-// read-backs that never ran side by side (not a round trip) get one host_sync item where most are blocking calls, else
-// overlap_stages. Each estimate is that time's share of the stage's span; its run gain, the share of the traced
+// read-backs that never ran side by side (two or more each way, not a round trip) get one host_sync item where most
+// are blocking calls, else overlap_stages. Each estimate is that time's share of the stage's span; its run gain, the share of the traced
 // span `span_ns`. The typical instance is the lower median, and a stage needs two instances: the first call of a
 // range, which plans library calls or compiles, is not the steady state. Nothing without API call records.
 // `times`, when given, receives each such stage's typical range instance (Stage::range), idle or not.
