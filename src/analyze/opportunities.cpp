@@ -526,9 +526,6 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   host_memory(causes, m, all);
   unfused_fp(causes, m, t, all);
   from_ncu_rules(rules, causes, m, t, all);
-  // A kernel that already issues warpgroup MMAs (its warps wait on them: the gmma stall) is not told to adopt wgmma;
-  // feeding its tensor cores means keeping more of them in flight (Triton's 128x256x64 matmul on the H200, tensor
-  // pipe 78%).
   // A kernel whose tiles arrive by bulk copies (its memory-latency cause read so: no LSU loads) has no loads to widen
   // or unroll: more in flight means the next tile's copy issued before this tile's math (set 35's TMA kernel).
   if (!causes.empty() && causes.front().id == name(CauseId::memory_latency) &&
@@ -540,6 +537,9 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
         c.op.rationale = "Each tile's bulk copy (TMA) is waited for before its math, so DRAM and the pipes take turns; "
                          "with the next copy in flight during the math, the kernel takes the busier unit's time.";
       }
+  // A kernel that already issues warpgroup MMAs (its warps wait on them: the gmma stall) is not told to adopt wgmma;
+  // feeding its tensor cores means keeping more of them in flight (Triton's 128x256x64 matmul on the H200, tensor
+  // pipe 78%).
   if (m.stalls.count("gmma") && m.stalls.at("gmma") > 0)
     for (auto& c : all)
       if (c.remedy == RemedyId::feed_tensor) {
