@@ -746,8 +746,8 @@ std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, c
           (!call || g.gpu_time_or_profiled_ns() > call->gpu_time_or_profiled_ns()))
         call = &g;
     if (!call) continue;
-    // The library's own kernels beside it that change a layout, as many bytes out as in (not a cast), about the size
-    // of the call's input (before it) or output (after it).
+    // The library's own kernels beside it that change a layout, as many bytes out as in (not a cast), of the size of
+    // the call's input or output (below).
     std::vector<const KernelGroup*> conversions;
     double own = 0;
     for (const auto& g : s.kernels) {
@@ -787,7 +787,8 @@ std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, c
                             "opportunities.layout_nhwc_names");
     for (const auto* g : conversions) {
       copies.push_back(stage_kernel_label(s, *g));
-      nhwc = nhwc || names_match(g->signature.empty() ? g->kernel : g->signature, t, "opportunities.layout_to_nhwc_names");
+      nhwc = nhwc ||
+             names_match(g->signature.empty() ? g->kernel : g->signature, t, "opportunities.layout_to_nhwc_names");
     }
     o.name = fmt::format("Pass {}'s call its tensors in the layout it computes in{}: the library converts them "
                          "({}) around its kernel",
@@ -1184,7 +1185,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     }
     return std::max(0.0, std::min(kt, ct) - both);
   };
-  auto serial_copies = [&](std::int64_t lo, std::int64_t hi) { return shorter_alone(kernels_only, copies_only, lo, hi); };
+  auto serial_copies = [&](std::int64_t lo, std::int64_t hi) {
+    return shorter_alone(kernels_only, copies_only, lo, hi);
+  };
   // The rate of a copy from or to pinned memory: the device's measured host link in that direction (kprof-peaks'
   // h2d_pinned_gbps, d2h_pinned_gbps), else opportunities.pinned_copy_gbps.
   auto measured_rate = [&](bool to_device) -> std::optional<double> {
@@ -1547,10 +1550,11 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       out.push_back(std::move(o));
     }
     // Uploads and read-backs from pinned memory that never ran side by side, though the two copy engines move one of
-    // each at once: the shorter direction hides under the other (independent chunks: new data up, results down). Issued by blocking calls (cudaMemcpy), each copy
-    // waits for the work queued before it and holds the host until it ends (on the legacy default stream it also
-    // waits for every other stream): asynchronous copies on the chunks' streams are the change (host_sync); issued
-    // asynchronously, the copies share one stream or wait on each other (overlap_stages). Set 35's chunked decode:
+    // each at once: the shorter direction hides under the other (independent chunks: new data up, results down).
+    // Issued by blocking calls (cudaMemcpy), each copy waits for the work queued before it and holds the host until it
+    // ends (on the legacy default stream it also waits for every other stream): asynchronous copies on the chunks'
+    // streams are the change (host_sync); issued asynchronously, the copies share one stream or wait on each other
+    // (overlap_stages). Set 35's chunked decode:
     // 16 uploads by cudaMemcpy and 16 asynchronous read-backs of 8 MiB each, one after another across four streams.
     // Not where the uploads send back up what the read-backs brought down (a round trip through host memory: each
     // upload waits for its read-back, and keeping the data on the GPU removes both; the item below).
@@ -1572,9 +1576,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
           "(typically) is the shorter direction running alone, though the GPU's two copy engines move one of each at "
           "once. {}",
           stage->name, directions * 1e-6, per_range_ms,
-          blocking ? "Most of the copies are blocking calls (cudaMemcpy): each waits for the work queued before it "
-                     "(on the legacy default stream, for every stream) and holds the host until it ends, so nothing "
-                     "else is issued meanwhile."
+          blocking ? "A quarter or more of the copies' time is blocking calls (cudaMemcpy): each waits for the work "
+                     "queued before it (on the legacy default stream, for every stream) and holds the host until it "
+                     "ends, so nothing else is issued meanwhile."
                    : "The copies are asynchronous, yet each waits for the other direction's (one stream for both, or "
                      "events between them).");
       o.assumes = "the chunks are independent, so one direction's copies hide under the other's";
