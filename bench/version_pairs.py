@@ -33,6 +33,18 @@ PAIRS = [
     ("overlap", "v1", "v2", "the two stages on two streams", ["Overlap "], None, "nsys"),
 ]
 
+# The held-out cases timed against their fix (examples/h100/fix-pairs/set<N>-timings.json): the kernel (or range)
+# and the start of the name of the item that describes the fix made.
+FIX_ITEMS = {
+    "scalar_colormap_rgba": ("scalar_colormap_rgba_lerp", "Make constant-memory indices uniform"),
+    "btree_rank_lookup": ("btree_rank_lookup_queries", "Raise occupancy"),
+    "duffing_param_sweep": ("duffing_param_sweep_blocks", "Size the grid to whole waves"),
+    "heat_mode_steps": ("heat_mode_steps_stencil", "Remove host synchronisations between launches"),
+    "ocean_height_frames": ("ocean_height_frames", "Copy from pinned memory asynchronously"),
+    "spectra_tma_clenshaw": ("spectra_tma_clenshaw_rows", "Overlap the bulk copies with the math"),
+    "sensor_chunk_streams": ("sensor_chunk_streams", "Issue the copies with cudaMemcpyAsync"),
+}
+
 
 def load(root, pkg, v, name, mode="annotation"):
     return json.loads((root / f"{pkg}_{v}_{mode}" / name).read_text())
@@ -103,6 +115,31 @@ def main():
             named = item["name"].split(":")[0] + " (its range's item)" if item else "no layout item"
             print(f"| {name} | NCHW → channels_last | {named} | {f'{est:.0f}%' if est is not None else '—'} | "
                   f"{realised:.1f}% | {f'{err:.0f}' if err is not None else '—'} |")
+    # Fixes of held-out cases (examples/programs/calib_pairs*.cu on the device): the captured code against the fix
+    # the case's item names, timed alternately. The estimate is the item's as this kprof ranks it on the set's
+    # fixture (`diagnosis_score --top <set>`, the CUPTI-counter capture): a kernel item's of its kernel, a range
+    # item's of its range (the share of the range's time it saves); the realised gain, of the kernel or the call.
+    fp = Path("examples/h100/fix-pairs")
+    score = Path(kprof).parent / "diagnosis_score"
+    for timings_file in sorted(fp.glob("set*-timings.json")) if score.exists() else []:
+        data = json.loads(timings_file.read_text())
+        held_out = re.match(r"set(\d+)-", timings_file.name).group(1)
+        top = subprocess.run([str(score), "--top", held_out, "40"], check=True, capture_output=True,
+                             text=True).stdout
+        cupti = top.split("## annotation (cupti)")[1].split("## ")[0]
+        for name, case in data["cases"].items():
+            kernel, item = FIX_ITEMS[name]
+            pattern = re.compile(r"est (\d+)%\) \[\w+\] " + re.escape(kernel) + r"[^:]*: " + re.escape(item))
+            found = pattern.search(cupti)
+            est = float(found.group(1)) if found else None
+            realised = case["realised_gain_pct"]
+            err = abs(est - realised) if est is not None else None
+            n += 1
+            within += err is not None and err <= 15
+            named = item + "…" if found else "not among the items"
+            print(f"| set {held_out} {name} | {case['change']} | {named} | "
+                  f"{f'{est:.0f}%' if est is not None else '—'} | {realised:.1f}% | "
+                  f"{f'{err:.0f}' if err is not None else '—'} |")
     print(f"\n{within} of {n} steps within 15 points.")
 
 
