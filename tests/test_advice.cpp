@@ -2594,6 +2594,24 @@ TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
   EXPECT_EQ(chunked->remedy, "host_sync");
   EXPECT_NE(chunked->name.find("cudaMemcpyAsync"), std::string::npos) << chunked->name;
   EXPECT_NEAR(chunked->est_gain_pct, 1.8 / 4.0 * 100.0, 3.0);
+  EXPECT_NE(chunked->assumes.find("has not measured"), std::string::npos) << chunked->assumes;
+  // Where the device moves less than twice the one-way rate both ways at once (kprof-peaks' both_pinned_gbps: 74
+  // against 55 GB/s, as a virtualised H100's link might), only 2 (1 - 55/74) of the shorter direction hides.
+  {
+    ProfileRun run = one_stage_run("frames", "k", 100000, 12);
+    auto db = datasheet_db();
+    DeviceSpec spec = *db.find("h100-sxm");
+    spec.measured["h2d_pinned_gbps"] = Peak{55.0, "kprof-peaks"};
+    spec.measured["d2h_pinned_gbps"] = Peak{55.0, "kprof-peaks"};
+    spec.measured["both_pinned_gbps"] = Peak{74.0, "kprof-peaks"};
+    run.device_spec = spec;
+    const Trace pipeline = steps(false, true, true);
+    analyze_run(run, db, shipped(), &pipeline, false);
+    const Opportunity* shared = item(run, "serial_direction_copy_ns");
+    ASSERT_NE(shared, nullptr);
+    EXPECT_NEAR(shared->est_gain_pct, chunked->est_gain_pct * 2.0 * (1.0 - 55.0 / 74.0), 1.0);
+    EXPECT_NE(shared->assumes.find("74 GB/s both ways"), std::string::npos) << shared->assumes;
+  }
   // The round trip (read back, then the same bytes up again) has no such item: each upload waits for its read-back.
   EXPECT_EQ(item(back, "serial_direction_copy_ns"), nullptr);
 

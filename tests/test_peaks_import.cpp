@@ -76,12 +76,13 @@ TEST(PeaksImport, RoundTripsThroughTheReportType) {
   EXPECT_EQ(json(again), json(r));
 }
 
-// The host link's two keys are peaks like the others: imported into DeviceSpec::measured, in GB/s, with no warning.
+// The host link's keys (each way, and both ways at once) are peaks like the others: imported into
+// DeviceSpec::measured, in GB/s, with no warning.
 TEST(PeaksImport, TheHostLinkKeysAreImported) {
   PeaksReport r = sample();
   r.measured.clear();
   r.skipped.clear();
-  for (const char* key : {"h2d_pinned_gbps", "d2h_pinned_gbps"}) {
+  for (const char* key : {"h2d_pinned_gbps", "d2h_pinned_gbps", "both_pinned_gbps"}) {
     PeakMeasurement m;
     m.value = 50.5, m.min = 50.1, m.max = 51.0, m.runs = 7;
     m.method = "cudaMemcpyAsync from pinned host memory";
@@ -92,5 +93,6 @@ TEST(PeaksImport, TheHostLinkKeysAreImported) {
   EXPECT_TRUE(merge_measured(spec, r).empty());
   ASSERT_TRUE(spec.peak("h2d_pinned_gbps").has_value());
   EXPECT_DOUBLE_EQ(spec.peak("d2h_pinned_gbps")->value, 50.5);
+  ASSERT_TRUE(spec.peak("both_pinned_gbps").has_value());
   EXPECT_NE(spec.measured.at("h2d_pinned_gbps").source.find("GB/s"), std::string::npos);
 }

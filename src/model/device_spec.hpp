@@ -33,7 +33,8 @@ KPROF_JSON(SmLimits, max_warps, max_blocks, registers, register_alloc_unit, shar
 // Keys used in `datasheet` / `measured` (units in the key name):
 //   dram_gbps, l2_gbps, smem_gbps, fp64_tflops, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops (tensor),
 //   fp16_vector_tflops (HFMA2 on the FMA pipe), fp8_tflops, fp64_tensor_tflops (DMMA), h2d_pinned_gbps and
-//   d2h_pinned_gbps (the host link, copies from and to pinned host memory)
+//   d2h_pinned_gbps (the host link, copies from and to pinned host memory), both_pinned_gbps (an upload and a
+//   read-back at once, the bytes of both)
 struct DeviceSpec {
   std::string name;                  // "NVIDIA H200 SXM"
   std::string id;                    // "h200-sxm": short key, used in file names

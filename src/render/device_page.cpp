@@ -22,6 +22,7 @@ const KeyInfo kKeys[] = {
     {"bf16_tflops", "BF16 tensor", "TFLOP/s"},       {"fp16_tflops", "FP16 tensor", "TFLOP/s"},
     {"fp8_tflops", "FP8 tensor", "TFLOP/s"},         {"fp64_tensor_tflops", "FP64 tensor (DMMA)", "TFLOP/s"},
     {"h2d_pinned_gbps", "Host to device, pinned", "GB/s"}, {"d2h_pinned_gbps", "Device to host, pinned", "GB/s"},
+    {"both_pinned_gbps", "Both directions at once, pinned (bytes both ways)", "GB/s"},
 };
 const char* kPrecisions[] = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp64_tensor"};
 

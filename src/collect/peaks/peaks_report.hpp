@@ -1,6 +1,6 @@
 // The JSON kprof-peaks writes and `kprof` imports: the device as the CUDA runtime describes it, and the
 // measured peaks keyed like DeviceSpec (dram_gbps, l2_gbps, smem_gbps, fp64_tflops, fp32_tflops, tf32_tflops,
-// bf16_tflops, fp16_tflops, fp8_tflops, and the host link: h2d_pinned_gbps, d2h_pinned_gbps).
+// bf16_tflops, fp16_tflops, fp8_tflops, and the host link: h2d_pinned_gbps, d2h_pinned_gbps, both_pinned_gbps).
 #pragma once
 #include <map>
 #include <string>

@@ -148,6 +148,7 @@ int main(int argc, char** argv) {
     run("smem_gbps", [&] { return measure_smem_read(d, s, topt); });
     run("h2d_pinned_gbps", [&] { return measure_host_link(s, topt, true); });
     run("d2h_pinned_gbps", [&] { return measure_host_link(s, topt, false); });
+    run("both_pinned_gbps", [&] { return measure_host_link_both(s, topt); });
     run("fp32_tflops", [&] { return measure_fp32_fma(d, s, topt); });
     run("fp64_tflops", [&] { return measure_fp64_fma(d, s, topt); });
     for (const auto& prec : gemm_precisions())

@@ -218,6 +218,68 @@ PeakMeasurement measure_host_link(cudaStream_t s, const TimingOptions& opt, bool
                        " from pinned host memory (cudaMallocHost), " + gib(bytes) + " a run, bytes copied");
 }
 
+PeakMeasurement measure_host_link_both(cudaStream_t s, const TimingOptions& opt) {
+  const size_t bytes = size_t(256) << 20;
+  DeviceBuffer up(bytes), down(bytes);
+  void* host_up = nullptr;
+  void* host_down = nullptr;
+  CUDA_CHECK(cudaMallocHost(&host_up, bytes));
+  struct Pinned {
+    void* p;
+    ~Pinned() { cudaFreeHost(p); }
+  } pinned_up{host_up};
+  CUDA_CHECK(cudaMallocHost(&host_down, bytes));
+  Pinned pinned_down{host_down};
+  cudaStream_t side;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  struct Stream {
+    cudaStream_t s;
+    ~Stream() { cudaStreamDestroy(s); }
+  } side_owner{side};
+  cudaEvent_t fork, join;
+  CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  struct Events {
+    cudaEvent_t a, b;
+    ~Events() {
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+    }
+  } events{fork, join};
+  // As the one-way runs: the upload's source holds 2.0f, the read-back's source (on the device) too; both
+  // destinations start at zero, so a copy that did nothing shows in the words checked after the timed runs.
+  const std::size_t words = bytes / sizeof(float);
+  std::fill_n(static_cast<float*>(host_up), words, 2.0f);
+  std::fill_n(static_cast<float*>(host_down), words, 0.0f);
+  CUDA_CHECK(cudaMemsetAsync(up.as<void>(), 0, bytes, s));
+  fill_random(down.as<void>(), ElemType::f32, words, 8, 2.0f, 2.0f, s);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  auto ms = time_runs(
+      [&](cudaStream_t st) {
+        // The read-back starts with the upload (the side stream waits for the timing stream's start) and the timing
+        // stream waits for it to end.
+        CUDA_CHECK(cudaEventRecord(fork, st));
+        CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
+        CUDA_CHECK(cudaMemcpyAsync(host_down, down.as<void>(), bytes, cudaMemcpyDeviceToHost, side));
+        CUDA_CHECK(cudaMemcpyAsync(up.as<void>(), host_up, bytes, cudaMemcpyHostToDevice, st));
+        CUDA_CHECK(cudaEventRecord(join, side));
+        CUDA_CHECK(cudaStreamWaitEvent(st, join, 0));
+      },
+      s, opt);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  std::vector<float> sample(64);
+  for (std::size_t i = 0; i < sample.size(); ++i) {
+    const std::size_t at = (words - 1) * i / (sample.size() - 1);
+    CUDA_CHECK(cudaMemcpy(&sample[i], up.as<float>() + at, sizeof(float), cudaMemcpyDeviceToHost));
+    if (sample[i] == 2.0f) sample[i] = static_cast<const float*>(host_down)[at];
+  }
+  if (std::any_of(sample.begin(), sample.end(), [](float v) { return v != 2.0f; }))
+    throw std::runtime_error("the two-way host-link copies did not deliver the sources' bytes");
+  return summarize(ms, 2.0 * double(bytes), 1e9,
+                   "cudaMemcpyAsync host to device and device to host at once (two streams), pinned host memory "
+                   "(cudaMallocHost), " + gib(bytes) + " each way a run, bytes copied both ways");
+}
+
 PeakMeasurement measure_dram_mix(const DeviceFacts& d, cudaStream_t s, const TimingOptions& opt, DramMix mix) {
   const bool add = mix == DramMix::add_resident || mix == DramMix::add_flat;
   const size_t bytes = hbm_buffer_bytes(d, 3);

@@ -22,5 +22,9 @@ PeakMeasurement measure_smem_read(const DeviceFacts& d, cudaStream_t s, const Ti
 // run: the rate a copy from pinned memory reaches (program advice's "copy from pinned memory" compares pageable copies
 // with it).
 PeakMeasurement measure_host_link(cudaStream_t s, const TimingOptions& opt, bool to_device);
+// Both directions at once: a 256 MiB upload on `s` and a 256 MiB read-back on a second stream, pinned, started
+// together; the bytes of both over the time until both end. Twice the one-way rate where the two copy engines and the
+// link run each direction at full rate; less where they share something (the host's memory, a virtualised link).
+PeakMeasurement measure_host_link_both(cudaStream_t s, const TimingOptions& opt);
 
 }  // namespace kprof::peaks
