@@ -2058,6 +2058,25 @@ TEST(Advice, SectorsRefetchedOnChipAtTheDramRoofAreNotAGather) {
   EXPECT_EQ(analyse(m).bottleneck.cause, "uncoalesced_global");
   m.dram_read_bytes = 1.9 * 32.0 * 67113324;
   EXPECT_EQ(analyse(m).bottleneck.cause, "scattered_access");
+  // The same 1x below the roof is a gather whose lanes read sectors in neighbouring pairs (set 37's bilinear
+  // map_coordinates on the H100: DRAM at 67% of its roof, L1 hit 26%, L2 hit 20%): a strided layout streams at the
+  // roof. Without the hit rates of reuse it is scattered, not uncoalesced.
+  {
+    CanonicalMetrics g = m;
+    g.dram_read_bytes = 1.05 * 32.0 * 67113324;
+    g.dram_measured_pct = 67.4;
+    g.dram_throughput_pct = 62;
+    g.memory_throughput_pct = 62;
+    g.l2_throughput_pct = 53;
+    g.l1_hit_pct = 25.8;
+    g.l2_hit_pct = 20.4;
+    const KernelAnalysis ga = analyse(g);
+    EXPECT_EQ(ga.bottleneck.cause, "scattered_access");
+    EXPECT_EQ(first_fix(ga), "locality");
+    g.dram_measured_pct = 90;  // at the roof: the strided layout
+    g.dram_throughput_pct = g.memory_throughput_pct = 85;
+    EXPECT_EQ(analyse(g).bottleneck.cause, "uncoalesced_global");
+  }
   // Where Nsight Compute counted the bytes each sector carries, the count decides, not the DRAM ratio: 8 of 32 used.
   m.dram_read_bytes = 1.074e9;
   m.global_load_bytes_per_sector = 8.0;

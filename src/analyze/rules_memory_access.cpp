@@ -294,8 +294,12 @@ void detect_access_pattern(RuleContext& r) {
   // sectors each pull a 64-byte DRAM atom, about twice their bytes: the corpus's random gather at 1.86x), so the
   // sectors are consecutive in memory and a warp's lanes step over the bytes between them (one 4-byte field of a
   // 32-byte struct on the H200: 32 sectors per request, DRAM 97% of its roof reading 1.00x the load sectors, L2 hit
-  // 13%). Another layout (structure of arrays) or vector loads use every byte.
-  if (is_load && spr >= r.p("uncoalesced_sectors_per_request") && dram_now >= r.p("dram_bound_pct") &&
+  // 13%). Another layout (structure of arrays) or vector loads use every byte. Only at the roof itself
+  // (strided_dram_min_pct): a strided layout streams, its addresses rising as a copy's do, while gathers wait on
+  // each load's latency short of it; a bilinear gather whose lanes read neighbouring texels in pairs of sectors also
+  // reads about 1x the sectors from DRAM (set 37's map_coordinates on the H100: DRAM at 67% of its roof, L1 hit 26%,
+  // L2 hit 20%, 5.65 bytes used a sector; the strided layouts labelled so ran at 87-97%).
+  if (is_load && spr >= r.p("uncoalesced_sectors_per_request") && dram_now >= r.p("strided_dram_min_pct") &&
       m.dram_read_bytes && val(m.global_load_sectors) > 0) {
     const double per_sector = *m.dram_read_bytes / (32.0 * *m.global_load_sectors);
     // Fewer DRAM bytes than sectors means sectors re-hit on chip: the rules below weigh that reuse (at the DRAM roof
