@@ -934,6 +934,58 @@ Trace loop_trace(int instances, int kernels, std::int64_t kernel_ns, std::int64_
 }
 }  // namespace
 
+// The host's work between a range's launches sitting inside nested NVTX ranges that launch nothing, labelled as
+// compilation (JAX's "XlaCompile:#module=...#" around a jax.jit built anew for each batch; set 37): the item says so
+// and names the change, compile once, also where the stream runs a host function each instance (XLA enqueues one
+// per execution: not callbacks holding the stream). Without such ranges, the plain host-work item.
+TEST(Advice, HostWorkInsideCompilationRangesIsToCompileOnce) {
+  auto host_item = [](bool annotated) {
+    Trace trace = loop_trace(4, 2, 100000, 5000000, 0);
+    const auto compile = static_cast<StringId>(trace.strings.size());
+    trace.strings.push_back("XlaCompile:#module=jit_standardize#");
+    const auto host_fn = static_cast<StringId>(trace.strings.size());
+    trace.strings.push_back("cudaLaunchHostFunc");
+    const std::size_t instances = trace.nvtx.size();
+    for (std::size_t i = 0; i < instances; ++i) {
+      const TraceNvtxRange r = trace.nvtx[i];
+      if (annotated)
+        for (std::int64_t gap_start : {std::int64_t{105000}, std::int64_t{5214000}}) {
+          TraceNvtxRange c;  // 4 of the 5 ms after each of the two kernels
+          c.name = compile;
+          c.start_ns = r.start_ns + gap_start + 500000;
+          c.end_ns = c.start_ns + 4000000;
+          c.parent = static_cast<int>(i);
+          c.depth = 1;
+          trace.nvtx.push_back(c);
+        }
+      TraceApiCall h;
+      h.name = host_fn;
+      h.start_ns = r.start_ns + 4700000;
+      h.end_ns = h.start_ns + 3000;
+      trace.api_calls.push_back(h);
+    }
+    std::sort(trace.api_calls.begin(), trace.api_calls.end(),
+              [](const TraceApiCall& a, const TraceApiCall& b) { return a.start_ns < b.start_ns; });
+    ProfileRun run = one_stage_run("loop", "k", 100000, 10);
+    run.stages[0].kernels[0].duration_ns.count = 8;
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    std::optional<Opportunity> found;
+    for (const auto& o : run.program_opportunities)
+      if (o.trigger_metric == "host_work_ns") found = o;
+    return found;
+  };
+  const auto compiled = host_item(true);
+  ASSERT_TRUE(compiled);
+  EXPECT_EQ(compiled->remedy, "host_work");
+  EXPECT_NE(compiled->name.find("Compile once"), std::string::npos) << compiled->name;
+  EXPECT_NE(compiled->rationale.find("\"XlaCompile\""), std::string::npos) << compiled->rationale;
+  EXPECT_EQ(compiled->rationale.find("cudaLaunchHostFunc"), std::string::npos) << compiled->rationale;
+  const auto plain = host_item(false);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->name.find("Compile once"), std::string::npos) << plain->name;
+  EXPECT_EQ(plain->rationale.find("XlaCompile"), std::string::npos) << plain->rationale;
+}
+
 // A range whose GPU idles most of its typical instance is bound outside its kernels (Stage::bound): the sampler's
 // host work, a loop of short launches with gaps between them. The time before the first launch (one call's own
 // overhead) is not the range's idling unless the host computes there for gap_host_work_max_ns or more, and a range

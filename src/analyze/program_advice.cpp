@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <tuple>
 #include <cmath>
 #include <cstdint>
@@ -1224,6 +1225,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled, directions_serial,
         blocking_copy_share;
     std::vector<RangeTime> instances;
+    // The GPU-idle time inside each instance's child NVTX ranges that launched nothing (the program's or a
+    // framework's annotations of host work: XLA's "XlaCompile:#module=...#" around each compilation), by label.
+    std::map<std::string, std::vector<double>> annotated;
     double leads = 0;  // the host's computing before each instance's first GPU activity, summed (in their spans)
     bool pinned_measured = false, pinned_fallback = false;
   };
@@ -1291,6 +1295,22 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       launch_floor_ns = std::max(launch_floor_ns, calls[calls.size() / 2]);
     }
   }
+  // Ranges that hold a kernel launch (its innermost range and every range around it): the others, nested in a stage's
+  // range, annotate host work. A child's label is its name up to a TraceMe-style "Name:#key=value#" argument list.
+  std::vector<bool> launched(trace.nvtx.size(), false);
+  for (const auto& k : trace.kernels)
+    for (int p = k.nvtx_range; p >= 0 && p < static_cast<int>(trace.nvtx.size()) && !launched[p];
+         p = trace.nvtx[p].parent)
+      launched[p] = true;
+  std::map<int, std::vector<std::pair<std::string, Span>>> annotations;  // parent range -> (label, span) of children
+  for (std::size_t i = 0; i < trace.nvtx.size(); ++i) {
+    const auto& c = trace.nvtx[i];
+    if (c.parent < 0 || launched[i] || !c.push_pop || c.end_ns <= c.start_ns) continue;
+    std::string label{trace.str(c.name)};
+    if (const auto at = label.find(":#"); at != std::string::npos) label.resize(at);
+    if (label.size() > 48) label.resize(48);
+    annotations[c.parent].push_back({label, {c.start_ns, c.end_ns}});
+  }
   std::map<const Stage*, Seen> per_stage;
   for (const auto& [r, end] : last_end) {
     const auto& range = trace.nvtx[r];
@@ -1299,6 +1319,14 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     const std::int64_t lo = range.start_ns, hi = std::max(range.end_ns, end);
     if (hi <= lo) continue;
     const Idle idle = idle_host(lo, hi);
+    if (const auto found = annotations.find(r); found != annotations.end()) {
+      std::map<std::string, double> by_label;
+      for (const auto& [label, span] : found->second) {
+        const std::int64_t a = std::max(span.first, lo), b = std::min(span.second, hi);
+        if (b > a) by_label[label] += static_cast<double>(b - a - covered(gpu, a, b));
+      }
+      for (const auto& [label, ns] : by_label) per_stage[stage].annotated[label].push_back(ns);
+    }
     // The GPU idle while the host polls is the polling's, not the host's work (its own item below).
     const Poll poll = polled(lo, hi);
     per_stage[stage].polled.push_back(poll.ns);
@@ -1801,9 +1829,25 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     }
     // The host computing, or held in blocking calls, with the GPU idle: the larger of the two.
     const double work = lower_median(seen.work), blocked = lower_median(seen.blocked);
+    // Where half or more of the host's work sits inside nested NVTX ranges of one label that launched nothing, the
+    // program (or its framework) has named it: say so; where the label names compilation (JAX's XlaCompile ranges
+    // around a jax.jit built anew for each batch; set 37), the change is to compile once.
+    std::string annotated;
+    double annotated_ns = 0;
+    for (const auto& [label, per_instance] : seen.annotated) {
+      std::vector<double> padded = per_instance;
+      padded.resize(std::max(padded.size(), seen.work.size()), 0.0);
+      if (const double ns = lower_median(padded); work > 0 && ns >= 0.5 * work && ns > annotated_ns)
+        annotated = label, annotated_ns = ns;
+    }
+    std::string lower = annotated;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    const bool compiles = lower.find("compil") != std::string::npos;
     // The host held in a wait while the stream runs host functions it enqueued (a cudaLaunchHostFunc per step: set
-    // 24's energy log): the GPU idles for the callbacks, host work on the stream's path, not a wait to drop.
-    const bool callbacks = lower_median(seen.host_funcs) >= 1;
+    // 24's energy log): the GPU idles for the callbacks, host work on the stream's path, not a wait to drop. Not where
+    // the program's annotations account for the work (XLA enqueues a host function per execution; its idle time is
+    // the compilation around it).
+    const bool callbacks = lower_median(seen.host_funcs) >= 1 && annotated.empty();
     const bool computes = work >= blocked || callbacks;
     // Where the waits lead, allocating once and synchronising once take the host's other calls out of the loop too:
     // the estimate is its time in all of them.
@@ -1814,6 +1858,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                          computes ? "host_work_ns" : "host_blocked_ns", total,
                          fmt::format("{}={:.1f} ms of {:.1f} ms", computes ? "host_work" : "host_blocked",
                                      total * 1e-6, span * 1e-6));
+    if (computes && compiles)
+      o.name = "Compile once, outside the loop (build the jitted or compiled function once; keep its shapes, dtypes "
+               "and static arguments fixed so that its cache hits)";
+
     o.rationale =
         computes
             ? (callbacks ? fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while "
@@ -1822,13 +1870,19 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                        "do the work on the GPU. ",
                                        stage->name, typical * 1e-6, per_range_ms, lower_median(seen.host_funcs))
                          : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the "
-                                       "host works {}. ",
+                                       "host works {}. {}",
                                        stage->name, typical * 1e-6, per_range_ms,
                                        2.0 * lower_median(seen.driver) >= work
                                            ? "in CUDA calls that do not wait for the GPU (allocating or pinning "
                                              "buffers, building graphs or library plans, loading modules): made once, "
                                              "ahead of the loop, they leave its path"
-                                           : "outside any CUDA call")) +
+                                           : "outside any CUDA call",
+                                       annotated.empty()
+                                           ? std::string()
+                                           : fmt::format("{:.1f} ms of it is inside NVTX ranges named \"{}\" (the "
+                                                         "program's or its framework's), which launch nothing{}. ",
+                                                         annotated_ns * 1e-6, annotated,
+                                                         compiles ? ": compilation, repeated in every range" : ""))) +
                   o.rationale
             : fmt::format("In {} the GPU idles {:.1f} ms of each range's {:.1f} ms (typically) while the host is held "
                           "in CUDA calls, most of them waiting for the GPU (frees and allocations behind queued work, "
