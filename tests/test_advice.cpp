@@ -984,6 +984,8 @@ TEST(Advice, HostWorkInsideCompilationRangesIsToCompileOnce) {
   ASSERT_TRUE(plain);
   EXPECT_EQ(plain->name.find("Compile once"), std::string::npos) << plain->name;
   EXPECT_EQ(plain->rationale.find("XlaCompile"), std::string::npos) << plain->rationale;
+  // Without the compilation ranges the host function does read as callbacks holding the stream.
+  EXPECT_NE(plain->rationale.find("cudaLaunchHostFunc"), std::string::npos) << plain->rationale;
 }
 
 // A range whose GPU idles most of its typical instance is bound outside its kernels (Stage::bound): the sampler's
@@ -2682,6 +2684,25 @@ TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
     ASSERT_NE(shared, nullptr);
     EXPECT_NEAR(shared->est_gain_pct, chunked->est_gain_pct * 2.0 * (1.0 - 55.0 / 74.0), 1.0);
     EXPECT_NE(shared->assumes.find("74 GB/s both ways"), std::string::npos) << shared->assumes;
+    // Twice the one-way rate or more: all of it hides; no faster both ways than one way: none (the item stays, as
+    // the blocking calls also hold the host, at no estimated gain).
+    auto estimate = [&](std::optional<double> both_gbps, bool one_way = true) {
+      ProfileRun r = one_stage_run("frames", "k", 100000, 12);
+      DeviceSpec sp = *db.find("h100-sxm");
+      if (one_way) sp.measured["h2d_pinned_gbps"] = sp.measured["d2h_pinned_gbps"] = Peak{55.0, "kprof-peaks"};
+      if (both_gbps) sp.measured["both_pinned_gbps"] = Peak{*both_gbps, "kprof-peaks"};
+      r.device_spec = sp;
+      analyze_run(r, db, shipped(), &pipeline, false);
+      const Opportunity* o = item(r, "serial_direction_copy_ns");
+      return o ? std::optional<std::pair<double, std::string>>({o->est_gain_pct, o->assumes}) : std::nullopt;
+    };
+    const auto full = estimate(120.0), none = estimate(50.0), half_known = estimate(74.0, false);
+    ASSERT_TRUE(full && none && half_known);
+    EXPECT_NEAR(full->first, chunked->est_gain_pct, 0.5);
+    EXPECT_NEAR(none->first, 0.0, 0.5);
+    // A two-way figure without the one-way ones scales nothing, and the assumption says it is unmeasured.
+    EXPECT_NEAR(half_known->first, chunked->est_gain_pct, 0.5);
+    EXPECT_NE(half_known->second.find("has not measured"), std::string::npos) << half_known->second;
   }
   // The round trip (read back, then the same bytes up again) has no such item: each upload waits for its read-back.
   EXPECT_EQ(item(back, "serial_direction_copy_ns"), nullptr);

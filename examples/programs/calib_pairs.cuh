@@ -16,14 +16,19 @@ inline double median(std::vector<double> v) {
   return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// `rounds` rounds of `calls` calls of each variant, alternating; each call's time in ms from `time_one`.
+// `rounds` rounds of `calls` calls of each variant, alternating (the variant that goes first alternates too); each
+// call's time in ms from `time_one`.
 template <class A, class B, class T>
 void alternate(int rounds, int calls, A&& before, B&& after, T&& time_one, std::vector<double>& tb,
                std::vector<double>& ta) {
-  for (int r = 0; r < rounds; ++r) {
-    for (int c = 0; c < calls; ++c) tb.push_back(time_one(before));
-    for (int c = 0; c < calls; ++c) ta.push_back(time_one(after));
-  }
+  for (int r = 0; r < rounds; ++r)
+    for (int v = 0; v < 2; ++v) {
+      const bool first_before = r % 2 == 0;
+      if ((v == 0) == first_before)
+        for (int c = 0; c < calls; ++c) tb.push_back(time_one(before));
+      else
+        for (int c = 0; c < calls; ++c) ta.push_back(time_one(after));
+    }
 }
 
 // CUDA events on the legacy default stream around `body` (kernels launched there).

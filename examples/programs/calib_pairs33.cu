@@ -5,7 +5,9 @@
 //   scalar_colormap_rgba   per-lane indices into a __constant__ colormap  →  the table copied to shared memory
 //   btree_rank_lookup      one query warp per 32-thread block (the blocks-per-SM limit)  →  8 query warps per block
 //   duffing_param_sweep    152 blocks of 1024 threads, 16 oscillators each (1.15 waves of one block per SM)  →  two
-//                          oscillators per thread in 4864 blocks of 256 threads (several waves)
+//                          oscillators per thread in 4864 blocks of 256 threads (several waves; this also changes the
+//                          independent chains per thread, 16 to 2, and doubles the resident threads: not a pure
+//                          change of wave count)
 //   heat_mode_steps        a cudaStreamSynchronize after each of the 128 launches  →  one at the end
 //   ocean_height_frames    each frame copied back by cudaMemcpy into pageable memory  →  into pinned memory by
 //                          cudaMemcpyAsync on the same stream (the copies still follow the kernels: only the rate
@@ -22,10 +24,13 @@
 #include "calib_pairs.cuh"
 
 // ---- scalar_colormap_rgba, after: the same interpolation from a shared-memory copy of the table.
+// The table is filled from its global copy (the __constant__ symbol's address, read coalesced through the read-only
+// path), not from c_cmap itself, whose per-lane addresses would serialise the fill as they did the lookups.
 __global__ void __launch_bounds__(256) scalar_colormap_rgba_lerp_smem(const float4* __restrict__ field,
+                                                                      const float* __restrict__ cmap_global,
                                                                       uint4* __restrict__ rgba) {
   __shared__ float table[4][256];
-  for (int k = threadIdx.x; k < 4 * 256; k += blockDim.x) table[k / 256][k % 256] = c_cmap[k / 256][k % 256];
+  for (int k = threadIdx.x; k < 4 * 256; k += blockDim.x) table[k / 256][k % 256] = __ldg(cmap_global + k);
   __syncthreads();
   auto pixel = [&](float s) {
     const float u = mul_rn(fminf(fmaxf(s, 0.f), 1.f), 255.f);
@@ -120,13 +125,15 @@ int main(int argc, char** argv) {
       planar[i] = e.x, planar[256 + i] = e.y, planar[512 + i] = e.z, planar[768 + i] = e.w;
     }
     CK(cudaMemcpyToSymbol(c_cmap, planar.data(), planar.size() * sizeof(float)));
+    const float* cmap_global = nullptr;
+    CK(cudaGetSymbolAddress((void**)&cmap_global, c_cmap));
     fill_colormap_field<<<4096, 256>>>(field);
     const unsigned grid = (unsigned)(CM_N / 4 / 256);
     auto before = [&] {
       scalar_colormap_rgba_lerp<<<grid, 256>>>(reinterpret_cast<const float4*>(field), reinterpret_cast<uint4*>(out_b));
     };
     auto after = [&] {
-      scalar_colormap_rgba_lerp_smem<<<grid, 256>>>(reinterpret_cast<const float4*>(field),
+      scalar_colormap_rgba_lerp_smem<<<grid, 256>>>(reinterpret_cast<const float4*>(field), cmap_global,
                                                      reinterpret_cast<uint4*>(out_a));
     };
     before();

@@ -1323,7 +1323,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       std::map<std::string, double> by_label;
       for (const auto& [label, span] : found->second) {
         const std::int64_t a = std::max(span.first, lo), b = std::min(span.second, hi);
-        if (b > a) by_label[label] += static_cast<double>(b - a - covered(gpu, a, b));
+        if (b > a) {  // counted as the range's host work is: computing and driver calls with the GPU idle
+          const Idle in = idle_host(a, b);
+          by_label[label] += in.work + in.driver;
+        }
       }
       for (const auto& [label, ns] : by_label) per_stage[stage].annotated[label].push_back(ns);
     }
@@ -1590,14 +1593,16 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // a read-back at once) against the one-way rate r (the mean of the two directions'): 2 (1 - r / both) of it, all
     // of it where the two directions run at full rate side by side (both = 2r), none where they share the link's
     // rate. Unmeasured, all of it (set 35's chunked decode on the H100: estimated 44% of the range, realised 25.6%).
+    // (The item stands on the unscaled share: blocking copies also hold the host; only its estimate is scaled.)
     double hidden = 1.0;
     std::optional<double> both;
     if (run.device_spec)
       if (auto p = run.device_spec->peak("both_pinned_gbps"); p && p->value > 0) both = p->value;
-    if (const auto up = measured_rate(true), down = measured_rate(false); both && up && down)
-      hidden = std::clamp(2.0 * (1.0 - 0.5 * (*up + *down) / *both), 0.0, 1.0);
+    const auto up = measured_rate(true), down = measured_rate(false);
+    const bool scaled = both && up && down;
+    if (scaled) hidden = std::clamp(2.0 * (1.0 - 0.5 * (*up + *down) / *both), 0.0, 1.0);
     const double directions = lower_median(seen.round_trip) >= 0.5 ? 0.0 : lower_median(seen.directions_serial);
-    if (directions * hidden / typical_span >= min_share) {
+    if (directions / typical_span >= min_share) {
       // A blocking copy waits for (and on the legacy default stream, blocks) every stream's work: a quarter of the
       // copies' time in such calls serialises the rest with them (set 35: the uploads blocking, the read-backs not).
       const bool blocking = lower_median(seen.blocking_copy_share) >= 0.25;
@@ -1619,10 +1624,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                      "ends, so nothing else is issued meanwhile."
                    : "The copies are asynchronous, yet each waits for the other direction's (one stream for both, or "
                      "events between them).");
-      o.assumes = both ? fmt::format("the chunks are independent, so one direction's copies hide under the other's, "
+      o.assumes = scaled ? fmt::format("the chunks are independent, so one direction's copies hide under the other's, "
                                      "{:.0f}% of them: the device moves {:.0f} GB/s both ways at once (kprof-peaks' "
                                      "both_pinned_gbps) against {:.0f} GB/s one way",
-                                     hidden * 100, *both, 0.5 * (pinned_rate(true) + pinned_rate(false)))
+                                     hidden * 100, *both, 0.5 * (*up + *down))
                        : "the chunks are independent, so one direction's copies hide under the other's (all of them: "
                          "the two copy engines at full rate side by side; kprof-peaks has not measured this device's "
                          "two-way rate, both_pinned_gbps)";
@@ -1840,14 +1845,19 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       if (const double ns = lower_median(padded); work > 0 && ns >= 0.5 * work && ns > annotated_ns)
         annotated = label, annotated_ns = ns;
     }
+    annotated_ns = std::min(annotated_ns, work);
+    // Compilation: "compile" (not "compiled": PyTorch's CompiledFunction runs compiled code), "compiling",
+    // "compilation".
     std::string lower = annotated;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    const bool compiles = lower.find("compil") != std::string::npos;
+    bool compiles = lower.find("compilation") != std::string::npos || lower.find("compiling") != std::string::npos;
+    for (auto at = lower.find("compile"); at != std::string::npos && !compiles; at = lower.find("compile", at + 1))
+      compiles = at + 7 >= lower.size() || lower[at + 7] != 'd';
     // The host held in a wait while the stream runs host functions it enqueued (a cudaLaunchHostFunc per step: set
     // 24's energy log): the GPU idles for the callbacks, host work on the stream's path, not a wait to drop. Not where
-    // the program's annotations account for the work (XLA enqueues a host function per execution; its idle time is
-    // the compilation around it).
-    const bool callbacks = lower_median(seen.host_funcs) >= 1 && annotated.empty();
+    // the program's annotations say the work is compilation (XLA enqueues a host function per execution; its idle
+    // time is the compilation around it).
+    const bool callbacks = lower_median(seen.host_funcs) >= 1 && !compiles;
     const bool computes = work >= blocked || callbacks;
     // Where the waits lead, allocating once and synchronising once take the host's other calls out of the loop too:
     // the estimate is its time in all of them.
