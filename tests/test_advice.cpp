@@ -375,6 +375,44 @@ TEST(Advice, SharedAtomicsThatReplayAreContention) {
   EXPECT_NE(analyse(calm).bottleneck.cause, "atomic_contention");
 }
 
+// A cooperative grid.sync() after each of many tiny phases (set 38's wavefront on the H100, Nsight Compute's counters:
+// 29% of the global requests atomics, SM 10%, the block's other warps at its __syncthreads for 85% of the waiting):
+// the barrier is what the warps wait on, not the atomics of the grid barrier's counter, and leads; without the
+// barrier waits the atomics would.
+TEST(Advice, AtomicsWhileTheWarpsWaitAtBarriersAreNotTheLimit) {
+  auto wavefront = [] {
+    CanonicalMetrics m;
+    m.duration_ns = 5.48e6;
+    m.sm_throughput_pct = 10.3;
+    m.issue_active_pct = 10.3;
+    m.memory_throughput_pct = m.l2_throughput_pct = 13.95;
+    m.l1_throughput_pct = 3.8;
+    m.dram_throughput_pct = 0.02;
+    m.dram_measured_pct = 0.03;
+    m.global_atomic_requests = 2.16e6;
+    m.global_load_requests = 5.3e6;
+    m.global_load_sectors = 8.6e6;
+    m.global_store_requests = 3.4e4;
+    m.global_store_sectors = 1.05e6;
+    m.l2_bytes = 3.35e9;
+    m.dram_bytes = 4.2e6;
+    m.grid_size = 1056;
+    m.block_size = 256;
+    m.waves_per_sm = 1;
+    m.achieved_occupancy_pct = m.theoretical_occupancy_pct = 100;
+    m.stalls = {{"barrier", 129.45}, {"long_scoreboard", 12.45}, {"membar", 3.35}, {"wait", 3.61},
+                {"branch_resolving", 2.13}, {"selected", 1.0}, {"not_selected", 1.54}};
+    return m;
+  };
+  const auto a = analyse(wavefront());
+  EXPECT_EQ(a.bottleneck.cause, "barrier_stall");
+  EXPECT_EQ(first_fix(a), "block_balance");
+  auto no_barrier = wavefront();
+  no_barrier.stalls["barrier"] = 1.0;
+  no_barrier.stalls["long_scoreboard"] = 140.0;
+  EXPECT_EQ(analyse(no_barrier).bottleneck.cause, "atomic_contention");
+}
+
 // Atomics that are L2's work (held-out set 4's scatter_add into 1M float bins, CUPTI counters on the H200: 2.1M
 // RED requests beside 4.2M loads, L2 95% busy, DRAM 23%, 4.4 GB of L2 traffic of which the loads' sectors are 0.8
 // GB): L2's atomic units bind, and a warp's 32 updates on 32 lines call for bucketing the updates (locality), not

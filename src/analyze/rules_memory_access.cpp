@@ -109,11 +109,21 @@ void detect_atomic_contention(RuleContext& r) {
   // sector from DRAM (spread_atomics_dram_bytes): those are scattered accesses (detect_access_pattern), not
   // contention.
   if (spread_atomics_dram_bytes(r)) return;
+  // Warps waiting at block barriers or asleep are not waiting on the atomics: with stalls measured, the time at
+  // stake is the rest of the waiting (a cooperative grid.sync() spins on one counter with atomics while the block's
+  // other warps wait at its __syncthreads: set 38's wavefront, 85% of the waiting at barriers; fewer grid-wide
+  // barriers, not fewer atomics, is the change there).
+  const double total = r.waiting_total();
+  const double elsewhere = total > 0 ? std::clamp(m.waiting_stalls({"barrier", "sleeping"}) / total, 0.0, 1.0) : 0.0;
   r.add(CauseId::atomic_contention, "atomic contention",
         fmt::format("{} of global memory requests are atomics ({:.3g} requests) while SM {:.1f}% and memory {:.1f}% "
-                    "stay low: the atomics serialise on a few addresses",
-                    pct(share), atom, val(m.sm_throughput_pct), val(m.memory_throughput_pct)),
-        r.headroom, fmt::format("atomic_requests={}, sm_throughput={:.1f}%", pct(share), val(m.sm_throughput_pct)));
+                    "stay low: the atomics serialise on a few addresses{}",
+                    pct(share), atom, val(m.sm_throughput_pct), val(m.memory_throughput_pct),
+                    elsewhere >= 0.5 ? fmt::format(" (warps wait at barriers or asleep in {} of their waiting)",
+                                                   pct(elsewhere))
+                                     : std::string()),
+        r.headroom * (1.0 - elsewhere),
+        fmt::format("atomic_requests={}, sm_throughput={:.1f}%", pct(share), val(m.sm_throughput_pct)));
 }
 
 void detect_bank_conflicts(RuleContext& r) {
