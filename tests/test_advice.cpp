@@ -375,6 +375,47 @@ TEST(Advice, SharedAtomicsThatReplayAreContention) {
   EXPECT_NE(analyse(calm).bottleneck.cause, "atomic_contention");
 }
 
+// Texture fetches keep the L1/TEX unit busy and move bytes no load, store or shared-memory count holds: with the
+// warps waiting mostly for room in the texture queue, a unit busy with few counted bytes is re-read data through the
+// texture path (fewer fetches: hardware filtering, reuse), not "other MIO instructions" (set 38's point-sampled bicubic
+// through tex2D, Nsight Compute's counters on the H100: L1/TEX 97%, 0.5 B per cycle counted, tex_throttle 73% of
+// the waiting). Without the texture waits, the MIO reading stands.
+TEST(Advice, ATextureBoundUnitIsNotOtherMioInstructions) {
+  auto bicubic = [] {
+    CanonicalMetrics m;
+    m.duration_ns = 1.05e6;
+    m.sm_clock_hz = 1.995e9;
+    m.sm_throughput_pct = 37.0;
+    m.memory_throughput_pct = 96.8;
+    m.l1_throughput_pct = 97.0;
+    m.l2_throughput_pct = 6.35;
+    m.dram_throughput_pct = 5.2;
+    m.dram_measured_pct = 5.7;
+    m.issue_active_pct = 27.3;
+    m.l1_bytes = 1.34e8;
+    m.shared_wavefronts = 0;
+    m.l1_hit_pct = 97.5;
+    m.l2_hit_pct = 82.7;
+    m.lsu_pipe_pct = 2.3;
+    m.fma_pipe_pct = 14.0;
+    m.alu_pipe_pct = 12.1;
+    m.grid_size = 262144;
+    m.block_size = 256;
+    m.waves_per_sm = 397;
+    m.achieved_occupancy_pct = 56;
+    m.theoretical_occupancy_pct = 62.5;
+    m.stalls = {{"tex_throttle", 25.12}, {"long_scoreboard", 3.67}, {"wait", 0.63}, {"short_scoreboard", 0.31},
+                {"selected", 1.0}, {"not_selected", 1.57}};
+    return m;
+  };
+  const auto a = analyse(bicubic());
+  EXPECT_EQ(a.bottleneck.cause, "l1_bandwidth");
+  EXPECT_EQ(first_fix(a), "onchip_reuse");
+  auto shuffles = bicubic();
+  shuffles.stalls = {{"mio_throttle", 25.12}, {"long_scoreboard", 3.67}, {"selected", 1.0}};
+  EXPECT_EQ(first_fix(analyse(shuffles)), "mio_pressure");
+}
+
 // A cooperative grid.sync() after each of many tiny phases (set 38's wavefront on the H100, Nsight Compute's counters:
 // 29% of the global requests atomics, SM 10%, the block's other warps at its __syncthreads for 85% of the waiting):
 // the barrier is what the warps wait on, not the atomics of the grid barrier's counter, and leads; without the

@@ -41,6 +41,11 @@ std::optional<double> RuleContext::l1_data_per_clk() const {
          (sms * clock_hz * *m.duration_ns * 1e-9);
 }
 
+bool RuleContext::texture_waits() const {
+  const double waiting = waiting_total();
+  return waiting > 0 && m.waiting_stalls({"tex_throttle"}) / waiting >= p("dominant_stall_share");
+}
+
 Finding& RuleContext::add_mio_instructions(CauseId id, double l1, double per_clk) {
   Finding& f = add(id, "L1/shared-memory unit bound (MIO instructions, not data)",
                    fmt::format("L1/TEX unit busy {:.1f}% while it moves {:.1f} B per SM cycle of loads, stores and "

@@ -114,6 +114,10 @@ struct RuleContext {
   // device's SM count and a clock, or in a kernel of tensor math (TMA and warpgroup-MMA operands reach shared memory
   // past these counters).
   std::optional<double> l1_data_per_clk() const;
+  // Warps waiting mostly (dominant_stall_share or more of the waiting) for room in the texture queue: texture
+  // fetches keep the L1/TEX unit busy and move bytes no load/store or shared-memory count holds, so a low
+  // l1_data_per_clk does not mean other MIO instructions there (set 38's point-sampled bicubic through tex2D).
+  bool texture_waits() const;
   // The finding for an L1/TEX unit busy `l1`% while it moves `per_clk` bytes per SM cycle (MIO instructions, not
   // data), as `id` (mio_queue from the dominant-stall rule, l1_bandwidth from the plain bounds where that rule did not
   // name it), with the remedy mio_pressure.

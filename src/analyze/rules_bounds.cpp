@@ -247,7 +247,7 @@ void detect_plain_bounds(RuleContext& r) {
     // name, with the same remedy.
     if (r.found(CauseId::mio_queue)) return;
     const std::optional<double> per_clk = r.l1_data_per_clk();
-    if (per_clk && *per_clk < r.p("l1_data_min_bytes_per_clk")) {
+    if (per_clk && *per_clk < r.p("l1_data_min_bytes_per_clk") && !r.texture_waits()) {
       r.add_mio_instructions(CauseId::l1_bandwidth, l1, *per_clk);
       return;
     }

@@ -32,7 +32,9 @@ void detect_dominant_stall(RuleContext& r) {
   // instructions, not reuse on chip, is the fix (a shuffle butterfly on the H200: L1 99% busy, 1.1 MB through L1 in
   // 673 us, MIO throttle 37% of the waits, the top reason; a blind label named the MIO queue). Not in a kernel of
   // launch overhead: a 1-us kernel's unit readings name no bound (PyTorch's tiny fills: L1 94%, nothing moved).
-  if (!r.found(CauseId::launch_overhead)) {
+  // Not where the warps wait mostly for room in the texture queue (texture_waits: set 38's point-sampled bicubic
+  // through tex2D, L1/TEX 97% busy, 0.5 B per cycle counted, tex_throttle 73% of the waiting).
+  if (!r.found(CauseId::launch_overhead) && !r.texture_waits()) {
     const double l1 = val(m.l1_throughput_pct);
     const double pipe = std::max({val(m.fma_pipe_pct), val(m.alu_pipe_pct), val(m.fp64_pipe_pct), val(m.xu_pipe_pct),
                                   val(m.tensor_pipe_pct)});
