@@ -54,6 +54,17 @@ double wall_ms(Body&& body) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The first device's properties, or false (after saying so) where there is none: the program then exits 0.
+inline bool first_device(cudaDeviceProp& prop) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("no CUDA device: nothing to run\n");
+    return false;
+  }
+  CK(cudaGetDeviceProperties(&prop, 0));
+  return true;
+}
+
 inline void print_header(const char* device, int rounds) {
   std::printf("{\n  \"device\": \"%s\",\n  \"rounds\": %d,\n  \"cases\": {\n", device, rounds);
 }

@@ -98,13 +98,8 @@ __global__ void __launch_bounds__(256) duffing_param_sweep_fine(float2* __restri
 
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("no CUDA device: nothing to run\n");
-    return 0;
-  }
   cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
+  if (!calib::first_device(prop)) return 0;
   const size_t MiB = 1ull << 20;
   const int calls = 10;
   Timer tm;
