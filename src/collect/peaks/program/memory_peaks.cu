@@ -246,13 +246,13 @@ PeakMeasurement measure_host_link_both(cudaStream_t s, const TimingOptions& opt)
       cudaEventDestroy(b);
     }
   } events{fork, join};
-  // As the one-way runs: the upload's source holds 2.0f, the read-back's source (on the device) too; both
-  // destinations start at zero, so a copy that did nothing shows in the words checked after the timed runs.
+  // The upload's source holds 2.0f, the read-back's source (on the device) 3.0f; both destinations start at zero,
+  // so a copy that did nothing, or read the other's buffer, shows in the words checked after the timed runs.
   const std::size_t words = bytes / sizeof(float);
   std::fill_n(static_cast<float*>(host_up), words, 2.0f);
   std::fill_n(static_cast<float*>(host_down), words, 0.0f);
   CUDA_CHECK(cudaMemsetAsync(up.as<void>(), 0, bytes, s));
-  fill_random(down.as<void>(), ElemType::f32, words, 8, 2.0f, 2.0f, s);
+  fill_random(down.as<void>(), ElemType::f32, words, 8, 3.0f, 3.0f, s);
   CUDA_CHECK(cudaStreamSynchronize(s));
   auto ms = time_runs(
       [&](cudaStream_t st) {
@@ -267,14 +267,13 @@ PeakMeasurement measure_host_link_both(cudaStream_t s, const TimingOptions& opt)
       },
       s, opt);
   CUDA_CHECK(cudaStreamSynchronize(s));
-  std::vector<float> sample(64);
-  for (std::size_t i = 0; i < sample.size(); ++i) {
-    const std::size_t at = (words - 1) * i / (sample.size() - 1);
-    CUDA_CHECK(cudaMemcpy(&sample[i], up.as<float>() + at, sizeof(float), cudaMemcpyDeviceToHost));
-    if (sample[i] == 2.0f) sample[i] = static_cast<const float*>(host_down)[at];
+  for (std::size_t i = 0; i < 64; ++i) {
+    const std::size_t at = (words - 1) * i / 63;
+    float uploaded = 0.0f;
+    CUDA_CHECK(cudaMemcpy(&uploaded, up.as<float>() + at, sizeof(float), cudaMemcpyDeviceToHost));
+    if (uploaded != 2.0f || static_cast<const float*>(host_down)[at] != 3.0f)
+      throw std::runtime_error("the two-way host-link copies did not deliver the sources' bytes");
   }
-  if (std::any_of(sample.begin(), sample.end(), [](float v) { return v != 2.0f; }))
-    throw std::runtime_error("the two-way host-link copies did not deliver the sources' bytes");
   return summarize(ms, 2.0 * double(bytes), 1e9,
                    "cudaMemcpyAsync host to device and device to host at once (two streams), pinned host memory "
                    "(cudaMallocHost), " + gib(bytes) + " each way a run, bytes copied both ways");
