@@ -236,16 +236,15 @@ PeakMeasurement measure_host_link_both(cudaStream_t s, const TimingOptions& opt)
     cudaStream_t s;
     ~Stream() { cudaStreamDestroy(s); }
   } side_owner{side};
-  cudaEvent_t fork, join;
-  CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-  CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-  struct Events {
-    cudaEvent_t a, b;
-    ~Events() {
-      cudaEventDestroy(a);
-      cudaEventDestroy(b);
+  struct Event {  // owned from its creation, so a failure creating the next one leaks nothing
+    cudaEvent_t e = nullptr;
+    ~Event() {
+      if (e) cudaEventDestroy(e);
     }
-  } events{fork, join};
+  } fork_owner, join_owner;
+  CUDA_CHECK(cudaEventCreateWithFlags(&fork_owner.e, cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventCreateWithFlags(&join_owner.e, cudaEventDisableTiming));
+  cudaEvent_t fork = fork_owner.e, join = join_owner.e;
   // The upload's source holds 2.0f, the read-back's source (on the device) 3.0f; both destinations start at zero,
   // so a copy that did nothing, or read the other's buffer, shows in the words checked after the timed runs.
   const std::size_t words = bytes / sizeof(float);
