@@ -1715,6 +1715,52 @@ TEST(Advice, OnlyWaitsAmongAStagesOwnLaunchesMakeItsGapsHostSync) {
   EXPECT_EQ(run.stages[0].kernels[0].analysis->opportunities[0].remedy, "host_sync");
 }
 
+// Set 33's heat steps (1.8-us kernels, a wait after each of 128 launches): with the waits gone the host queues its
+// launches, and the loop runs at the launch calls' rate where they take longer than the kernels. The host_sync
+// item's estimate keeps that time (estimated 82% from the idle share alone, realised 65%); kernels longer than
+// their launch calls keep the idle share.
+TEST(Advice, RemovingWaitsLeavesTheLaunchCallsTimeBeyondTheKernels) {
+  auto item = [](std::int64_t kernel_ns) {
+    Trace trace = loop_trace(1, 100, kernel_ns, 15000, 0, 1);  // launch calls of 4 us
+    std::uint32_t corr = 0, next = 0;  // the launch calls' correlation ids, which time them
+    for (auto& a : trace.api_calls)
+      if (a.name == 3) a.correlation = ++corr;
+    for (auto& k : trace.kernels) k.correlation = ++next;
+    ProfileRun run;
+    Stage s;
+    s.name = "loop";
+    s.kernels.push_back(stage_group("k", 1000, 4096, 4096, 1));
+    auto& g = s.kernels.back();
+    g.duration_ns.count = 100;
+    g.span_ns = static_cast<double>(trace.kernels.back().end_ns - trace.kernels.front().start_ns);
+    g.gpu_idle_ns = *g.span_ns - 100.0 * static_cast<double>(kernel_ns);
+    g.launches.front().start_ns = static_cast<double>(trace.kernels.front().start_ns);
+    const double idle_pct = *g.gpu_idle_ns / *g.span_ns * 100.0;
+    KernelAnalysis ka;
+    ka.causes.push_back({"launch_overhead", "launch overhead (tiny kernels)", "", "", "launch_overhead", idle_pct, true});
+    ka.opportunities.push_back(
+        {.name = "Cut launch overhead", .remedy = "launch_overhead", .est_gain_pct = idle_pct, .run_gain_pct = idle_pct});
+    g.analysis = ka;
+    run.stages.push_back(s);
+    gap_advice(run, trace, analyze_timeline(trace), shipped());
+    return std::pair{run.stages[0].kernels[0].analysis->opportunities[0], idle_pct};
+  };
+  // 1-us kernels behind 4-us launch calls: 100 x 4 us of calls against 0.1 ms of work leaves 0.3 ms idle.
+  const auto [fast, fast_idle] = item(1000);
+  EXPECT_EQ(fast.remedy, "host_sync");
+  const double span = 99 * 21000.0 + 6000.0 - 5000.0;  // first kernel start to last kernel end
+  EXPECT_NEAR(fast.est_gain_pct, (span - 100 * 1000.0 - (100 * 4000.0 - 100 * 1000.0)) / span * 100.0, 0.5);
+  EXPECT_LT(fast.est_gain_pct, fast_idle - 10.0);
+  EXPECT_NEAR(fast.run_gain_pct, fast.est_gain_pct, 1e-6);
+  EXPECT_NE(fast.rationale.find("host's launch rate"), std::string::npos) << fast.rationale;
+  EXPECT_NE(fast.assumes.find("median launch call"), std::string::npos) << fast.assumes;
+  // 10-us kernels: the GPU's work outlasts the calls, and the whole idle share goes.
+  const auto [slow, slow_idle] = item(10000);
+  EXPECT_EQ(slow.remedy, "host_sync");
+  EXPECT_DOUBLE_EQ(slow.est_gain_pct, slow_idle);
+  EXPECT_EQ(slow.rationale.find("host's launch rate"), std::string::npos) << slow.rationale;
+}
+
 // Set 31's MoE loop: a range of 60 launches that waits for the GPU after every tenth (a torch.where reading a count
 // back), in a program whose waits are too few for its launches to call the whole program's gaps host waits. The
 // range holds the program item's gaps and knows its waits: the program item says to remove them (a graph cannot
