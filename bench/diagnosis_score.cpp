@@ -13,16 +13,17 @@ namespace {
 void print_totals(const std::vector<kprof::corpus::Score>& scores, const std::string& prefix = "") {
   for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
                    kprof::corpus::Source::ncu_full}) {
-    int n = 0, cause = 0, fix = 0, exact = 0, unscored = 0, contradictions = 0, inapplicable = 0;
+    int n = 0, cause = 0, fix = 0, exact = 0, cause_exact = 0, unscored = 0, contradictions = 0, inapplicable = 0;
     for (const auto& s : scores)
       if (s.source == src && s.excluded) ++unscored;
       else if (s.source == src) {
-        ++n, cause += s.cause_ok, fix += s.fix_ok, exact += s.fix_exact;
+        ++n, cause += s.cause_ok, fix += s.fix_ok, exact += s.fix_exact, cause_exact += s.cause_exact;
         contradictions += !s.contradictions.empty();
         inapplicable += !s.inapplicable.empty();
       }
-    std::cout << prefix << kprof::corpus::source_name(src) << ": cause " << cause << "/" << n << ", first fix " << fix
-              << "/" << n;
+    std::cout << prefix << kprof::corpus::source_name(src) << ": cause " << cause << "/" << n;
+    if (cause_exact != cause) std::cout << " (" << cause_exact << " with the ids as written)";
+    std::cout << ", first fix " << fix << "/" << n;
     if (exact != fix) std::cout << " (" << exact << " with the ids as written)";
     if (contradictions || inapplicable)
       std::cout << "; " << contradictions << " with contradictions, " << inapplicable << " with inapplicable items";

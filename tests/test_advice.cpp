@@ -2710,7 +2710,7 @@ TEST(Advice, AnIssueBoundKernelRegatheringTheSameBytesWantsReuseOnChip) {
 
 // Set 24's frames uploaded widened to float and whole maps read back for a small window: per step a 0.9 ms copy
 // between host and device from pinned memory and a 0.1 ms kernel, one after the other. The host link bounds the range
-// (memory_bound: the stage's bound, ahead of its kernel's), and only fewer bytes over it help: overlapping hides at
+// (host_link: the stage's bound, ahead of its kernel's), and only fewer bytes over it help: overlapping hides at
 // most the kernels' tenth. The same time in memsets of whole buffers (set 24's candidate buffer cleared each step)
 // binds the range to DRAM, and dropping or narrowing them is the item. Copies that take the same bytes down to the
 // host and back up (set 22's stages handing a 32 MiB intermediate over through host memory) are kept on the GPU.
@@ -2764,11 +2764,11 @@ TEST(Advice, ARangeOfCopiesIsBoundByTheLinkOrByDram) {
   ProfileRun link = analysed(steps(false));
   ASSERT_TRUE(link.stages[0].range);
   ASSERT_TRUE(link.stages[0].bound);
-  EXPECT_EQ(link.stages[0].bound->cause, "memory_bound");
+  EXPECT_EQ(link.stages[0].bound->cause, "host_link");
   EXPECT_EQ(link.stages[0].bound->unit, "host link");
   EXPECT_NE(link.stages[0].bound->key_issue.find("host-device copies"), std::string::npos);
   ASSERT_TRUE(link.overall);
-  EXPECT_EQ(link.overall->cause, "memory_bound");
+  EXPECT_EQ(link.overall->cause, "host_link");
   const Opportunity* fewer = item(link, "link_copy_ns");
   ASSERT_NE(fewer, nullptr);
   EXPECT_EQ(fewer->remedy, "dram_traffic");

@@ -346,7 +346,7 @@ TEST(Opportunities, AKernelReadingHostMemoryAtTheLinksRateIsBoundByTheLink) {
   m.l2_throughput_pct = 1.5, m.l1_throughput_pct = 1.0, m.issue_active_pct = 0.1;
   m.dram_bytes = 3584, m.sysmem_bytes = 4194304.0 * 32, m.stalls = {{"long_scoreboard", 11716.0}};
   auto a = analyse(m, {}, "zero_copy_host_read");
-  EXPECT_EQ(a.bottleneck.cause, "memory_bound");
+  EXPECT_EQ(a.bottleneck.cause, "host_link");
   EXPECT_EQ(a.bottleneck.unit, "host link");
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_EQ(a.opportunities.front().remedy, "prefetch");
@@ -377,7 +377,7 @@ TEST(Opportunities, NeitherItsGridNorItsSectorsMoveAKernelAtTheHostLinksRate) {
   m.global_load_requests = 1.0e6, m.global_load_sectors = 2.67e7, m.global_load_bytes_per_sector = 8;
   m.dram_bytes = 24320, m.sysmem_bytes = 33554432.0, m.stalls = {{"long_scoreboard", 3560.0}};
   auto a = analyse(m, {}, "gemv_rows_f16");
-  EXPECT_EQ(a.bottleneck.cause, "memory_bound");
+  EXPECT_EQ(a.bottleneck.cause, "host_link");
   EXPECT_EQ(a.bottleneck.unit, "host link");
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_EQ(a.opportunities.front().remedy, "prefetch");

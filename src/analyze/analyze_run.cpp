@@ -49,8 +49,9 @@ std::string unit_of(const Cause& c) {
     case CauseId::dram_bandwidth: return "DRAM";
     case CauseId::l2_bandwidth: return "L2";
     case CauseId::l1_bandwidth: return "L1/shared memory";
-    // (The host link: a kernel reading host memory across it, rules_bounds.cpp.)
-    case CauseId::memory_bound: return c.trigger.starts_with(kHostLinkTrigger) ? "host link" : "memory units";
+    case CauseId::memory_bound: return "memory units";
+    // (A kernel reading host memory across the link, rules_bounds.cpp.)
+    case CauseId::host_link: return "host link";
     case CauseId::compute_bound: return "instruction issue";
     case CauseId::memory_latency: return "memory latency";
     case CauseId::latency: return "latency";
@@ -240,13 +241,12 @@ bool memory_side_kernel(const Stage& stage) {
   if (!longest) return false;
   const auto id = cause_id(longest->analysis->bottleneck.cause);
   if (!id) return false;
-  const Bottleneck& b = longest->analysis->bottleneck;
   switch (*id) {
     case CauseId::memory_latency:
     case CauseId::l2_bandwidth:
     case CauseId::uncoalesced_global:
-    case CauseId::scattered_access: return true;
-    case CauseId::memory_bound: return b.unit != "host link";
+    case CauseId::scattered_access:
+    case CauseId::memory_bound: return true;  // (not host_link: a kernel reading host memory over the link)
     default: return false;
   }
 }
@@ -302,7 +302,7 @@ std::optional<Bottleneck> copy_bound(const Stage& stage, const RangeTime& r, con
   }
   Bottleneck b;
   b.kind = BottleneckKind::memory;
-  b.cause = std::string(name(link ? CauseId::memory_bound : CauseId::dram_bandwidth));
+  b.cause = std::string(name(link ? CauseId::host_link : CauseId::dram_bandwidth));
   b.unit = link ? "host link" : "DRAM";
   b.key_issue = fmt::format("{} {:.0f}% of the range", link ? "host-device copies" : "device copies and memsets", pct);
   b.root_cause = fmt::format(

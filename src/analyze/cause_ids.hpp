@@ -27,6 +27,9 @@ enum class CauseId {
   // The timed run far slower than the profiler's replay of the same launch, with no other kernel beside it: what the
   // replay did not pay (managed memory migrating on page faults at first touch).
   page_migration,
+  // The host link moves the work's bytes: copies between host and device that take most of a range's GPU span, or a
+  // kernel reading host memory over the link (zero-copy, mapped) near the link's rate.
+  host_link,
 };
 enum class RemedyId {
   none,  // nothing left to gain: a plain bound at its roof
@@ -88,6 +91,7 @@ inline constexpr IdName<CauseId> kCauseNames[] = {
     {CauseId::undiagnosed_stall, "undiagnosed_stall"},
     {CauseId::sm_imbalance, "sm_imbalance"},
     {CauseId::page_migration, "page_migration"},
+    {CauseId::host_link, "host_link"},
 };
 inline constexpr IdName<RemedyId> kRemedyNames[] = {
     {RemedyId::none, "none"},
@@ -132,7 +136,7 @@ constexpr bool in_declaration_order(const IdName<Id> (&names)[N]) {
   return true;
 }
 static_assert(in_declaration_order(kCauseNames) &&
-              std::size(kCauseNames) == static_cast<std::size_t>(CauseId::page_migration) + 1);
+              std::size(kCauseNames) == static_cast<std::size_t>(CauseId::host_link) + 1);
 static_assert(in_declaration_order(kRemedyNames) &&
               std::size(kRemedyNames) == static_cast<std::size_t>(RemedyId::host_work) + 1);
 

@@ -143,7 +143,7 @@ void l2_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, std
 // memory, copied over once and read from there by every call after. The cause carries the gain: the same bytes at
 // DRAM's rate. Where the kernel reads them once per copy, the copy takes the link time the kernel takes now.
 void host_memory(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
-  if (causes.empty() || causes.front().id != name(CauseId::memory_bound) ||
+  if (causes.empty() || causes.front().id != name(CauseId::host_link) ||
       !causes.front().trigger.starts_with(kHostLinkTrigger))
     return;
   const Cause& c = causes.front();

@@ -196,6 +196,9 @@ std::vector<Rule> make_rules() {
         bound(C::memory_latency, R::memory_parallelism, kLatency),
         bound(C::latency, R::memory_parallelism, kLatency),
         bound(C::memory_bound, R::onchip_reuse, kMemory),
+        // Host memory read over the link at its rate (zero-copy): the finding leaves no in-kernel remedy (the link is
+        // at its roof); the host-memory item moves the bytes into device memory.
+        bound(C::host_link, R::prefetch, kMemory),
         bound(C::compute_bound, R::pipe_throughput, kCompute)},
        {"diagnosis.host_memory_min_share", "diagnosis.host_link_bound_pct", "opportunities.pinned_copy_gbps",
         "diagnosis.at_roof_pct", "diagnosis.dram_at_roof_pct", "diagnosis.dram_bound_pct", "diagnosis.pipe_bound_pct", "diagnosis.onchip_bound_pct",

@@ -81,7 +81,7 @@ void detect_plain_bounds(RuleContext& r) {
       double device_ns = 0;
       if (r.spec)
         if (auto dram = r.spec->peak("dram_gbps"); dram && dram->value > 0) device_ns = *m.sysmem_bytes / dram->value;
-      Finding& f = r.add(CauseId::memory_bound, "host memory over the link (zero-copy)",
+      Finding& f = r.add(CauseId::host_link, "host memory over the link (zero-copy)",
             fmt::format("{:.3g} B of host memory read or written through L2 at {:.1f} GB/s, {:.0f}% of the host link's "
                         "{} {:.1f} GB/s",
                         *m.sysmem_bytes, gbps, share, measured ? "measured" : "assumed", link),
