@@ -1115,7 +1115,33 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   struct Idle {
     double work = 0, blocked = 0, driver = 0, calls = 0, idle = 0;
   };
-  auto idle_host = [&](std::int64_t lo, std::int64_t hi) {
+  // In [lo, hi): the stretches of host_silence_min_ns or more in which the host made no CUDA call at all. Inside an
+  // idle stretch shorter than min_gap they are its computing too: a launch loop calls the driver every few
+  // microseconds, so a host silent for hundreds of them between two launches was doing its own work (set 39's greedy
+  // decode: a tokenizer decode of 270-630 us after each step's .item(), read as launch gaps).
+  // A host polling the GPU between two queries (poll_waits below) is silent too: that time is the polling's.
+  const auto polls = poll_waits(trace, gpu);
+  const std::vector<Span> polling = merged_spans(std::vector<Span>(polls));
+  const double silence_min = t.param("opportunities.host_silence_min_ns");
+  auto silent = [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t sum = 0, at = lo;
+    auto add = [&](std::int64_t a, std::int64_t b) {
+      if (static_cast<double>(b - a) >= silence_min) sum += b - a - covered(polling, a, b);
+    };
+    auto it = std::upper_bound(host.begin(), host.end(), Span{lo, lo},
+                               [](const Span& a, const Span& b) { return a.first < b.first; });
+    if (it != host.begin()) --it;
+    for (; it != host.end() && it->first < hi; ++it) {
+      if (it->first > at) add(at, it->first);
+      at = std::max(at, it->second);
+    }
+    if (at < hi) add(at, hi);
+    return sum;
+  };
+  // Silences count only inside [quiet_lo, quiet_hi), between an instance's kernels: the host's time before its first
+  // launch is a single call's own overhead (guards, dispatch), which matters only where a loop repeats the call (set
+  // 11's compiled kernel, one launch after 0.2-0.3 ms of torch.compile's guards: labelled at the DRAM roof).
+  auto idle_host = [&](std::int64_t lo, std::int64_t hi, std::int64_t quiet_lo = 0, std::int64_t quiet_hi = 0) {
     Idle out;
     std::int64_t at = lo;
     auto flush = [&](std::int64_t until) {
@@ -1125,6 +1151,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       out.driver += static_cast<double>(covered(driver, at, until));
       out.calls += static_cast<double>(covered(long_calls, at, until));
       if (until - at >= min_gap) out.work += static_cast<double>(until - at - covered(host, at, until));
+      else if (std::min(until, quiet_hi) > std::max(at, quiet_lo))
+        out.work += static_cast<double>(silent(std::max(at, quiet_lo), std::min(until, quiet_hi)));
     };
     auto it = std::upper_bound(gpu.begin(), gpu.end(), Span{lo, lo},
                                [](const Span& a, const Span& b) { return a.first < b.first; });
@@ -1140,7 +1168,6 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   // In [lo, hi): the GPU's idle time that the host's polling added (poll_waits), less what other threads' long CUDA
   // calls cover (that time is theirs: blocked or driver work); `in_work`, the part in idle stretches of min_gap or
   // more, which idle_host counts as the host's work (less the host's calls in them).
-  const auto polls = poll_waits(trace, gpu);
   struct Poll {
     double ns = 0, in_work = 0;
   };
@@ -1340,13 +1367,13 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (!stage) continue;
     const std::int64_t lo = range.start_ns, hi = std::max(range.end_ns, end);
     if (hi <= lo) continue;
-    const Idle idle = idle_host(lo, hi);
+    const Idle idle = idle_host(lo, hi, first_start[r], end);
     if (const auto found = annotations.find(r); found != annotations.end()) {
       std::map<std::string, double> by_label;
       for (const auto& [label, span] : found->second) {
         const std::int64_t a = std::max(span.first, lo), b = std::min(span.second, hi);
         if (b > a) {  // counted as the range's host work is: computing and driver calls with the GPU idle
-          const Idle in = idle_host(a, b);
+          const Idle in = idle_host(a, b, first_start[r], end);
           by_label[label] += in.work + in.driver;
         }
       }
@@ -1457,7 +1484,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     widen(trace.memsets);
     if (last > first) {
       const double lead = first > range.start_ns ? idle_host(range.start_ns, first).work : 0.0;
-      const Idle within = idle_host(first, last);
+      const Idle within = idle_host(first, last, first_start[r], end);
       auto count = [&](const std::vector<std::int64_t>& starts) {
         return static_cast<int>(std::lower_bound(starts.begin(), starts.end(), last) -
                                 std::lower_bound(starts.begin(), starts.end(), first));

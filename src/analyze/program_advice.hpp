@@ -66,8 +66,9 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
 
 // The host in the GPU's path inside the program's named ranges. A stage whose range instances typically spend at
 // least gap_min_idle_share of their span with the GPU idle
-//   - in gaps of gap_host_work_max_ns or more while the host is in no CUDA call (it computes: a sampler drawing its
-//     noise with the CPU's generator, per-step preprocessing in Python) gets one host_work item;
+//   - in gaps of gap_host_work_max_ns or more while the host is in no CUDA call, or in shorter gaps between its
+//     kernels while no host thread makes a CUDA call for host_silence_min_ns or more (it computes: a sampler drawing
+//     its noise with the CPU's generator, per-step preprocessing in Python) gets one host_work item;
 //   - while the host is held in CUDA calls of blocking_call_min_ns or more that are not launches (allocations and
 //     frees; where the trace records copies, also blocking copies and synchronisations), at least
 //     gap_host_work_max_ns per instance, gets one host_sync item;
