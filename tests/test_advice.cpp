@@ -1715,6 +1715,60 @@ TEST(Advice, OnlyWaitsAmongAStagesOwnLaunchesMakeItsGapsHostSync) {
   EXPECT_EQ(run.stages[0].kernels[0].analysis->opportunities[0].remedy, "host_sync");
 }
 
+// Sets 22 and 28: a range of launches of one kernel, each of fewer blocks than the GPU has SMs, back to back on one
+// stream (six option-pricing launches of 22 blocks, eight ensembles of 8-24): side by side they take about one
+// launch's time. The item says so, with what it assumes (that they are independent). Two different kernels, launches
+// that already overlap, or full grids get none.
+TEST(Advice, UnderFilledLaunchesOfOneKernelOneAfterAnotherRunSideBySide) {
+  auto run_of = [](int launches, int blocks, bool two_kernels, bool overlapping) {
+    Trace trace;
+    trace.strings = {"", "ensemble", "k", "cudaLaunchKernel", "other"};
+    trace.info.api_traced = trace.info.nvtx_traced = true;
+    std::int64_t t = 0;
+    for (int rep = 0; rep < 2; ++rep) {
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      for (int i = 0; i < launches; ++i) {
+        const StringId fn = two_kernels && i % 2 ? 4 : 2;
+        launch(trace, 3, fn, t, 4000, 6000, 190000, ri);
+        trace.kernels.back().grid = {blocks, 1, 1};
+        t += overlapping ? 100000 : 192000;
+      }
+      r.end_ns = t + 200000;
+      trace.nvtx.push_back(r);
+      t += 1000000;
+    }
+    ProfileRun run = one_stage_run("ensemble", "k", 190000, 10);
+    run.device.name = "NVIDIA H200";
+    run.stages[0].kernels[0].duration_ns.count = 2 * launches;
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    return run;
+  };
+  auto side = [](const ProfileRun& run) -> const Opportunity* {
+    for (const auto& o : run.program_opportunities)
+      if (o.trigger_metric == "serial_grid_ns") return &o;
+    return nullptr;
+  };
+  const ProfileRun six = run_of(6, 22, false, false);
+  const Opportunity* o = side(six);
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->remedy, "overlap_stages");
+  EXPECT_NE(o->name.find("6 launches of k side by side"), std::string::npos) << o->name;
+  EXPECT_NE(o->assumes.find("independent"), std::string::npos) << o->assumes;
+  // 6 x 190 us serial; 132 blocks in all fit the 132 SMs at once: one launch's 190 us. Of the range's 1.35 ms.
+  const double span = 6 * 192000.0 + 200000.0;
+  EXPECT_NEAR(o->est_gain_pct, 5 * 190000.0 / span * 100.0, 2.0);
+  // 100 blocks each: their work spread over the 132 SMs (6 x 100 / 132 launches' time), not one launch's.
+  const Opportunity* wide = side(run_of(6, 100, false, false));
+  ASSERT_NE(wide, nullptr);
+  EXPECT_NEAR(wide->est_gain_pct, (6 * 190000.0 - 6 * 190000.0 * 100 / 132) / span * 100.0, 2.0);
+  EXPECT_EQ(side(run_of(6, 22, true, false)), nullptr);   // two kernels: a pipeline, not copies of one computation
+  EXPECT_EQ(side(run_of(6, 22, false, true)), nullptr);   // already side by side
+  EXPECT_EQ(side(run_of(6, 264, false, false)), nullptr);  // each fills the GPU
+}
+
 // Set 23's reranker (a .tolist() and a Python filter after each step's top-k) and set 39's greedy decode (a tokenizer
 // decode after each .item()): between two launches, after the wait returned, the host makes no CUDA call for hundreds
 // of microseconds, short of gap_host_work_max_ns. A launch loop calls the driver every few microseconds: such a

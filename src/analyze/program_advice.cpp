@@ -1272,8 +1272,10 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   struct Seen {
     std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
         pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled, directions_serial,
-        blocking_copy_share;
+        blocking_copy_share, side_by_side;
     std::vector<RangeTime> instances;
+    int side_launches = 0;  // under-filled launches of one kernel, one after another, in the last instance counted
+    std::string side_kernel;
     // The GPU-idle time inside each instance's child NVTX ranges that launched nothing (the program's or a
     // framework's annotations of host work: XLA's "XlaCompile:#module=...#" around each compilation), by label.
     std::map<std::string, std::vector<double>> annotated;
@@ -1466,6 +1468,32 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].pinned_measured |= paged.measured;
     per_stage[stage].pinned_fallback |= paged.fallback;
     per_stage[stage].span.push_back(static_cast<double>(hi - lo));
+    // Launches of one kernel, each of fewer blocks than the GPU has SMs, run one after another: side by side (streams,
+    // graph branches, or one launch over all their blocks), they take about the longest one's time, or their blocks'
+    // work spread over every SM (sets 22 and 28: six option-pricing and eight epidemic-ensemble launches of 8-24
+    // blocks on 132 SMs, back to back on one stream; every blind label named running them concurrently).
+    {
+      const int sms = run.device_spec ? run.device_spec->sm_count : 0;
+      double serial = 0, block_ns = 0, longest = 0;
+      int small = 0;
+      bool one_kernel = true, apart = true;
+      StringId fn = kNoName;
+      std::int64_t reach = 0;
+      for (auto [k0, k1] = kernels_in(lo, hi); sms > 0 && k0 != k1; ++k0) {
+        const auto& k = *k0;
+        const double blocks = double(k.grid[0]) * std::max(1, k.grid[1]) * std::max(1, k.grid[2]);
+        if (k.start_ns < reach) apart = false;
+        reach = std::max(reach, k.end_ns);
+        if (blocks <= 0 || blocks >= sms) continue;
+        if (small > 0 && k.function != fn) one_kernel = false;
+        fn = k.function;
+        const double d = static_cast<double>(k.end_ns - k.start_ns);
+        ++small, serial += d, block_ns += d * blocks, longest = std::max(longest, d);
+      }
+      const bool counts = small >= 2 && one_kernel && apart;
+      per_stage[stage].side_by_side.push_back(counts ? std::max(0.0, serial - std::max(longest, block_ns / sms)) : 0.0);
+      if (counts) per_stage[stage].side_launches = small, per_stage[stage].side_kernel = std::string(trace.str(fn));
+    }
     // The instance's GPU span: from the start of its own first kernel to the end of its last, widened to the copies
     // and memsets that ran while the host was inside the range (copies carry no range of their own). The host's time
     // before the first launch (a single call's own overhead, which matters only where a loop repeats the call) is not
@@ -1598,6 +1626,23 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
       return o;
     };
+    // Under-filled launches of one kernel run one after another (the instance's side_by_side time).
+    if (const double side = lower_median(seen.side_by_side); side / typical_span >= min_share) {
+      Opportunity o = item(RemedyId::overlap_stages, side / typical_span, "serial_grid_ns", side * count,
+                           fmt::format("launches={} of {}, serial_small_grids={:.2f} ms of {:.2f} ms", seen.side_launches,
+                                       seen.side_kernel, side * 1e-6, per_range_ms));
+      o.name = fmt::format("Run the {} launches of {} side by side (streams or parallel graph branches where they are "
+                           "independent), or as one launch over all their blocks",
+                           seen.side_launches, seen.side_kernel);
+      o.rationale = fmt::format(
+          "In {} {} launches of {} each have fewer blocks than the GPU has SMs and run one after another: most SMs "
+          "idle through each. Side by side (or merged into one grid), they take about the longest launch's time, or "
+          "their blocks' work spread over every SM: {:.2f} ms less of each range's {:.2f} ms (typically).",
+          stage->name, seen.side_launches, seen.side_kernel, side * 1e-6, per_range_ms);
+      o.assumes = "the launches are independent (no launch reads what an earlier one wrote), and their blocks fit "
+                  "beside each other on the SMs";
+      out.push_back(std::move(o));
+    }
     // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default
     // stream, or one stream for both): overlapping them hides the shorter.
     if (const double serial = lower_median(seen.serial); serial / typical_span >= min_share) {
