@@ -45,7 +45,7 @@ GroupFacts facts_of(const KernelGroup& g);
 // the plausibility check then does not call the durations' mismatch implausible.
 bool slower_than_replay(double alone_ns, double replay_ns, double min_ratio, double min_extra_us);
 
-// The trigger prefix of a memory_bound finding for a kernel reading host memory over the host link
+// The trigger prefix of a host_link finding for a kernel reading host memory over the host link
 // (rules_bounds.cpp): its unit is "host link" and its item "keep the data in device memory".
 inline constexpr std::string_view kHostLinkTrigger = "host_link=";
 

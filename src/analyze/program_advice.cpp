@@ -185,6 +185,60 @@ std::vector<Span> poll_waits(const Trace& trace, const std::vector<Span>& busy) 
   return out;
 }
 
+// The host's silences: stretches in which no thread that launches kernels is in a CUDA call and none polls the GPU.
+// Inside an idle stretch of the GPU shorter than gap_host_work_max_ns, a silence of host_silence_min_ns or more is the
+// host working, not paying launch cost: a launch loop calls the driver every few microseconds (set 23's .tolist()
+// filter and set 39's tokenizer decode after each step's read-back, 270-630 us each). Only the launching threads'
+// calls end a silence (a watchdog thread's queries do not), and only where the trace holds the launch calls: a
+// program launching through an untraced API would look silent throughout.
+class HostSilences {
+ public:
+  HostSilences(const Trace& trace, const std::vector<Span>& polls, double min_ns) : min_ns_(min_ns) {
+    std::set<std::pair<std::uint32_t, std::uint32_t>> launching;
+    std::size_t launch_calls = 0;
+    for (const auto& a : trace.api_calls)
+      if (const std::string_view n = trace.str(a.name);
+          n.find("Launch") != std::string_view::npos && n.find("LaunchHostFunc") == std::string_view::npos)
+        launching.insert({a.process, a.thread}), ++launch_calls;
+    enabled_ = launch_calls > 0 && 2 * launch_calls >= launch_starts_of(trace).size();
+    for (const auto& a : trace.api_calls)
+      if (launching.count({a.process, a.thread})) calls_.push_back({a.start_ns, a.end_ns});
+    calls_ = merged_spans(std::move(calls_));
+    polling_ = merged_spans(polls);
+  }
+  // The silences of min_ns or more in [lo, hi), less the polling in them.
+  std::int64_t in(std::int64_t lo, std::int64_t hi) const {
+    if (!enabled_ || hi <= lo) return 0;
+    std::int64_t sum = 0, at = lo;
+    auto add = [&](std::int64_t a, std::int64_t b) {
+      if (static_cast<double>(b - a) >= min_ns_) sum += b - a - covered(polling_, a, b);
+    };
+    auto it = std::upper_bound(calls_.begin(), calls_.end(), Span{lo, lo},
+                               [](const Span& a, const Span& b) { return a.first < b.first; });
+    if (it != calls_.begin()) --it;
+    for (; it != calls_.end() && it->first < hi; ++it) {
+      if (it->first > at) add(at, std::min(hi, it->first));
+      at = std::max(at, it->second);
+    }
+    if (at < hi) add(at, hi);
+    return sum;
+  }
+
+ private:
+  static std::int64_t covered(const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
+    std::int64_t sum = 0;
+    auto it = std::upper_bound(of.begin(), of.end(), Span{lo, lo},
+                               [](const Span& a, const Span& b) { return a.first < b.first; });
+    if (it != of.begin()) --it;
+    for (; it != of.end() && it->first < hi; ++it)
+      sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
+    return sum;
+  }
+  std::vector<Span> calls_, polling_;
+  double min_ns_ = 0;
+  bool enabled_ = false;
+};
+
 // Matrix math: tensor FLOPs counted, or the tensor pipe busy.
 bool matrix_math(const CanonicalMetrics& m) {
   return m.flops_tensor.value_or(0) > 0 || m.tensor_pipe_pct.value_or(0) >= 5.0;
@@ -820,7 +874,8 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
                                     const Thresholds& t) {
   std::vector<Opportunity> out;
   const auto& o = timeline.overlap;
-  const std::size_t n = launch_starts_of(trace).size();
+  const std::vector<std::int64_t> all_starts = launch_starts_of(trace);  // sorted
+  const std::size_t n = all_starts.size();
   if (o.span_ns <= 0 || n < static_cast<std::size_t>(t.param("diagnosis.launch_bound_min_launches"))) return out;
   const double idle_share = o.idle_ns / o.span_ns;
   if (idle_share < t.param("opportunities.gap_min_idle_share")) return out;
@@ -877,6 +932,8 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   double winnable = 0;
   // A gap the host's polling made is the polling's (range_advice's spin_wait item), not a launch's.
   const auto polls = poll_waits(trace, gpu_busy_spans(trace));
+  // Nor is a silence of the host's: it works (range_advice's host_work item).
+  const HostSilences silences(trace, polls, t.param("opportunities.host_silence_min_ns"));
   auto polled_in = [&](std::int64_t lo, std::int64_t hi) {
     double sum = 0;
     auto it = std::partition_point(polls.begin(), polls.end(), [&](const auto& p) { return p.second <= lo; });
@@ -901,7 +958,8 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
       // gaps but not the gaps a wait made: those stay with the ranges that wait (their own items; set 36's pageable
       // loader and per-layer synchronize() named by a whole-program graph item).
       if (between_graphs ? host_waits && waited : host_waits ? waited : !waited) {
-        const double win = std::max(0.0, gap - polled_in(last_end, ks[i].start_ns) - floor_ns);
+        const double win = std::max(0.0, gap - polled_in(last_end, ks[i].start_ns) -
+                                             static_cast<double>(silences.in(last_end, ks[i].start_ns)) - floor_ns);
         winnable += win;
         const int ra = ranges.range_of(ks[last]), rb = ranges.range_of(ks[i]);
         const Stage* a = ranges.stage_of(ra);
@@ -950,10 +1008,20 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
       // time beyond the GPU's busy time, a loop of kernels shorter than their launch calls running at the host's
       // launch rate (set 33's heat steps: 1.8-us kernels, 128 launches, estimated 82% from the idle share alone,
       // realised 65% once the loop ran at about 3.3 us a launch).
+      // Every launch in the group's span counts (a step of three kernels launches three), against the busy time of
+      // all of them.
       std::optional<double> left_ns;
+      double span_launches = launches;
       if (g.span_ns && g.gpu_idle_ns && *g.span_ns > 0) {
+        if (!g.launches.empty() && g.launches.front().start_ns) {
+          const auto from = static_cast<std::int64_t>(*g.launches.front().start_ns);
+          const auto to = static_cast<std::int64_t>(*g.launches.front().start_ns + *g.span_ns);
+          span_launches = std::max(launches, static_cast<double>(
+                                                 std::upper_bound(all_starts.begin(), all_starts.end(), to) -
+                                                 std::lower_bound(all_starts.begin(), all_starts.end(), from)));
+        }
         const double busy = std::max(0.0, *g.span_ns - *g.gpu_idle_ns);
-        left_ns = std::max(0.0, launches * floor_ns - busy);
+        left_ns = std::max(0.0, span_launches * floor_ns - busy);
       }
       for (auto& o : g.analysis->opportunities)
         if (o.remedy == name(RemedyId::launch_overhead)) {
@@ -968,10 +1036,10 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
             const double est = std::clamp((*g.gpu_idle_ns - *left_ns) / *g.span_ns * 100.0, 0.0, o.est_gain_pct);
             if (o.est_gain_pct > 0) o.run_gain_pct *= est / o.est_gain_pct;
             o.est_gain_pct = est;
-            o.rationale += fmt::format(" Without the waits, its {:.0f} launch calls of {:.1f} us each still take "
-                                       "{:.2f} ms more than the GPU's {:.2f} ms of work: the loop then runs at the "
-                                       "host's launch rate.",
-                                       launches, floor_ns * 1e-3, *left_ns * 1e-6,
+            o.rationale += fmt::format(" Without the waits, the {:.0f} launch calls over its launches' span (the "
+                                       "program's median launch call: {:.1f} us) still take {:.2f} ms more than the "
+                                       "GPU's {:.2f} ms of work: the loop then runs at the host's launch rate.",
+                                       span_launches, floor_ns * 1e-3, *left_ns * 1e-6,
                                        std::max(0.0, *g.span_ns - *g.gpu_idle_ns) * 1e-6);
             o.assumes = fmt::format("launches queue ahead of the GPU once the waits go, each costing the host its "
                                     "median launch call ({:.1f} us), which stays where it exceeds the kernels' time",
@@ -1115,29 +1183,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   struct Idle {
     double work = 0, blocked = 0, driver = 0, calls = 0, idle = 0;
   };
-  // In [lo, hi): the stretches of host_silence_min_ns or more in which the host made no CUDA call at all. Inside an
-  // idle stretch shorter than min_gap they are its computing too: a launch loop calls the driver every few
-  // microseconds, so a host silent for hundreds of them between two launches was doing its own work (set 39's greedy
-  // decode: a tokenizer decode of 270-630 us after each step's .item(), read as launch gaps).
   // A host polling the GPU between two queries (poll_waits below) is silent too: that time is the polling's.
   const auto polls = poll_waits(trace, gpu);
-  const std::vector<Span> polling = merged_spans(std::vector<Span>(polls));
-  const double silence_min = t.param("opportunities.host_silence_min_ns");
-  auto silent = [&](std::int64_t lo, std::int64_t hi) {
-    std::int64_t sum = 0, at = lo;
-    auto add = [&](std::int64_t a, std::int64_t b) {
-      if (static_cast<double>(b - a) >= silence_min) sum += b - a - covered(polling, a, b);
-    };
-    auto it = std::upper_bound(host.begin(), host.end(), Span{lo, lo},
-                               [](const Span& a, const Span& b) { return a.first < b.first; });
-    if (it != host.begin()) --it;
-    for (; it != host.end() && it->first < hi; ++it) {
-      if (it->first > at) add(at, it->first);
-      at = std::max(at, it->second);
-    }
-    if (at < hi) add(at, hi);
-    return sum;
-  };
+  const HostSilences silences(trace, polls, t.param("opportunities.host_silence_min_ns"));
   // Silences count only inside [quiet_lo, quiet_hi), between an instance's kernels: the host's time before its first
   // launch is a single call's own overhead (guards, dispatch), which matters only where a loop repeats the call (set
   // 11's compiled kernel, one launch after 0.2-0.3 ms of torch.compile's guards: labelled at the DRAM roof).
@@ -1152,7 +1200,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       out.calls += static_cast<double>(covered(long_calls, at, until));
       if (until - at >= min_gap) out.work += static_cast<double>(until - at - covered(host, at, until));
       else if (std::min(until, quiet_hi) > std::max(at, quiet_lo))
-        out.work += static_cast<double>(silent(std::max(at, quiet_lo), std::min(until, quiet_hi)));
+        out.work += static_cast<double>(silences.in(std::max(at, quiet_lo), std::min(until, quiet_hi)));
     };
     auto it = std::upper_bound(gpu.begin(), gpu.end(), Span{lo, lo},
                                [](const Span& a, const Span& b) { return a.first < b.first; });
@@ -1274,7 +1322,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled, directions_serial,
         blocking_copy_share, side_by_side;
     std::vector<RangeTime> instances;
-    int side_launches = 0;  // under-filled launches of one kernel, one after another, in the last instance counted
+    std::vector<int> side_launches;  // each instance's under-filled launches of that kernel (0 where none counted)
     std::string side_kernel;
     // The GPU-idle time inside each instance's child NVTX ranges that launched nothing (the program's or a
     // framework's annotations of host work: XLA's "XlaCompile:#module=...#" around each compilation), by label.
@@ -1474,9 +1522,12 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // blocks on 132 SMs, back to back on one stream; every blind label named running them concurrently).
     {
       const int sms = run.device_spec ? run.device_spec->sm_count : 0;
+      // Consecutive launches only: another kernel between two of them (a layer's full-grid kernel before each small
+      // one) is a chain whose small launches read what it wrote. Kernels before the first or after the last (a final
+      // reduction) do not break it.
       double serial = 0, block_ns = 0, longest = 0;
       int small = 0;
-      bool one_kernel = true, apart = true;
+      bool one_kernel = true, apart = true, interrupted = false, other_since = false;
       StringId fn = kNoName;
       std::int64_t reach = 0;
       for (auto [k0, k1] = kernels_in(lo, hi); sms > 0 && k0 != k1; ++k0) {
@@ -1484,15 +1535,21 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         const double blocks = double(k.grid[0]) * std::max(1, k.grid[1]) * std::max(1, k.grid[2]);
         if (k.start_ns < reach) apart = false;
         reach = std::max(reach, k.end_ns);
-        if (blocks <= 0 || blocks >= sms) continue;
-        if (small > 0 && k.function != fn) one_kernel = false;
+        const bool mine = blocks > 0 && blocks < sms && (small == 0 || k.function == fn);
+        if (!mine) {
+          if (blocks > 0 && blocks < sms) one_kernel = false;  // another under-filled kernel
+          if (small > 0) other_since = true;
+          continue;
+        }
+        if (other_since) interrupted = true;
         fn = k.function;
         const double d = static_cast<double>(k.end_ns - k.start_ns);
         ++small, serial += d, block_ns += d * blocks, longest = std::max(longest, d);
       }
-      const bool counts = small >= 2 && one_kernel && apart;
+      const bool counts = small >= 2 && one_kernel && apart && !interrupted;
       per_stage[stage].side_by_side.push_back(counts ? std::max(0.0, serial - std::max(longest, block_ns / sms)) : 0.0);
-      if (counts) per_stage[stage].side_launches = small, per_stage[stage].side_kernel = std::string(trace.str(fn));
+      per_stage[stage].side_launches.push_back(counts ? small : 0);
+      if (counts) per_stage[stage].side_kernel = std::string(trace.str(fn));
     }
     // The instance's GPU span: from the start of its own first kernel to the end of its last, widened to the copies
     // and memsets that ran while the host was inside the range (copies carry no range of their own). The host's time
@@ -1534,7 +1591,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
             const double g = static_cast<double>(k.start_ns - reach);
             auto w = std::lower_bound(wait_ends.begin(), wait_ends.end(), reach);
             if (same_graph_launch(trace.kernels[i - 1], k)) node_gaps += g;
-            else if (w != wait_ends.end() && *w <= k.start_ns) wait_gaps += g;
+            else if (w != wait_ends.end() && *w <= k.start_ns)
+              wait_gaps += g - static_cast<double>(silences.in(reach, k.start_ns));  // (a silence is the host's work)
           }
           reach = any ? std::max(reach, k.end_ns) : k.end_ns;
           any = true;
@@ -1628,19 +1686,34 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     };
     // Under-filled launches of one kernel run one after another (the instance's side_by_side time).
     if (const double side = lower_median(seen.side_by_side); side / typical_span >= min_share) {
+      // The launch count of the instance the estimate is (the lower median's).
+      int launches = 0;
+      for (std::size_t i = 0; i < seen.side_by_side.size(); ++i)
+        if (seen.side_by_side[i] == side) launches = seen.side_launches[i];
       Opportunity o = item(RemedyId::overlap_stages, side / typical_span, "serial_grid_ns", side * count,
-                           fmt::format("launches={} of {}, serial_small_grids={:.2f} ms of {:.2f} ms", seen.side_launches,
+                           fmt::format("launches={} of {}, serial_small_grids={:.2f} ms of {:.2f} ms", launches,
                                        seen.side_kernel, side * 1e-6, per_range_ms));
-      o.name = fmt::format("Run the {} launches of {} side by side (streams or parallel graph branches where they are "
-                           "independent), or as one launch over all their blocks",
-                           seen.side_launches, seen.side_kernel);
+      o.name = fmt::format("If the {} launches of {} are independent, run them side by side (streams or parallel graph "
+                           "branches), or as one launch over all their blocks",
+                           launches, seen.side_kernel);
       o.rationale = fmt::format(
-          "In {} {} launches of {} each have fewer blocks than the GPU has SMs and run one after another: most SMs "
-          "idle through each. Side by side (or merged into one grid), they take about the longest launch's time, or "
-          "their blocks' work spread over every SM: {:.2f} ms less of each range's {:.2f} ms (typically).",
-          stage->name, seen.side_launches, seen.side_kernel, side * 1e-6, per_range_ms);
+          "In {} {} launches of {} each have fewer blocks than the GPU has SMs and run one after another, with no "
+          "other kernel between them: most SMs idle through each. Side by side (or merged into one grid), they take "
+          "about the longest launch's time, or their blocks' work spread over every SM: {:.2f} ms less of each "
+          "range's {:.2f} ms (typically). kprof cannot see whether a launch reads what an earlier one wrote (a time "
+          "step, a scan): then only more blocks per launch fill the GPU.",
+          stage->name, launches, seen.side_kernel, side * 1e-6, per_range_ms);
       o.assumes = "the launches are independent (no launch reads what an earlier one wrote), and their blocks fit "
                   "beside each other on the SMs";
+      // Only the kernel it names: its grid-fill item is the other way to the same idle SMs (the contract lists this
+      // one in its place).
+      o.kernels.clear();
+      for (const auto& g : stage->kernels)
+        if (g.kernel == seen.side_kernel || g.signature == seen.side_kernel ||
+            stage_kernel_label(*stage, g).find(seen.side_kernel) != std::string::npos)
+          o.kernels.push_back(stage_kernel_label(*stage, g));
+      if (o.kernels.empty())
+        for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
       out.push_back(std::move(o));
     }
     // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default

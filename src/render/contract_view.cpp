@@ -107,6 +107,19 @@ std::string trigger_text(const Opportunity& o) {
   return kDash;
 }
 
+// A kernel's grid-fill item that a range's item takes in (one grid fill for the kernels of a range sharing one launch
+// shape: analyze/program_advice.hpp shape_advice; or its under-filled launches run side by side, trigger
+// serial_grid_ns) is not listed beside it. Only that item: a range's launch-gap or host items name every kernel of the
+// range and take none of their own items in.
+bool taken_in_by_range_item(const ProfileRun& run, const Stage& s, const KernelGroup& g, const Opportunity& o) {
+  if (o.remedy != "grid_fill" && o.kernel_remedy != "grid_fill") return false;
+  const std::string key = stage_kernel_label(s, g);  // the name the analysis gave the kernel in the range's item
+  return std::any_of(run.program_opportunities.begin(), run.program_opportunities.end(), [&](const Opportunity& p) {
+    return (p.remedy == "grid_fill" || p.trigger_metric == "serial_grid_ns") && p.scope == "stage" &&
+           std::find(p.kernels.begin(), p.kernels.end(), key) != p.kernels.end();
+  });
+}
+
 std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::size_t limit) {
   bool multi = kernel_count(run) > 1;
   std::vector<ContractOpportunity> all;
@@ -114,16 +127,8 @@ std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::s
   // analysis's order (the figureless "fewer bytes" lever of a unit at its roof comes before that kernel's small
   // items, analyze/opportunities.cpp; ranked by its run gain of 0 it would fall behind them).
   std::vector<std::pair<std::size_t, std::size_t>> kernels;  // each kernel's items in `all`: [first, last)
-  // A kernel's grid-fill item that a range's item takes in (one grid fill for the kernels of a range sharing one
-  // launch shape: analyze/program_advice.hpp shape_advice) is not listed beside it. Only that item: a range's
-  // launch-gap or host items name every kernel of the range and take none of their own items in.
   auto taken_in = [&](const Stage& s, const KernelGroup& g, const Opportunity& o) {
-    if (o.remedy != "grid_fill" && o.kernel_remedy != "grid_fill") return false;
-    const std::string key = stage_kernel_label(s, g);  // the name the analysis gave the kernel in the range's item
-    return std::any_of(run.program_opportunities.begin(), run.program_opportunities.end(), [&](const Opportunity& p) {
-      return p.remedy == "grid_fill" && p.scope == "stage" &&
-             std::find(p.kernels.begin(), p.kernels.end(), key) != p.kernels.end();
-    });
+    return taken_in_by_range_item(run, s, g, o);
   };
   for (const auto& s : run.stages)
     for (const auto& g : s.kernels)

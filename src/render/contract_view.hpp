@@ -71,6 +71,10 @@ const KernelGroup* dominant_kernel(const ProfileRun& run);
 // The top opportunities as the contract ranks them: by what each saves of the whole run (est. gain x the kernel's
 // share of GPU time), one per kernel and remedy.
 std::vector<ContractOpportunity> top_opportunities(const ProfileRun& run, std::size_t limit);
+// Whether a range's item takes in this kernel item (the same idle SMs reached another way), so that the top list
+// names it once: a kernel's grid-fill item where a range item fills the GPU for its launch shape, or runs its
+// under-filled launches side by side.
+bool taken_in_by_range_item(const ProfileRun& run, const Stage& s, const KernelGroup& g, const Opportunity& o);
 // Opportunity trigger as printed: its `trigger`, else "metric=value", else "—".
 std::string trigger_text(const Opportunity& o);
 
