@@ -185,6 +185,17 @@ std::vector<Span> poll_waits(const Trace& trace, const std::vector<Span>& busy) 
   return out;
 }
 
+// Time in [lo, hi) covered by the spans of `of` (sorted by start).
+std::int64_t covered_ns(const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
+  std::int64_t sum = 0;
+  auto it = std::upper_bound(of.begin(), of.end(), Span{lo, lo},
+                             [](const Span& a, const Span& b) { return a.first < b.first; });
+  if (it != of.begin()) --it;
+  for (; it != of.end() && it->first < hi; ++it)
+    sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
+  return sum;
+}
+
 // The host's silences: stretches in which no thread that launches kernels is in a CUDA call and none polls the GPU.
 // Inside an idle stretch of the GPU shorter than gap_host_work_max_ns, a silence of host_silence_min_ns or more is the
 // host working, not paying launch cost: a launch loop calls the driver every few microseconds (set 23's .tolist()
@@ -211,7 +222,7 @@ class HostSilences {
     if (!enabled_ || hi <= lo) return 0;
     std::int64_t sum = 0, at = lo;
     auto add = [&](std::int64_t a, std::int64_t b) {
-      if (static_cast<double>(b - a) >= min_ns_) sum += b - a - covered(polling_, a, b);
+      if (static_cast<double>(b - a) >= min_ns_) sum += b - a - covered_ns(polling_, a, b);
     };
     auto it = std::upper_bound(calls_.begin(), calls_.end(), Span{lo, lo},
                                [](const Span& a, const Span& b) { return a.first < b.first; });
@@ -225,15 +236,6 @@ class HostSilences {
   }
 
  private:
-  static std::int64_t covered(const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
-    std::int64_t sum = 0;
-    auto it = std::upper_bound(of.begin(), of.end(), Span{lo, lo},
-                               [](const Span& a, const Span& b) { return a.first < b.first; });
-    if (it != of.begin()) --it;
-    for (; it != of.end() && it->first < hi; ++it)
-      sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
-    return sum;
-  }
   std::vector<Span> calls_, polling_;
   double min_ns_ = 0;
   bool enabled_ = false;
@@ -1086,16 +1088,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   if (trace.kernels.empty() || trace.api_calls.empty() || trace.nvtx.empty() || span_ns <= 0) return out;
   const std::vector<Span> gpu = gpu_busy_spans(trace);
   std::vector<Span> host, blocking, driver, long_calls, host_func_calls;
-  // Time in [lo, hi) covered by the spans of `of`.
-  auto covered = [](const std::vector<Span>& of, std::int64_t lo, std::int64_t hi) {
-    std::int64_t sum = 0;
-    auto it = std::upper_bound(of.begin(), of.end(), Span{lo, lo},
-                               [](const Span& a, const Span& b) { return a.first < b.first; });
-    if (it != of.begin()) --it;
-    for (; it != of.end() && it->first < hi; ++it)
-      sum += std::max<std::int64_t>(0, std::min(hi, it->second) - std::max(lo, it->first));
-    return sum;
-  };
+  auto covered = covered_ns;
   const double wait_busy_share = t.param("opportunities.blocking_wait_min_busy_share");
   for (const auto& a : trace.api_calls) {
     host.push_back({a.start_ns, a.end_ns});
