@@ -1294,7 +1294,7 @@ TEST(DiagnosisHoldout, ThirtyNinthSetScoreDoesNotRegress) {
 // and dram_bandwidth), 40 cuSOLVER calls of 3 blocks each (library_tuning, one batched call; kprof grid_fill, its
 // kernel named "kernel" is not recognised as a library's), a CUB scan at 73% of the DRAM peak (none; kprof a 20% call
 // change), cuFFT's Bluestein passes (library_tuning; kprof dram_traffic in annotation), and cuRAND, a Thrust transform
-// and a CUB reduction passing 1 GB arrays (fuse_stages; kprof holds library calls without matrix math closed to fusion).
+// and a CUB reduction passing 1 GB arrays (fuse_stages; no fusion item: CUB's reduction is held closed to fusion).
 TEST(DiagnosisHoldout, FortiethSetScoreDoesNotRegress) {
   expect_holdout_score(corpus::holdout_file(40), 10, {{8, 5}, {8, 4}, {8, 6}});
 }
