@@ -794,6 +794,41 @@ TEST(Advice, AChainOfFusableStagesIsOneItem) {
   EXPECT_TRUE(run.program_opportunities.empty());
 }
 
+// Set 40's Monte-Carlo price in one range: cuRAND's Philox writes 1 GB of normals, Thrust's transform (a CUB kernel
+// the program instantiated) reads them and writes 1 GB of payoffs, CUB's reduce reads those, each near the DRAM
+// roof. Thrust and CUB are header libraries: a transform iterator or transform_reduce takes the neighbours into the
+// call, so the chain is one fusion item. cuFFT's passes, and PyTorch's own copy of CUB, stay closed calls: no item.
+TEST(Advice, AHeaderLibrarysKernelsAreOpenToFusionAClosedLibrarysAreNot) {
+  auto mc_run = [](const char* transform_signature, const char* reduce_signature) {
+    ProfileRun run;
+    run.device.name = "NVIDIA H200";
+    Stage s;
+    s.name = "mc_price";
+    s.kernels.push_back(stage_group("gen_sequenced_Philox", 525e3, 4e6, 1.06e9, 66.0));
+    s.kernels.push_back(stage_group("transform_kernel", 712e3, 1.08e9, 1.06e9, 98.0));
+    s.kernels.back().signature = transform_signature;
+    s.kernels.push_back(stage_group("DeviceReduceKernel", 352e3, 1.07e9, 2e6, 98.0));
+    s.kernels.back().signature = reduce_signature;
+    run.stages.push_back(s);
+    analyze_run(run, datasheet_db(), shipped());
+    std::vector<Opportunity> fuse;
+    for (const auto& o : run.program_opportunities)
+      if (o.remedy == "fuse_stages") fuse.push_back(o);
+    return fuse;
+  };
+  const auto open = mc_run("void cub::_V_300000_SM_900::detail::transform::transform_kernel<PayoffOp>(...)",
+                           "void cub::_V_300000_SM_900::detail::reduce::DeviceReduceKernel<double, plus>(...)");
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].kernels, (std::vector<std::string>{"mc_price · gen_sequenced_Philox", "mc_price · transform_kernel",
+                                                        "mc_price · DeviceReduceKernel"}));
+  EXPECT_GT(open[0].est_gain_pct, 50.0);
+  // PyTorch's copy of CUB is reached only through the op's call: closed, as a closed-source library's kernel is.
+  EXPECT_TRUE(mc_run("void at_cuda_detail::cub::transform_kernel<PayoffOp>(...)",
+                     "void at_cuda_detail::cub::DeviceReduceKernel<double, plus>(...)")
+                  .empty());
+  EXPECT_TRUE(mc_run("regular_fft_pass(...)", "vector_fft_pass(...)").empty());
+}
+
 // Set 32's top-p sampling: in one range a softmax, a scan and an argmax over 64 rows each launch 64 blocks (one per
 // row) for 132 SMs beside a sort of 1527 blocks. Each kernel's "fill the GPU" is smaller than the sort's item; the
 // launch shape they share is one step, worth their items together: one stage item, and the top 3 does not list the

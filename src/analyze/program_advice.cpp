@@ -317,11 +317,19 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   auto flows = [&](const Item& a, const Item& b) {
     return package || a.stage == b.stage || (unmarked(*a.stage, *a.group) && unmarked(*b.stage, *b.group));
   };
-  // A library kernel without matrix math is a closed call (cuFFT's passes, CUB's scans): no user kernel fuses
-  // with it (cuFFT's two passes of one 2-D transform; a window multiply before cuFFT's real-to-complex pass). A
-  // library matrix product is not closed: its epilogue or a fused library operator (attention) takes the work.
+  // A library kernel without matrix math is a closed call (cuFFT's passes, cuSOLVER's, PyTorch's copy of CUB): no
+  // user kernel fuses with it (cuFFT's two passes of one 2-D transform; a window multiply before cuFFT's
+  // real-to-complex pass). A library matrix product is not closed: its epilogue or a fused library operator
+  // (attention) takes the work. Nor is a header library's kernel the program instantiated itself (Thrust, CUB): its
+  // producer or consumer goes into the call's input or output iterator (`thrust::transform_reduce`, a transform
+  // iterator into `cub::DeviceScan`), or one kernel of the program's own does all of it.
   auto closed = [&](const KernelGroup& g) {
-    return library_kernel_name(g.kernel, g.signature, t) && !matrix_math(g.metrics);
+    if (!library_kernel_name(g.kernel, g.signature, t) || matrix_math(g.metrics)) return false;
+    const bool own = (names_match(g.kernel, t, "diagnosis.header_library_kernel_names") ||
+                      names_match(g.signature, t, "diagnosis.header_library_kernel_names")) &&
+                     !names_match(g.kernel, t, "diagnosis.framework_kernel_names") &&
+                     !names_match(g.signature, t, "diagnosis.framework_kernel_names");
+    return !own;
   };
   std::set<const KernelGroup*> folded;  // copies already folded into their consumer (one item per pair)
   const double size_change = t.param("opportunities.fold_size_change");
