@@ -707,6 +707,12 @@ TEST(Opportunities, ALibraryOrPyTorchKernelIsChangedThroughItsCall) {
   EXPECT_EQ(kernel_owner("nvjet_sm90_tst_128x16_64x11_2x1_v_bz_TNT", "nvjet_sm90_tst_128x16_64x11_2x1_v_bz_TNT", t),
             "A library's");
   EXPECT_EQ(kernel_owner("layer_norm_fwd", "void layer_norm_fwd<c10::BFloat16>(c10::BFloat16 const*)", t), "");
+  // A name that says nothing (cuSOLVER's `kernel`, set 40) is read with its template arguments; a user's `kernel`
+  // over plain types stays the user's, and a user's named kernel over a library's types too.
+  EXPECT_EQ(kernel_owner("kernel", "void kernel<getrf_wo_pivot_params_<double, 0, 256>>(int, int, void *)", t),
+            "A library's");
+  EXPECT_EQ(kernel_owner("kernel", "void kernel<float>(float *, int)", t), "");
+  EXPECT_EQ(kernel_owner("block_sum", "void block_sum<cub::Sum>(float *)", t), "");
 
   auto item = [](std::string remedy, double gain, std::string source = "kprof") {
     Opportunity o;

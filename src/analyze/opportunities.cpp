@@ -440,7 +440,11 @@ std::string qualified_name(std::string signature) {
 }  // namespace
 
 std::string kernel_owner(const std::string& kernel, const std::string& signature, const Thresholds& t) {
-  const std::string name = qualified_name(signature);
+  // A kernel whose name says nothing (cuSOLVER's `kernel<getrf_wo_pivot_params_<double, ...>>`) is known by its
+  // template arguments: the library's parameter types name it.
+  std::string name = qualified_name(signature);
+  if (names_match(name.rfind("void ", 0) == 0 ? name.substr(5) : name, t, "diagnosis.generic_kernel_names"))
+    name = signature;
   if (library_kernel_name(kernel, name, t)) return "A library's";
   if (names_match(kernel, t, "diagnosis.framework_kernel_names") ||
       names_match(name, t, "diagnosis.framework_kernel_names"))
