@@ -668,6 +668,32 @@ TEST(Opportunities, AtomicsSpreadOverManyAddressesAreScatteredNotContended) {
   EXPECT_EQ(b.causes.front().id, "atomic_contention");
 }
 
+// Set 41's QKV projection (H100, Nsight Compute's counters): a 32x32 shared-memory-tiled FP32 GEMM, one output per
+// thread, 29 GFLOP in 3.94 ms. Its L1/shared unit is 95% busy with its own tiles (938 M shared wavefronts against 118 M
+// global sectors), the FMA pipe 11%: the tiles are already on chip, so the tensor cores lead (both blind labellers,
+// and both of set 33's for the same kernel shape), also where CUPTI counts no FP32 FLOPs (2 per FMA-pipe instruction).
+// A naive SGEMM re-reading its operands from global memory through L1 keeps "reuse data on chip" first.
+TEST(Opportunities, AMatmulOnItsOwnSharedTilesIsToldToUseTensorCores) {
+  auto m = holdout_base(3.9386e6, 18432, 1024);
+  m.sm_throughput_pct = 93.95, m.memory_throughput_pct = 94.51, m.l1_throughput_pct = 94.94, m.l1_hit_pct = 2.68;
+  m.dram_throughput_pct = 0.8, m.dram_measured_pct = 0.8, m.dram_bytes = 3.2e7, m.fma_pipe_pct = 11.26;
+  m.tensor_pipe_pct = 0.0, m.fma_pipe_instructions = 14665930880.0, m.flops_fp32 = 2.9e10;
+  m.global_load_sectors = 115605504.0, m.global_store_sectors = 2359296.0, m.shared_wavefronts = 938245961.0;
+  m.issue_active_pct = 40.0, m.waves_per_sm = 34.9, m.stalls["mio_throttle"] = 22.38;
+  auto a = analyse(m, {}, "matmul_forward_tiled");
+  EXPECT_EQ(a.bottleneck.cause, "matmul_without_tensor_cores");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "tensor_cores");
+  EXPECT_GT(a.opportunities.front().est_gain_pct, 90.0);
+  m.flops_fp32.reset();  // CUPTI's counters
+  EXPECT_EQ(analyse(m, {}, "matmul_forward_tiled").bottleneck.cause, "matmul_without_tensor_cores");
+  // The same unit busy with global loads hitting L1 (no shared tiles): reuse on chip first.
+  m.flops_fp32 = 2.9e10, m.shared_wavefronts = 0.0, m.global_load_sectors = 9.0e8, m.l1_hit_pct = 85.0;
+  auto naive = analyse(m, {}, "matmul_forward_tiled");
+  ASSERT_FALSE(naive.opportunities.empty());
+  EXPECT_EQ(naive.opportunities.front().remedy, "onchip_reuse");
+}
+
 // "Use tensor cores" estimates the matmul at a quarter of the tensor roof (a first mma/WMMA port), not at the roof:
 // the bundled gemm v2 (24 TFLOP/s of bf16 on the CUDA cores) reads 88% against the H200's measured bf16 roof (796),
 // which its WMMA successor realised as 77%; at the roof it read 97%. Here against the datasheet's roof (this test's

@@ -617,8 +617,11 @@ TEST(DiagnosisHoldout, HostWorkBetweenKernelsIsNotLaunchOverhead) {
 // remedies through the call (library_tuning, as labelled): set 13's first fix 9/9/9.
 // Sixteenth session: a kernel reading host memory through L2 at the link's rate is bound by the link (set 12's
 // zero-copy read; ncu mode only: the annotation captures predate the sysmem count in the metric list).
+// Twenty-seventh session: a matmul on its own shared-memory tiles is told to use the tensor cores (four blind labels
+// of sets 33 and 41 for that kernel shape); set 12's one labeller asked for register tiling of its sgemm_smem_naive
+// (onchip_reuse): -1 cause and first fix in every source.
 TEST(DiagnosisHoldout, TwelfthAndThirteenthSetScoresDoNotRegress) {
-  expect_holdout_score(corpus::holdout_file(12), 10, {{7, 8}, {7, 8}, {8, 9}});
+  expect_holdout_score(corpus::holdout_file(12), 10, {{6, 7}, {6, 7}, {7, 8}});
   expect_holdout_score(corpus::holdout_file(13), 11, {{8, 9}, {8, 9}, {8, 9}});
 }
 
@@ -1063,8 +1066,9 @@ TEST(DiagnosisHoldout, ThirtySecondSetScoreDoesNotRegress) {
 // on an H100, labelled blind twice (the labellers agree on every cause and first fix). Scored as captured: cause
 // 8/8/8, first fix 6/6/6. One-warp blocks at the block cap of a latency-bound kernel ask for occupancy (the B+-tree
 // lookups): 9/9/9 and 7/7/7.
+// Twenty-seventh session: the shared-tiled SGEMM on its own tiles is told to use the tensor cores: 10/10/10, 8/8/8.
 TEST(DiagnosisHoldout, ThirtyThirdSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(33), 10, {{9, 7}, {9, 7}, {9, 7}});
+  expect_holdout_score(corpus::holdout_file(33), 10, {{10, 8}, {10, 8}, {10, 8}});
 }
 
 // Set 29 (nineteenth session, captured on an H100): PyTorch and Triton cases written by a helper who did not read the
@@ -1297,4 +1301,16 @@ TEST(DiagnosisHoldout, ThirtyNinthSetScoreDoesNotRegress) {
 // and a CUB reduction passing 1 GB arrays (fuse_stages; no fusion item: CUB's reduction is held closed to fusion).
 TEST(DiagnosisHoldout, FortiethSetScoreDoesNotRegress) {
   expect_holdout_score(corpus::holdout_file(40), 10, {{8, 7}, {8, 6}, {8, 8}});
+}
+
+// Set 41 (a GPT-2-small training step written by hand in CUDA C++; H100), written by a helper who did not read the
+// rules, captured after the twenty-seventh session's first three changes and labelled blind twice (the labellers agree
+// on 10/10 causes and first fixes); scored as captured: cause 7/7/7, first fix 7/7/7. Misses: a layernorm with one
+// thread per row (uncoalesced_global / coalesce; kprof mio_queue: its L1 busy with 32-sector requests read as other
+// MIO work), a 32x32 shared-tiled QKV matmul (matmul_without_tensor_cores / tensor_cores; kprof l1_bandwidth), and
+// twelve layers of a cuBLASLt GEMM, a bias kernel and a GELU kernel (dram_bandwidth / fuse_stages; no fusion item: the
+// 50 MB intermediate is under fusion_min_bytes). Then a matmul on its own shared tiles leads with the tensor cores:
+// 8/8/8, 8/8/8.
+TEST(DiagnosisHoldout, FortyFirstSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(41), 10, {{8, 8}, {8, 8}, {8, 8}});
 }

@@ -54,7 +54,9 @@ void detect_matmul_off_tensor(RuleContext& r) {
   if (!tensor_idle) return;
   double scalar_flops = val(m.flops_fp32) + val(m.flops_fp16);
   bool fma_busy = val(m.fma_pipe_pct) >= 20.0;
-  if (scalar_flops <= 0 && !fma_busy) return;
+  // (CUPTI counts no FP32 FLOPs: there the FMA pipe's floating-point instructions are the math, 2 FLOPs each.)
+  const bool fma_counted = val(m.fma_pipe_instructions) > 0 && m.fma_pipe_pct && *m.fma_pipe_pct > 0;
+  if (scalar_flops <= 0 && !fma_busy && !fma_counted) return;
   // A matrix multiply on the CUDA cores keeps its FMA pipe busy with floating-point FMAs. Where most of that pipe's
   // work is integer (IMAD: index arithmetic, which the FMA pipe also runs), the kernel is bound by computing
   // addresses, not by math the tensor cores would take: PyTorch's NCHW depthwise 7x7 conv weight gradient on the
@@ -76,8 +78,15 @@ void detect_matmul_off_tensor(RuleContext& r) {
   const double dram = r.dram_pct();
   const std::string& prec = r.declared.precision;
   const bool half_operands = prec == "bf16" || prec == "fp16" || prec == "fp8" || val(m.flops_fp16) > val(m.flops_fp32);
+  // Nor for a kernel that already stages its operands in shared memory (most of its L1/shared work is shared-memory
+  // wavefronts, not global sectors) with DRAM far from its roof: its memory side is its own tiles, read once per FMA,
+  // which MMA fragments (one shared load per many multiply-adds) relieve; tiling again on the CUDA cores (register
+  // blocking) is the smaller step (set 41's 32x32 shared-tiled QKV matmul and set 33's tiled SGEMM: L1/shared 95%
+  // busy, FMA pipe 11%, both labelled blind "use tensor cores").
+  const double global_sectors = val(m.global_load_sectors) + val(m.global_store_sectors);
+  const bool own_tiles = val(m.shared_wavefronts) > global_sectors && global_sectors > 0 && dram < r.p("dram_bound_pct");
   bool compute_side = val(m.fma_pipe_pct) >= 40.0 || val(m.sm_throughput_pct) >= val(m.memory_throughput_pct) ||
-                      (half_operands && dram < r.p("dram_bound_pct"));
+                      (half_operands && dram < r.p("dram_bound_pct")) || own_tiles;
   // Gain: the same FLOPs at the tensor-core roof for this arithmetic intensity.
   double gain = r.headroom;
   std::string at;
@@ -85,7 +94,7 @@ void detect_matmul_off_tensor(RuleContext& r) {
     const DeclaredWork& declared = r.declared;
     std::string prec = declared.precision == "bf16" || declared.precision == "fp16" ? declared.precision : "tf32";
     if (m.flops_fp16 && val(m.flops_fp16) > val(m.flops_fp32)) prec = "fp16";
-    double flops = scalar_flops > 0 ? scalar_flops : val(declared.flops);
+    double flops = scalar_flops > 0 ? scalar_flops : val(declared.flops) > 0 ? val(declared.flops) : work;
     auto peak = r.spec->peak(prec + "_tflops");
     if (peak && flops > 0) {
       double achieved = flops / (*m.duration_ns * 1e-9) / 1e12;
