@@ -694,6 +694,27 @@ TEST(Opportunities, AMatmulOnItsOwnSharedTilesIsToldToUseTensorCores) {
   EXPECT_EQ(naive.opportunities.front().remedy, "onchip_reuse");
 }
 
+// Set 41's layernorm with one thread per row (H100, Nsight Compute's counters): 32 blocks of 256 threads, L1/TEX 70%
+// busy moving 5.4 B per SM cycle, 19.6 and 31.9 sectors per load and store request with 4 bytes used of each. The
+// unit is busy with those sectors' lookups, not with other MIO instructions (before: mio_queue, "fewer shuffles").
+// The same unit and data rate with coalesced requests (4 sectors each: shuffles and shared words) stays mio_queue.
+TEST(Opportunities, AnL1BusyWithUncoalescedRequestsIsNotOtherMioWork) {
+  auto m = holdout_base(583744, 32, 256);
+  m.sm_throughput_pct = 0.77, m.memory_throughput_pct = 18.77, m.l1_throughput_pct = 70.27, m.l2_throughput_pct = 18.77;
+  m.dram_throughput_pct = 2.12, m.dram_measured_pct = 2.33, m.dram_bytes = 41477376.0, m.l1_bytes = 817777568.0;
+  m.l1_hit_pct = 89.84, m.l2_hit_pct = 91.92, m.issue_active_pct = 1.86, m.fma_pipe_pct = 0.83, m.alu_pipe_pct = 0.31;
+  m.shared_wavefronts = 0.0, m.global_load_requests = 983040.0, m.global_load_sectors = 19267584.0;
+  m.global_store_requests = 197120.0, m.global_store_sectors = 6293504.0, m.global_load_bytes_per_sector = 4.0;
+  m.global_store_bytes_per_sector = 4.01, m.achieved_occupancy_pct = 12.44, m.theoretical_occupancy_pct = 100.0;
+  m.waves_per_sm = 0.03, m.stalls["long_scoreboard"] = 103.34, m.stalls["wait"] = 2.28, m.stalls["selected"] = 1.0;
+  auto a = analyse(m, {}, "layernorm_forward_row_per_thread");
+  for (const auto& c : a.causes) EXPECT_NE(c.id, "mio_queue") << c.evidence;
+  for (const auto& o : a.opportunities) EXPECT_NE(o.remedy, "mio_pressure") << o.name;
+  m.global_load_sectors = 4.0 * 983040.0, m.global_store_sectors = 4.0 * 197120.0;
+  m.global_load_bytes_per_sector = m.global_store_bytes_per_sector = 32.0;
+  EXPECT_EQ(analyse(m, {}, "layernorm_forward_row_per_thread").causes.front().id, "mio_queue");
+}
+
 // "Use tensor cores" estimates the matmul at a quarter of the tensor roof (a first mma/WMMA port), not at the roof:
 // the bundled gemm v2 (24 TFLOP/s of bf16 on the CUDA cores) reads 88% against the H200's measured bf16 roof (796),
 // which its WMMA successor realised as 77%; at the roof it read 97%. Here against the datasheet's roof (this test's

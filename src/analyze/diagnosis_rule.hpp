@@ -112,7 +112,8 @@ struct RuleContext {
   // Bytes the L1/TEX unit moves per SM cycle: global and local bytes through its tag stage and shared-memory
   // wavefronts (128 B at most each), shared atomics' where they were counted. None without those counts, the
   // device's SM count and a clock, or in a kernel of tensor math (TMA and warpgroup-MMA operands reach shared memory
-  // past these counters).
+  // past these counters). None either where global requests spread over uncoalesced_sectors_per_request sectors or
+  // more: the unit is then busy with those sectors' lookups, not with other MIO instructions.
   std::optional<double> l1_data_per_clk() const;
   // Warps waiting mostly (dominant_stall_share or more of the waiting) for room in the texture queue: texture
   // fetches keep the L1/TEX unit busy and move bytes no load/store or shared-memory count holds, so a low
