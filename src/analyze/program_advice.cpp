@@ -1370,17 +1370,6 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return std::pair(std::lower_bound(trace.kernels.begin(), trace.kernels.end(), lo, by_start),
                      std::lower_bound(trace.kernels.begin(), trace.kernels.end(), hi, by_start));
   };
-  // The waits as disjoint spans (a blocking copy and a synchronisation may overlap), for the host's time in them.
-  std::vector<Span> waiting;
-  for (std::size_t i = 0; i < wait_starts.size(); ++i) waiting.push_back({wait_starts[i], wait_ends[i]});
-  std::sort(waiting.begin(), waiting.end());
-  {
-    std::vector<Span> merged;
-    for (const Span& w : waiting)
-      if (!merged.empty() && w.first <= merged.back().second) merged.back().second = std::max(merged.back().second, w.second);
-      else merged.push_back(w);
-    waiting = std::move(merged);
-  }
   std::sort(wait_starts.begin(), wait_starts.end());
   std::sort(wait_ends.begin(), wait_ends.end());
   // Waits that returned after the first kernel of [from, to) started and before its last one did: the host launched
@@ -1639,7 +1628,6 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                             .launches = count(launch_starts),
                                             .host_waits = count(wait_starts),
                                             .waits_between = waits_between(first, last),
-                                            .host_waiting_ns = static_cast<double>(covered(waiting, first, last)),
                                             .link_copy_ns = alone(copies_only, kernels_only, first, last),
                                             .device_fill_ns = alone(device_copies, kernels_only, first, last),
                                             .link_copies = link_copies,
@@ -1941,15 +1929,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // launch keeps its call's cost.
       const double busy = std::max(0.0, g.span_ns - g.idle_ns);
       const double launch_cost = g.launches * launch_floor_ns;
-      const double all_gaps = g.launch_gaps_ns - (waits ? std::max(0.0, launch_cost - busy) : launch_cost);
-      // Nor do the waits alone give back more than the host spent in them: its other time stays on its path, and a
-      // host slower than the GPU keeps it waiting without them. Where the host does little but launch between them
-      // (its work under half the launch gaps), a graph then takes its pace away, so the waits go first and the
-      // graph after (the item below); where it works between the launches (set 25's FFT per clip builds a new plan
-      // for each: 36 waits that return at once), dropping the waits gives back only their time.
-      const bool paced = waits && g.host_waiting_ns < all_gaps;
-      const bool graph_after = paced && g.host_work_ns < 0.5 * g.launch_gaps_ns;
-      const double gaps = paced && !graph_after ? g.host_waiting_ns : all_gaps;
+      const double gaps = g.launch_gaps_ns - (waits ? std::max(0.0, launch_cost - busy) : launch_cost);
       const double saved = gaps / g.span_ns;
       if (saved >= min_share) {
         // Kernels that already run as a graph's nodes: the gaps are between the graph's launches, so "capture them in
@@ -1978,7 +1958,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                    "cudaGraphExecUpdate), or capture more of the loop in one graph";
         // The gaps are mostly the host's launch rate, not the drains after its waits: the waits go first because a
         // graph cannot span them, then the launches.
-        const bool then_graph = waits && (g.wait_gaps_ns < 0.5 * g.launch_gaps_ns || graph_after);
+        const bool then_graph = waits && g.wait_gaps_ns < 0.5 * g.launch_gaps_ns;
         if (then_graph)
           o.name = "Remove the host's waits between the launches (defer or drop the read-backs), then capture the "
                    "loop in a CUDA graph";

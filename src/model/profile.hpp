@@ -181,9 +181,6 @@ struct RangeTime {
   int host_waits = 0;          // the host's waits for the GPU begun in it (synchronisations, blocking read-backs)
   // ... of them, waits the instance launches again after (a graph cannot span them; a final wait is not one)
   int waits_between = 0;
-  // The host's time inside its waits for the GPU in the span (synchronisations, blocking copies; the GPU busy or
-  // not): all that dropping the waits can give back, as the host's other time stays on its path.
-  double host_waiting_ns = 0;
   // Its GPU span's time with a copy between host and device running and no kernel (the host link alone), and with a
   // device-to-device copy or a memset running and no kernel (DRAM moving bytes no kernel computes on); 0 where the
   // trace records no copies.
@@ -194,7 +191,7 @@ struct RangeTime {
   double link_copy_bytes = 0;
 };
 KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
-           graph_node_gaps_ns, poll_wait_ns, launches, host_waits, waits_between, host_waiting_ns, link_copy_ns, device_fill_ns,
+           graph_node_gaps_ns, poll_wait_ns, launches, host_waits, waits_between, link_copy_ns, device_fill_ns,
            link_copies, link_copy_bytes)
 
 struct Stage {
