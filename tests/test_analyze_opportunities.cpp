@@ -685,8 +685,17 @@ TEST(Opportunities, AMatmulOnItsOwnSharedTilesIsToldToUseTensorCores) {
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_EQ(a.opportunities.front().remedy, "tensor_cores");
   EXPECT_GT(a.opportunities.front().est_gain_pct, 90.0);
-  m.flops_fp32.reset();  // CUPTI's counters
+  m.flops_fp32.reset();  // CUPTI's counters: no FP32 FLOPs, the FMA pipe's integer share counted
+  m.fma_integer_share = 0.0;
   EXPECT_EQ(analyse(m, {}, "matmul_forward_tiled").bottleneck.cause, "matmul_without_tensor_cores");
+  // FLOPs counted as zero (no FP32 math) are not made up from the FMA pipe's instructions.
+  m.flops_fp32 = 0.0;
+  EXPECT_NE(analyse(m, {}, "matmul_forward_tiled").bottleneck.cause, "matmul_without_tensor_cores");
+  m.flops_fp32 = 2.9e10;
+  // With DRAM at its bound the memory side is DRAM, not the tiles: tiling on the CUDA cores comes first.
+  m.dram_measured_pct = 90.0, m.dram_throughput_pct = 90.0;
+  EXPECT_NE(analyse(m, {}, "matmul_forward_tiled").bottleneck.cause, "matmul_without_tensor_cores");
+  m.dram_measured_pct = 0.8, m.dram_throughput_pct = 0.8;
   // The same unit busy with global loads hitting L1 (no shared tiles): reuse on chip first.
   m.flops_fp32 = 2.9e10, m.shared_wavefronts = 0.0, m.global_load_sectors = 9.0e8, m.l1_hit_pct = 85.0;
   auto naive = analyse(m, {}, "matmul_forward_tiled");
@@ -708,8 +717,10 @@ TEST(Opportunities, AnL1BusyWithUncoalescedRequestsIsNotOtherMioWork) {
   m.global_store_bytes_per_sector = 4.01, m.achieved_occupancy_pct = 12.44, m.theoretical_occupancy_pct = 100.0;
   m.waves_per_sm = 0.03, m.stalls["long_scoreboard"] = 103.34, m.stalls["wait"] = 2.28, m.stalls["selected"] = 1.0;
   auto a = analyse(m, {}, "layernorm_forward_row_per_thread");
+  ASSERT_FALSE(a.causes.empty());
   for (const auto& c : a.causes) EXPECT_NE(c.id, "mio_queue") << c.evidence;
   for (const auto& o : a.opportunities) EXPECT_NE(o.remedy, "mio_pressure") << o.name;
+  EXPECT_NE(by_remedy(a.opportunities, "coalesce"), nullptr);
   m.global_load_sectors = 4.0 * 983040.0, m.global_store_sectors = 4.0 * 197120.0;
   m.global_load_bytes_per_sector = m.global_store_bytes_per_sector = 32.0;
   EXPECT_EQ(analyse(m, {}, "layernorm_forward_row_per_thread").causes.front().id, "mio_queue");
@@ -759,6 +770,8 @@ TEST(Opportunities, ALibraryOrPyTorchKernelIsChangedThroughItsCall) {
   EXPECT_EQ(kernel_owner("kernel", "void kernel<getrf_wo_pivot_params_<double, 0, 256>>(int, int, void *)", t),
             "A library's");
   EXPECT_EQ(kernel_owner("kernel", "void kernel<float>(float *, int)", t), "");
+  EXPECT_EQ(kernel_owner("kernel", "void kernel<cub::Sum>(float *)", t), "");
+  EXPECT_EQ(kernel_owner("k", "void k<float>(cublasHandle_t *, getrf_params *)", t), "");  // parameters, not arguments
   EXPECT_EQ(kernel_owner("block_sum", "void block_sum<cub::Sum>(float *)", t), "");
 
   auto item = [](std::string remedy, double gain, std::string source = "kprof") {

@@ -32,8 +32,11 @@ std::optional<double> RuleContext::l1_data_per_clk() const {
   // Global requests spread over many sectors keep the unit busy with each sector's lookup, whatever the bytes they
   // carry: a layernorm with one thread per row on the H100 (31.9 sectors per store request, 4 bytes used of each
   // sector, L1/TEX 70% busy moving 5.4 B per cycle) is bound by its access pattern, not by other MIO instructions.
-  const double spr = std::max(val(m.load_sectors_per_request()), val(m.store_sectors_per_request()));
-  if (spr >= p("uncoalesced_sectors_per_request")) return std::nullopt;
+  // (Over loads and stores together: a rare strided store beside a shuffle-bound kernel's loads does not count.)
+  const double requests = val(m.global_load_requests) + val(m.global_store_requests);
+  if (requests > 0 && (val(m.global_load_sectors) + val(m.global_store_sectors)) / requests >=
+                          p("uncoalesced_sectors_per_request"))
+    return std::nullopt;
   const double clock_hz = m.sm_clock_hz ? *m.sm_clock_hz : spec ? spec->boost_clock_mhz * 1e6 : 0;
   const double sms = spec ? spec->sm_count : 0;
   if (!m.l1_bytes || !m.shared_wavefronts || !m.duration_ns || clock_hz <= 0 || sms <= 0 || val(m.flops_tensor) > 0 ||

@@ -427,7 +427,8 @@ std::string rule_short_name(const std::string& rule_name) {
 namespace {
 // A demangled signature's qualified function name, without its template arguments and parameters:
 // "void at::native::(anonymous namespace)::layer_norm<float>(int)" → "void at::native::(anon)::layer_norm". A user's
-// kernel instantiated on a library's types (my_gemm<cutlass::half_t>, block_sum<cub::Sum>) is still the user's.
+// kernel instantiated on a library's types (my_gemm<cutlass::half_t>, block_sum<cub::Sum>) is still the user's; only
+// a name that says nothing is read with its template arguments (kernel_owner).
 std::string qualified_name(std::string signature) {
   for (std::size_t at; (at = signature.find("(anonymous namespace)")) != std::string::npos;)
     signature.replace(at, 21, "(anon)");
@@ -442,9 +443,14 @@ std::string qualified_name(std::string signature) {
 std::string kernel_owner(const std::string& kernel, const std::string& signature, const Thresholds& t) {
   // A kernel whose name says nothing (cuSOLVER's `kernel<getrf_wo_pivot_params_<double, ...>>`) is known by its
   // template arguments: the library's parameter types name it.
-  std::string name = qualified_name(signature);
-  if (names_match(name.rfind("void ", 0) == 0 ? name.substr(5) : name, t, "diagnosis.generic_kernel_names"))
-    name = signature;
+  // Only a library's parameter types count there (diagnosis.library_parameter_type_names), not any library name: a
+  // user's `kernel<cub::Sum>` or `k<cutlass::half_t>` stays the user's.
+  const std::string name = qualified_name(signature);
+  if (names_match(name.rfind("void ", 0) == 0 ? name.substr(5) : name, t, "diagnosis.generic_kernel_names")) {
+    const std::size_t open = name.size(), params = signature.find('(', open);
+    const std::string arguments = signature.substr(open, params == std::string::npos ? std::string::npos : params - open);
+    if (names_match(arguments, t, "diagnosis.library_parameter_type_names")) return "A library's";
+  }
   if (library_kernel_name(kernel, name, t)) return "A library's";
   if (names_match(kernel, t, "diagnosis.framework_kernel_names") ||
       names_match(name, t, "diagnosis.framework_kernel_names"))

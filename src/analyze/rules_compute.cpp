@@ -54,8 +54,10 @@ void detect_matmul_off_tensor(RuleContext& r) {
   if (!tensor_idle) return;
   double scalar_flops = val(m.flops_fp32) + val(m.flops_fp16);
   bool fma_busy = val(m.fma_pipe_pct) >= 20.0;
-  // (CUPTI counts no FP32 FLOPs: there the FMA pipe's floating-point instructions are the math, 2 FLOPs each.)
-  const bool fma_counted = val(m.fma_pipe_instructions) > 0 && m.fma_pipe_pct && *m.fma_pipe_pct > 0;
+  // (CUPTI counts no FP32 FLOPs: there the FMA pipe's floating-point instructions are the math, 2 FLOPs each, where
+  // the pipe's integer share is known. Not where FLOPs were counted and are zero, nor beside FP64 math.)
+  const bool fma_counted = !m.flops_fp32 && val(m.flops_fp64) <= 0 && m.fma_integer_share &&
+                           val(m.fma_pipe_instructions) > 0 && m.fma_pipe_pct && *m.fma_pipe_pct > 0;
   if (scalar_flops <= 0 && !fma_busy && !fma_counted) return;
   // A matrix multiply on the CUDA cores keeps its FMA pipe busy with floating-point FMAs. Where most of that pipe's
   // work is integer (IMAD: index arithmetic, which the FMA pipe also runs), the kernel is bound by computing
@@ -84,7 +86,8 @@ void detect_matmul_off_tensor(RuleContext& r) {
   // blocking) is the smaller step (set 41's 32x32 shared-tiled QKV matmul and set 33's tiled SGEMM: L1/shared 95%
   // busy, FMA pipe 11%, both labelled blind "use tensor cores").
   const double global_sectors = val(m.global_load_sectors) + val(m.global_store_sectors);
-  const bool own_tiles = val(m.shared_wavefronts) > global_sectors && global_sectors > 0 && dram < r.p("dram_bound_pct");
+  const bool own_tiles = val(m.shared_wavefronts) - val(m.shared_bank_conflicts) > global_sectors && global_sectors > 0 &&
+                         (m.dram_measured_pct || m.dram_throughput_pct) && dram < r.p("dram_bound_pct");
   bool compute_side = val(m.fma_pipe_pct) >= 40.0 || val(m.sm_throughput_pct) >= val(m.memory_throughput_pct) ||
                       (half_operands && dram < r.p("dram_bound_pct")) || own_tiles;
   // Gain: the same FLOPs at the tensor-core roof for this arithmetic intensity.
@@ -94,7 +97,7 @@ void detect_matmul_off_tensor(RuleContext& r) {
     const DeclaredWork& declared = r.declared;
     std::string prec = declared.precision == "bf16" || declared.precision == "fp16" ? declared.precision : "tf32";
     if (m.flops_fp16 && val(m.flops_fp16) > val(m.flops_fp32)) prec = "fp16";
-    double flops = scalar_flops > 0 ? scalar_flops : val(declared.flops) > 0 ? val(declared.flops) : work;
+    double flops = scalar_flops > 0 ? scalar_flops : val(declared.flops) > 0 ? val(declared.flops) : fma_counted ? work : 0.0;
     auto peak = r.spec->peak(prec + "_tflops");
     if (peak && flops > 0) {
       double achieved = flops / (*m.duration_ns * 1e-9) / 1e12;
