@@ -442,9 +442,8 @@ std::string qualified_name(std::string signature) {
 
 std::string kernel_owner(const std::string& kernel, const std::string& signature, const Thresholds& t) {
   // A kernel whose name says nothing (cuSOLVER's `kernel<getrf_wo_pivot_params_<double, ...>>`) is known by its
-  // template arguments: the library's parameter types name it.
-  // Only a library's parameter types count there (diagnosis.library_parameter_type_names), not any library name: a
-  // user's `kernel<cub::Sum>` or `k<cutlass::half_t>` stays the user's.
+  // template arguments where they name a library's parameter type (diagnosis.library_parameter_type_names), not any
+  // library name: a user's `kernel<cub::Sum>` or `k<cutlass::half_t>` stays the user's.
   const std::string name = qualified_name(signature);
   if (names_match(name.rfind("void ", 0) == 0 ? name.substr(5) : name, t, "diagnosis.generic_kernel_names")) {
     const std::size_t open = name.size(), params = signature.find('(', open);
