@@ -794,6 +794,49 @@ TEST(Advice, AChainOfFusableStagesIsOneItem) {
   EXPECT_TRUE(run.program_opportunities.empty());
 }
 
+// Set 41's MLP in one range: cuBLASLt's GEMM writes a 50 MB bf16 output, of which 33 MB are counted (L2 still held
+// the rest dirty when it ended); a bias kernel reads all 50 MB back and writes as much (29 MB counted), a GELU kernel
+// reads that and writes as much, each near the DRAM roof with no shared-memory traffic. Both belong in the library
+// call's epilogue (cuBLASLt's GELU_BIAS): one item, the two passes' whole time, under the 64 MiB an intermediate
+// must have to be fused otherwise. A consumer that exchanges data on chip (a softmax over rows) is no epilogue.
+TEST(Advice, ElementwisePassesOverAProductsOutputGoInItsEpilogueWhateverItsSize) {
+  auto mlp_run = [](double gelu_reads, double gelu_shared) {
+    ProfileRun run;
+    run.device.name = "NVIDIA H200";
+    Stage s;
+    s.name = "mlp_fc";
+    s.kernels.push_back(stage_group("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", 56.5e3, 2.6e7, 3.33e7, 33.6));
+    s.kernels.back().metrics.tensor_pipe_pct = 77.7;
+    s.kernels.back().metrics.flops_tensor = 3.87e10;
+    s.kernels.push_back(stage_group("add_bias_bf16", 33.2e3, 5.03e7, 2.9e7, 78.8));
+    s.kernels.back().metrics.shared_wavefronts = 0;
+    s.kernels.push_back(stage_group("gelu_forward_bf16", 36.8e3, gelu_reads, 3.3e7, 77.4));
+    s.kernels.back().metrics.shared_wavefronts = gelu_shared;
+    run.stages.push_back(s);
+    analyze_run(run, datasheet_db(), shipped());
+    return run;
+  };
+  const ProfileRun run = mlp_run(5.03e7, 0);
+  ASSERT_EQ(run.program_opportunities.size(), 1u);
+  const Opportunity& o = run.program_opportunities[0];
+  EXPECT_EQ(o.remedy, "library_tuning");
+  EXPECT_EQ(o.kernel_remedy, "fuse_stages");  // the fusion, through the library's call
+  EXPECT_EQ(o.kernels, (std::vector<std::string>{"mlp_fc · nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
+                                                  "mlp_fc · add_bias_bf16", "mlp_fc · gelu_forward_bf16"}));
+  EXPECT_NE(o.name.find("epilogue"), std::string::npos) << o.name;
+  EXPECT_NE(o.name.find("gelu_forward_bf16"), std::string::npos) << o.name;
+  EXPECT_GE(o.est_gain_pct, 95.0);  // both passes' whole time
+  EXPECT_NEAR(o.run_share_pct, (33.2 + 36.8) / (56.5 + 33.2 + 36.8) * 100.0, 0.1);
+  // A GELU reading half of what the bias wrote is not a pass over the same elements: the bias alone goes.
+  const ProfileRun half = mlp_run(2.5e7, 0);
+  ASSERT_EQ(half.program_opportunities.size(), 1u);
+  EXPECT_EQ(half.program_opportunities[0].kernels.size(), 2u);
+  // Nor one that exchanges data on chip.
+  const ProfileRun rows = mlp_run(5.03e7, 1e6);
+  ASSERT_EQ(rows.program_opportunities.size(), 1u);
+  EXPECT_EQ(rows.program_opportunities[0].kernels.size(), 2u);
+}
+
 // Set 40's Monte-Carlo price in one range: cuRAND's Philox writes 1 GB of normals, Thrust's transform (a CUB kernel
 // the program instantiated) reads them and writes 1 GB of payoffs, CUB's reduce reads those, each near the DRAM
 // roof. Thrust and CUB are header libraries: a transform iterator or transform_reduce takes the neighbours into the

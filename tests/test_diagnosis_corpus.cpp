@@ -1313,7 +1313,9 @@ TEST(DiagnosisHoldout, FortiethSetScoreDoesNotRegress) {
 // twelve layers of a cuBLASLt GEMM, a bias kernel and a GELU kernel (dram_bandwidth / fuse_stages; no fusion item: the
 // 50 MB intermediate is under fusion_min_bytes). Then a matmul on its own shared tiles leads with the tensor cores:
 // 8/8/8, 8/8/8; and an L1 busy with uncoalesced requests is no longer "other MIO work" (the layernorm's cause is now
-// grid_too_small, labeller A's alternative; coalesce ranks second: scores unchanged).
+// grid_too_small, labeller A's alternative; coalesce ranks second: scores unchanged). Twenty-eighth session: elementwise
+// passes over a product's output go in its epilogue whatever the output's size (the MLP's bias and GELU: first fix
+// 9/9/9; its cause stays the GEMM's, the range's longest kernel).
 TEST(DiagnosisHoldout, FortyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(41), 10, {{8, 8}, {8, 8}, {8, 8}});
+  expect_holdout_score(corpus::holdout_file(41), 10, {{8, 9}, {8, 9}, {8, 9}});
 }

@@ -332,10 +332,18 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     return !own;
   };
   std::set<const KernelGroup*> folded;  // copies already folded into their consumer (one item per pair)
+  std::set<const KernelGroup*> absorbed;  // elementwise kernels after an epilogue consumer, in its item
+  const double whole = t.param("opportunities.epilogue_whole_output_share");
+  // Elementwise: no matrix math and threads that exchange nothing on chip (no shared-memory traffic: a softmax or a
+  // norm needs whole rows, which span a product's tiles).
+  auto elementwise = [](const CanonicalMetrics& m) {
+    return m.shared_wavefronts && *m.shared_wavefronts == 0 && m.flops_tensor.value_or(0) <= 0;
+  };
   const double size_change = t.param("opportunities.fold_size_change");
   const double min_read = t.param("opportunities.fold_min_read_share");
   for (std::size_t i = 0; i < order.size(); ++i) {
     const KernelGroup& b = *order[i].group;
+    if (absorbed.count(&b)) continue;
     const CanonicalMetrics& m = b.metrics;
     // The consumer spends its time moving bytes: near the DRAM roof (against the measured copy bandwidth when
     // known), or bound by DRAM by kprof's own diagnosis.
@@ -435,8 +443,14 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       // counted writes fall short of its output by what L2 still held dirty when it ended, up to L2's size: those
       // bytes reach DRAM after the kernel (set 30's right-hand side: 117 of its 134 MB counted, the update reading
       // 268 MB of state and right-hand side).
-      if (written >= min_bytes && std::min(written + l2_bytes, reads) >= 0.5 * reads) {
-        in = std::min(written, reads);
+      // A matrix product's output that an elementwise kernel reads back belongs in its epilogue whatever its size
+      // (below): the consumer's whole pass goes, whether the bytes came from DRAM or L2. Its size is what the
+      // consumer read of it, up to the product's counted writes plus what L2 still held dirty (set 41's 50 MB GEMM
+      // output: 33 MB counted, read back as 50 MB by its bias kernel).
+      const double held = std::min(written + l2_bytes, reads);
+      const bool product_output = a.metrics.flops_tensor.value_or(0) > 0 && elementwise(m) && held >= whole * reads;
+      if ((written >= min_bytes && held >= 0.5 * reads) || product_output) {
+        in = product_output ? std::max(std::min(written, reads), held) : std::min(written, reads);
         producer = &a;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
         chain.members.push_back(run_start(prev - 1));
@@ -455,18 +469,31 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       }
     }
     // An elementwise consumer of a matrix product's whole output belongs in the product's epilogue: it reads all
-    // the product wrote, writes about as much, and its threads exchange nothing on chip (no shared-memory traffic:
-    // a softmax or a norm needs whole rows, which span the product's tiles). The consumer's whole time goes; the
-    // product writes the result in place of its raw output. A library's product (cuBLAS) takes the epilogue in
-    // the call (cuBLASLt's bias and activation epilogues): that is tuning the call, not writing a kernel.
-    const double whole = t.param("opportunities.epilogue_whole_output_share");
+    // the product wrote, writes about as much, and its threads exchange nothing on chip. The consumer's whole time
+    // goes; the product writes the result in place of its raw output. A library's product (cuBLAS) takes the
+    // epilogue in the call (cuBLASLt's bias and activation epilogues): that is tuning the call, not writing a kernel.
+    // (Its counted writes fall short of what it wrote by what L2 still held dirty, as a producer's do.)
     const bool epilogue = producer && producer->metrics.flops_tensor.value_or(0) > 0 &&
-                          in >= whole * *producer->metrics.dram_write_bytes &&
-                          writes <= in / whole && writes >= in * whole && m.shared_wavefronts &&
-                          *m.shared_wavefronts == 0 && m.flops_tensor.value_or(0) <= 0;
+                          in >= whole * *producer->metrics.dram_write_bytes && writes <= in / whole &&
+                          writes + l2_bytes >= in * whole && elementwise(m);
     const bool library_epilogue = epilogue && library_kernel_name(producer->kernel, producer->signature, t);
     kernels.push_back(stage_kernel_label(*order[i].stage, b));
     chain.members.push_back(i);
+    // Elementwise kernels after it over the same elements go into the same epilogue (a bias add, then GELU: cuBLASLt's
+    // GELU_BIAS epilogue): each reads about what the one before it wrote (with what L2 held dirty) and writes as much.
+    std::size_t epilogue_end = next;
+    if (epilogue)
+      while (epilogue_end + 1 < order.size() && linked(order[epilogue_end], order[epilogue_end + 1])) {
+        const KernelGroup& c = *order[epilogue_end + 1].group;
+        const double c_reads = *c.metrics.dram_read_bytes, c_writes = *c.metrics.dram_write_bytes;
+        if (closed(c) || !elementwise(c.metrics) || same(order[epilogue_end], order[epilogue_end + 1]) ||
+            c_reads < whole * in || c_reads > in / whole || c_writes > c_reads / whole ||
+            c_writes + l2_bytes < c_reads * whole)
+          break;
+        ++epilogue_end;
+        kernels.push_back(stage_kernel_label(*order[epilogue_end].stage, c));
+        absorbed.insert(order[epilogue_end].group);
+      }
     // (An epilogue item is the product and its consumer: the consumer's whole time, whatever it feeds next.)
     if (!epilogue && next + 1 < order.size() && linked(order[i], order[next + 1]) &&
         !closed(*order[next + 1].group)) {
@@ -482,15 +509,16 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     if (in + out_bytes <= 0) continue;
     const double share = std::min(1.0, (in + out_bytes) / (reads + writes));
     double own = 0;
-    for (std::size_t k = prev; k <= next; ++k) own += order[k].group->gpu_time_or_profiled_ns();
+    for (std::size_t k = prev; k <= epilogue_end; ++k) own += order[k].group->gpu_time_or_profiled_ns();
     Opportunity o = make(library_epilogue ? RemedyId::library_tuning : RemedyId::fuse_stages, "pipeline");
+    // Through the library's call, the kernel-level change is the fusion (as a layout item's is moving fewer bytes).
+    if (library_epilogue) o.kernel_remedy = std::string(name(RemedyId::fuse_stages));
     if (epilogue) {
       const std::string product = stage_kernel_label(*order[prev - 1].stage, *producer);
+      const std::string passes = fmt::format("{}", fmt::join(kernels.begin() + 1, kernels.end(), " and "));
       o.name = library_epilogue
-                   ? fmt::format("Apply {} in {}'s epilogue (the library call's fused epilogue)",
-                                 stage_kernel_label(*order[i].stage, b), product)
-                   : fmt::format("Fuse {} into {}'s epilogue (keep the product on chip)",
-                                 stage_kernel_label(*order[i].stage, b), product);
+                   ? fmt::format("Apply {} in {}'s epilogue (the library call's fused epilogue)", passes, product)
+                   : fmt::format("Fuse {} into {}'s epilogue (keep the product on chip)", passes, product);
       o.rationale = fmt::format(
           "An elementwise pass over a matrix product's whole output reads back what the product just wrote; "
           "applied in the product's epilogue it costs almost nothing{}.",
@@ -579,7 +607,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     out.push_back(std::move(o));
     if (epilogue) {
       chain = Chain{};
-      taken_whole.push_back(i);  // its whole time is the epilogue item's: no chain counts it again
+      // Their whole time is the epilogue item's: no chain counts it again.
+      for (std::size_t k = i; k <= epilogue_end; ++k) taken_whole.push_back(k);
     }
     chains.push_back(std::move(chain));
   }
