@@ -450,7 +450,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       const double held = std::min(written + l2_bytes, reads);
       const bool product_output = a.metrics.flops_tensor.value_or(0) > 0 && elementwise(m) && held >= whole * reads;
       if ((written >= min_bytes && held >= 0.5 * reads) || product_output) {
-        in = product_output ? std::max(std::min(written, reads), held) : std::min(written, reads);
+        in = written >= min_bytes && held >= 0.5 * reads ? std::min(written, reads) : held;
         producer = &a;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
         chain.members.push_back(run_start(prev - 1));
