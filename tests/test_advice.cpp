@@ -800,7 +800,7 @@ TEST(Advice, AChainOfFusableStagesIsOneItem) {
 // call's epilogue (cuBLASLt's GELU_BIAS): one item, the two passes' whole time, under the 64 MiB an intermediate
 // must have to be fused otherwise. A consumer that exchanges data on chip (a softmax over rows) is no epilogue.
 TEST(Advice, ElementwisePassesOverAProductsOutputGoInItsEpilogueWhateverItsSize) {
-  auto mlp_run = [](double gelu_reads, double gelu_shared) {
+  auto mlp_run = [](double gelu_reads, double gelu_shared, double bias_writes = 2.9e7) {
     ProfileRun run;
     run.device.name = "NVIDIA H200";
     Stage s;
@@ -808,7 +808,7 @@ TEST(Advice, ElementwisePassesOverAProductsOutputGoInItsEpilogueWhateverItsSize)
     s.kernels.push_back(stage_group("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", 56.5e3, 2.6e7, 3.33e7, 33.6));
     s.kernels.back().metrics.tensor_pipe_pct = 77.7;
     s.kernels.back().metrics.flops_tensor = 3.87e10;
-    s.kernels.push_back(stage_group("add_bias_bf16", 33.2e3, 5.03e7, 2.9e7, 78.8));
+    s.kernels.push_back(stage_group("add_bias_bf16", 33.2e3, 5.03e7, bias_writes, 78.8));
     s.kernels.back().metrics.shared_wavefronts = 0;
     s.kernels.push_back(stage_group("gelu_forward_bf16", 36.8e3, gelu_reads, 3.3e7, 77.4));
     s.kernels.back().metrics.shared_wavefronts = gelu_shared;
@@ -835,6 +835,9 @@ TEST(Advice, ElementwisePassesOverAProductsOutputGoInItsEpilogueWhateverItsSize)
   const ProfileRun rows = mlp_run(5.03e7, 1e6);
   ASSERT_EQ(rows.program_opportunities.size(), 1u);
   EXPECT_EQ(rows.program_opportunities[0].kernels.size(), 2u);
+  // A first consumer writing little (a row sum by warp shuffles: no shared memory either) is no epilogue, and the
+  // product's 33 MB counted are under fusion_min_bytes: no item.
+  EXPECT_TRUE(mlp_run(5.03e7, 0, 1e5).program_opportunities.empty());
 }
 
 // Set 40's Monte-Carlo price in one range: cuRAND's Philox writes 1 GB of normals, Thrust's transform (a CUB kernel
