@@ -122,6 +122,51 @@ TEST(Advice, AFixThatRemovesWorkIsNotCappedByThePipeThatWorkKeptBusy) {
   EXPECT_GT(a.opportunities[0].est_gain_pct, 40.0);
 }
 
+// Set 10's FP64 FMA chain on the H100: the FP64 pipe reads 66.6% busy, and the warps' stalls are 94% "not selected"
+// or math-pipe throttle: ready warps wait for the pipe, which takes them as fast as it accepts them. Labelled blind "at
+// the roof"; no "raise pipe throughput". With its warps waiting on dependent results (a fixed-latency wait) the same
+// pipe reading has room, and an integer pipe busy so is index arithmetic fewer instructions relieve.
+TEST(Advice, AFloatingPointPipeWhoseWarpsWaitForItIsAtItsRoof) {
+  auto chain = [](double ready, double throttle, double wait) {
+    CanonicalMetrics m;
+    m.duration_ns = 8e5;
+    m.sm_throughput_pct = 68.5;
+    m.memory_throughput_pct = 1;
+    m.dram_throughput_pct = 0.5;
+    m.fp64_pipe_pct = 66.6;
+    m.fma_pipe_pct = 20.8;
+    m.alu_pipe_pct = 16.7;
+    m.issue_active_pct = 68.7;
+    m.flops_fp64 = 5e11;
+    m.grid_size = 4224;
+    m.block_size = 256;
+    m.waves_per_sm = 4.0;
+    m.achieved_occupancy_pct = 56;
+    m.theoretical_occupancy_pct = 62.5;
+    m.stalls = {{"not_selected", ready}, {"math_pipe_throttle", throttle}, {"wait", wait}, {"dispatch_stall", 0.27},
+                {"long_scoreboard", 0.0}, {"short_scoreboard", 0.0}, {"barrier", 0.0}, {"mio_throttle", 0.0},
+                {"lg_throttle", 0.0}, {"no_instruction", 0.1}, {"branch_resolving", 0.05}, {"selected", 1.0}};
+    return m;
+  };
+  const KernelAnalysis at_roof = analyse(chain(6.9, 4.22, 0.64));
+  EXPECT_EQ(at_roof.bottleneck.cause, "fp64_pipe");
+  ASSERT_FALSE(at_roof.causes.empty());
+  EXPECT_EQ(at_roof.causes.front().remedy, "none");
+  EXPECT_EQ(by_remedy(at_roof.opportunities, "pipe_throughput"), nullptr);
+  // Waiting on each result (a dependent chain with too few warps): more independent instructions fill the pipe.
+  const KernelAnalysis dependent = analyse(chain(1.0, 1.0, 8.0));
+  ASSERT_FALSE(dependent.causes.empty());
+  EXPECT_NE(dependent.causes.front().remedy, "none") << dependent.causes.front().id;
+  // The integer pipe, stalled the same way, is relieved by fewer instructions.
+  CanonicalMetrics index_math = chain(6.9, 4.22, 0.64);
+  index_math.fp64_pipe_pct.reset();
+  index_math.flops_fp64.reset();
+  index_math.alu_pipe_pct = 66.6;
+  const KernelAnalysis integer = analyse(index_math);
+  EXPECT_EQ(integer.bottleneck.cause, "int_pipe");
+  EXPECT_EQ(first_fix(integer), "pipe_throughput");
+}
+
 TEST(Advice, BarrierStallsAreACauseWithTheirRemedy) {
   auto a = analyse(barrier_bound());
   EXPECT_EQ(a.bottleneck.cause, "barrier_stall");

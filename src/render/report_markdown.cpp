@@ -147,9 +147,11 @@ std::string roofline_section(const KernelAnalysis& a) {
 std::string causes_section(const KernelAnalysis& a) {
   if (a.causes.empty()) return "";
   Rows rows;
+  // A cause with no remedy has no gain to estimate: its figure is the unit's headroom, which caps other causes' gains,
+  // and printed beside "none" it read as a gain nothing delivers.
   for (const auto& c : a.causes)
     rows.push_back({c.label, c.evidence, c.remedy == "none" ? std::string("none (at its roof)") : c.remedy,
-                    fmt_fixed(c.gain_pct, 0) + "%"});
+                    c.remedy == "none" ? std::string("—") : fmt_fixed(c.gain_pct, 0) + "%"});
   return "\n### Causes\n" + markdown_table({"Cause", "Evidence", "Remedy", "Est. gain"}, rows);
 }
 
