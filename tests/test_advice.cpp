@@ -918,6 +918,12 @@ TEST(Advice, AHeaderLibrarysKernelsAreOpenToFusionAClosedLibrarysAreNot) {
                      "void at_cuda_detail::cub::DeviceReduceKernel<double, plus>(...)")
                   .empty());
   EXPECT_TRUE(mc_run("regular_fft_pass(...)", "vector_fft_pass(...)").empty());
+  // A user's kernels instantiated on a library's types are the user's (the owner is read off the qualified name, as
+  // kernel_owner reads it): open to fusion.
+  EXPECT_EQ(mc_run("void payoff_kernel<cutlass::half_t>(cutlass::half_t const*, float*)",
+                   "void reduce_payoffs<cutlass::half_t>(float const*, double*)")
+                .size(),
+            1u);
 }
 
 // Set 32's top-p sampling: in one range a softmax, a scan and an argmax over 64 rows each launch 64 blocks (one per

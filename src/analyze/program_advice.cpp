@@ -1,5 +1,7 @@
 #include "analyze/program_advice.hpp"
 
+#include "analyze/opportunities.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -324,7 +326,9 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   // producer or consumer goes into the call's input or output iterator (`thrust::transform_reduce`, a transform
   // iterator into `cub::DeviceScan`), or one kernel of the program's own does all of it.
   auto closed = [&](const KernelGroup& g) {
-    if (!library_kernel_name(g.kernel, g.signature, t) || matrix_math(g.metrics)) return false;
+    // The library is read off the kernel's qualified name, as kernel_owner reads it: a user's elementwise kernel
+    // instantiated on a library's type (`scale<cutlass::half_t>`) is the user's, open to fusion.
+    if (kernel_owner(g.kernel, g.signature, t) != "A library's" || matrix_math(g.metrics)) return false;
     const bool own = (names_match(g.kernel, t, "diagnosis.header_library_kernel_names") ||
                       names_match(g.signature, t, "diagnosis.header_library_kernel_names")) &&
                      !names_match(g.kernel, t, "diagnosis.framework_kernel_names") &&
