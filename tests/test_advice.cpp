@@ -157,6 +157,13 @@ TEST(Advice, AFloatingPointPipeWhoseWarpsWaitForItIsAtItsRoof) {
   const KernelAnalysis dependent = analyse(chain(1.0, 1.0, 8.0));
   ASSERT_FALSE(dependent.causes.empty());
   EXPECT_NE(dependent.causes.front().remedy, "none") << dependent.causes.front().id;
+  // A partial breakdown (two reasons) says nothing of the share: the pipe keeps its remedy.
+  CanonicalMetrics sparse = chain(6.9, 4.22, 0.64);
+  sparse.stalls = {{"not_selected", 6.9}, {"math_pipe_throttle", 4.22}};
+  const KernelAnalysis partial = analyse(sparse);
+  ASSERT_FALSE(partial.causes.empty());
+  EXPECT_EQ(partial.causes.front().id, "fp64_pipe");
+  EXPECT_NE(partial.causes.front().remedy, "none");
   // The integer pipe, stalled the same way, is relieved by fewer instructions.
   CanonicalMetrics index_math = chain(6.9, 4.22, 0.64);
   index_math.fp64_pipe_pct.reset();
@@ -845,15 +852,16 @@ TEST(Advice, AChainOfFusableStagesIsOneItem) {
 // call's epilogue (cuBLASLt's GELU_BIAS): one item, the two passes' whole time, under the 64 MiB an intermediate
 // must have to be fused otherwise. A consumer that exchanges data on chip (a softmax over rows) is no epilogue.
 TEST(Advice, ElementwisePassesOverAProductsOutputGoInItsEpilogueWhateverItsSize) {
-  auto mlp_run = [](double gelu_reads, double gelu_shared, double bias_writes = 2.9e7) {
+  auto mlp_run = [](double gelu_reads, double gelu_shared, double bias_writes = 2.9e7, double gemm_writes = 3.33e7,
+                    double bias_reads = 5.03e7) {
     ProfileRun run;
     run.device.name = "NVIDIA H200";
     Stage s;
     s.name = "mlp_fc";
-    s.kernels.push_back(stage_group("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", 56.5e3, 2.6e7, 3.33e7, 33.6));
+    s.kernels.push_back(stage_group("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", 56.5e3, 2.6e7, gemm_writes, 33.6));
     s.kernels.back().metrics.tensor_pipe_pct = 77.7;
     s.kernels.back().metrics.flops_tensor = 3.87e10;
-    s.kernels.push_back(stage_group("add_bias_bf16", 33.2e3, 5.03e7, bias_writes, 78.8));
+    s.kernels.push_back(stage_group("add_bias_bf16", 33.2e3, bias_reads, bias_writes, 78.8));
     s.kernels.back().metrics.shared_wavefronts = 0;
     s.kernels.push_back(stage_group("gelu_forward_bf16", 36.8e3, gelu_reads, 3.3e7, 77.4));
     s.kernels.back().metrics.shared_wavefronts = gelu_shared;
@@ -883,6 +891,11 @@ TEST(Advice, ElementwisePassesOverAProductsOutputGoInItsEpilogueWhateverItsSize)
   // A first consumer writing little (a row sum by warp shuffles: no shared memory either) is no epilogue, and the
   // product's 33 MB counted are under fusion_min_bytes: no item.
   EXPECT_TRUE(mlp_run(5.03e7, 0, 1e5).program_opportunities.empty());
+  // Nor is a pass over 50 MB after a product counted writing 2 MB (L2 holds at most as much dirty as was counted:
+  // the pass reads something else), nor one reading a third of the product's output (RoPE on q of a fused QKV
+  // projection); their sizes are under fusion_min_bytes.
+  EXPECT_TRUE(mlp_run(5.03e7, 0, 2.9e7, 2e6).program_opportunities.empty());
+  EXPECT_TRUE(mlp_run(1.68e7, 0, 1.68e7, 3.33e7, 1.68e7).program_opportunities.empty());
 }
 
 // Set 40's Monte-Carlo price in one range: cuRAND's Philox writes 1 GB of normals, Thrust's transform (a CUB kernel
@@ -890,15 +903,16 @@ TEST(Advice, ElementwisePassesOverAProductsOutputGoInItsEpilogueWhateverItsSize)
 // roof. Thrust and CUB are header libraries: a transform iterator or transform_reduce takes the neighbours into the
 // call, so the chain is one fusion item. cuFFT's passes, and PyTorch's own copy of CUB, stay closed calls: no item.
 TEST(Advice, AHeaderLibrarysKernelsAreOpenToFusionAClosedLibrarysAreNot) {
-  auto mc_run = [](const char* transform_signature, const char* reduce_signature) {
+  auto mc_run = [](const char* transform_signature, const char* reduce_signature,
+                   const char* transform = "transform_kernel", const char* reduce = "DeviceReduceKernel") {
     ProfileRun run;
     run.device.name = "NVIDIA H200";
     Stage s;
     s.name = "mc_price";
     s.kernels.push_back(stage_group("gen_sequenced_Philox", 525e3, 4e6, 1.06e9, 66.0));
-    s.kernels.push_back(stage_group("transform_kernel", 712e3, 1.08e9, 1.06e9, 98.0));
+    s.kernels.push_back(stage_group(transform, 712e3, 1.08e9, 1.06e9, 98.0));
     s.kernels.back().signature = transform_signature;
-    s.kernels.push_back(stage_group("DeviceReduceKernel", 352e3, 1.07e9, 2e6, 98.0));
+    s.kernels.push_back(stage_group(reduce, 352e3, 1.07e9, 2e6, 98.0));
     s.kernels.back().signature = reduce_signature;
     run.stages.push_back(s);
     analyze_run(run, datasheet_db(), shipped());
@@ -920,10 +934,11 @@ TEST(Advice, AHeaderLibrarysKernelsAreOpenToFusionAClosedLibrarysAreNot) {
   EXPECT_TRUE(mc_run("regular_fft_pass(...)", "vector_fft_pass(...)").empty());
   // A user's kernels instantiated on a library's types are the user's (the owner is read off the qualified name, as
   // kernel_owner reads it): open to fusion.
-  EXPECT_EQ(mc_run("void payoff_kernel<cutlass::half_t>(cutlass::half_t const*, float*)",
-                   "void reduce_payoffs<cutlass::half_t>(float const*, double*)")
-                .size(),
-            1u);
+  const auto user = mc_run("void payoff_kernel<cutlass::half_t>(cutlass::half_t const*, float*)",
+                           "void reduce_payoffs<cutlass::half_t>(float const*, double*)", "payoff_kernel",
+                           "reduce_payoffs");
+  ASSERT_EQ(user.size(), 1u);
+  EXPECT_EQ(user[0].kernels.size(), 3u);  // the reduction too: a user's kernel, whatever its arguments' types
 }
 
 // Set 32's top-p sampling: in one range a softmax, a scan and an argmax over 64 rows each launch 64 blocks (one per

@@ -336,7 +336,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     return !own;
   };
   std::set<const KernelGroup*> folded;  // copies already folded into their consumer (one item per pair)
-  std::set<const KernelGroup*> absorbed;  // elementwise kernels after an epilogue consumer, in its item
+  std::set<const KernelGroup*> in_epilogue;  // an epilogue item's consumers: its whole time is theirs
   const double whole = t.param("opportunities.epilogue_whole_output_share");
   // Elementwise: no matrix math and threads that exchange nothing on chip (no shared-memory traffic: a softmax or a
   // norm needs whole rows, which span a product's tiles).
@@ -351,15 +351,22 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
   };
   const double size_change = t.param("opportunities.fold_size_change");
   const double min_read = t.param("opportunities.fold_min_read_share");
+  auto dram_pct = [](const CanonicalMetrics& m) {
+    return m.dram_measured_pct ? *m.dram_measured_pct : m.dram_throughput_pct.value_or(0);
+  };
+  auto near_dram_roof = [&](const KernelGroup& g) {
+    const double dram = dram_pct(g.metrics);
+    return dram >= min_dram ||
+           (g.analysis && g.analysis->bottleneck.kind == BottleneckKind::memory && dram >= 0.5 * min_dram);
+  };
   for (std::size_t i = 0; i < order.size(); ++i) {
     const KernelGroup& b = *order[i].group;
-    if (absorbed.count(&b)) continue;
+    if (in_epilogue.count(&b)) continue;  // absorbed into an epilogue item before it
     const CanonicalMetrics& m = b.metrics;
     // The consumer spends its time moving bytes: near the DRAM roof (against the measured copy bandwidth when
     // known), or bound by DRAM by kprof's own diagnosis.
-    const double dram = m.dram_measured_pct ? *m.dram_measured_pct : m.dram_throughput_pct.value_or(0);
-    const bool dram_side = dram >= min_dram || (b.analysis && b.analysis->bottleneck.kind == BottleneckKind::memory &&
-                                                dram >= 0.5 * min_dram);
+    const double dram = dram_pct(m);
+    const bool dram_side = near_dram_roof(b);
     const double reads = *m.dram_read_bytes, writes = *m.dram_write_bytes;
     // Or it streams (loads each byte once: its global load sectors are no more than stream_load_ratio times what
     // it reads from DRAM; no matrix math) and is bound in the SM by the work of each element it moves: PyTorch's
@@ -444,26 +451,28 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     if (prev != i) continue;  // the same kernel in consecutive stages: one item, made at its first stage
     const KernelGroup* producer = nullptr;
     Chain chain;
-    bool reread = false;
+    bool reread = false, epilogue = false;
+    // (A kernel an epilogue item takes whole is no producer of another item: its time is that item's.)
     if (prev > 0 && linked(order[prev - 1], order[i]) && !closed(*order[prev - 1].group) &&
-        !folded.count(order[prev - 1].group)) {
+        !folded.count(order[prev - 1].group) && !in_epilogue.count(order[prev - 1].group)) {
       const KernelGroup& a = *order[prev - 1].group;
       const double written = *a.metrics.dram_write_bytes, read = *a.metrics.dram_read_bytes;
       // The consumer reads the intermediate beside at most one input as large (half its reads). The producer's
       // counted writes fall short of its output by what L2 still held dirty when it ended, up to L2's size: those
       // bytes reach DRAM after the kernel (set 30's right-hand side: 117 of its 134 MB counted, the update reading
       // 268 MB of state and right-hand side).
-      // A matrix product's output that an elementwise kernel reads back belongs in its epilogue whatever its size
-      // (below): the consumer's whole pass goes, whether the bytes came from DRAM or L2. Its size is what the
-      // consumer read of it, up to the product's counted writes plus what L2 still held dirty (set 41's 50 MB GEMM
-      // output: 33 MB counted, read back as 50 MB by its bias kernel).
-      const double held = std::min(written + l2_bytes, reads);
-      // (Only where it is that epilogue: writing about what it read, its own counted writes short by L2's dirty
-      // bytes too. A row reduction by warp shuffles moves no shared memory either, and writes little.)
-      const bool product_output = a.metrics.flops_tensor.value_or(0) > 0 && elementwise(m) && held >= whole * reads &&
-                                  writes <= held / whole && wrote_about(writes, held);
-      if ((written >= min_bytes && held >= 0.5 * reads) || product_output) {
-        in = written >= min_bytes && held >= 0.5 * reads ? std::min(written, reads) : held;
+      // An elementwise consumer of a matrix product's whole output belongs in the product's epilogue, whatever the
+      // output's size (below): the consumer's whole pass goes, whether the bytes came from DRAM or L2. The output's
+      // size is what the consumer read of it, where the product's counted writes, short by what L2 still held dirty
+      // (wrote_about), say it wrote about as much (set 41's 50 MB GEMM output: 33 MB counted, read back as 50 MB by
+      // its bias kernel); the consumer reads all of it, and writes about what it read (a row reduction by warp
+      // shuffles moves no shared memory either, and writes little).
+      const double held = std::min(written + std::min(l2_bytes, written), reads);
+      epilogue = a.metrics.flops_tensor.value_or(0) > 0 && elementwise(m) && held >= whole * reads &&
+                 held >= whole * written && wrote_about(written, held) && writes <= held / whole &&
+                 wrote_about(writes, held);
+      if (epilogue || (written >= min_bytes && std::min(written + l2_bytes, reads) >= 0.5 * reads)) {
+        in = epilogue ? held : std::min(written, reads);
         producer = &a;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
         chain.members.push_back(run_start(prev - 1));
@@ -481,32 +490,33 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
         chain.rereads.emplace_back(run_start(prev - 1), i, in);
       }
     }
-    // An elementwise consumer of a matrix product's whole output belongs in the product's epilogue: it reads all
-    // the product wrote, writes about as much, and its threads exchange nothing on chip. The consumer's whole time
-    // goes; the product writes the result in place of its raw output. A library's product (cuBLAS) takes the
-    // epilogue in the call (cuBLASLt's bias and activation epilogues): that is tuning the call, not writing a kernel.
-    // (Its counted writes fall short of what it wrote by what L2 still held dirty, as a producer's do.)
-    const bool epilogue = producer && producer->metrics.flops_tensor.value_or(0) > 0 &&
-                          in >= whole * *producer->metrics.dram_write_bytes && writes <= in / whole &&
-                          wrote_about(writes, in) && elementwise(m);
-    const bool library_epilogue = epilogue && library_kernel_name(producer->kernel, producer->signature, t);
+    // The epilogue's consumer's whole time goes; the product writes the result in place of its raw output. A
+    // library's product (cuBLAS) takes the epilogue in the call (cuBLASLt's bias and activation epilogues): that is
+    // tuning the call, not writing a kernel.
+    const bool library_epilogue =
+        epilogue && kernel_owner(producer->kernel, producer->signature, t) == "A library's";
     kernels.push_back(stage_kernel_label(*order[i].stage, b));
     chain.members.push_back(i);
     // Elementwise kernels after it over the same elements go into the same epilogue (a bias add, then GELU: cuBLASLt's
     // GELU_BIAS epilogue): each reads about what the one before it wrote (with what L2 held dirty) and writes as much.
+    // Each is moving bytes (near the DRAM roof), or not bound by floating-point math of its own, which it would keep
+    // when fused. A kernel seen in consecutive stages joins with all of them.
     std::size_t epilogue_end = next;
-    if (epilogue)
+    if (epilogue) {
+      for (std::size_t k = i; k <= next; ++k) in_epilogue.insert(order[k].group);
       while (epilogue_end + 1 < order.size() && linked(order[epilogue_end], order[epilogue_end + 1])) {
         const KernelGroup& c = *order[epilogue_end + 1].group;
         const double c_reads = *c.metrics.dram_read_bytes, c_writes = *c.metrics.dram_write_bytes;
-        if (closed(c) || !elementwise(c.metrics) || same(order[epilogue_end], order[epilogue_end + 1]) ||
-            c_reads < whole * in || c_reads > in / whole || c_writes > c_reads / whole ||
-            !wrote_about(c_writes, c_reads))
+        if (closed(c) || !elementwise(c.metrics) || c_reads < whole * in || c_reads > in / whole ||
+            c_writes > c_reads / whole || !wrote_about(c_writes, c_reads) ||
+            (!near_dram_roof(c) && floating_point_bound(c.metrics)))
           break;
-        ++epilogue_end;
-        kernels.push_back(stage_kernel_label(*order[epilogue_end].stage, c));
-        absorbed.insert(order[epilogue_end].group);
+        const std::size_t first = ++epilogue_end;
+        while (epilogue_end + 1 < order.size() && same(order[epilogue_end + 1], order[first])) ++epilogue_end;
+        kernels.push_back(stage_kernel_label(*order[first].stage, c));
+        for (std::size_t k = first; k <= epilogue_end; ++k) in_epilogue.insert(order[k].group);
       }
+    }
     // (An epilogue item is the product and its consumer: the consumer's whole time, whatever it feeds next.)
     if (!epilogue && next + 1 < order.size() && linked(order[i], order[next + 1]) &&
         !closed(*order[next + 1].group)) {

@@ -12,6 +12,9 @@
 
 namespace kprof::analyze {
 namespace {
+
+// As many stall reasons as a full breakdown holds (RuleContext::waiting_total estimates the total below it).
+constexpr std::size_t kFullStallBreakdown = 10;
 // How many times over its global loads fetch what DRAM reads (each load sector 32 bytes): about 1 for a kernel that
 // streams its input, tens and more for one that gathers the same bytes again.
 std::optional<double> loads_per_dram_read(const CanonicalMetrics& m) {
@@ -208,9 +211,11 @@ void detect_plain_bounds(RuleContext& r) {
     // an integer pipe's index arithmetic is not (fewer instructions relieve it), nor is this the tensor pipe's reading.
     const bool fp_pipe =
         pipe->id == CauseId::fp32_pipe || pipe->id == CauseId::fp16_pipe || pipe->id == CauseId::fp64_pipe;
+    // Read off a full breakdown of the stall reasons only: with a few of them the share says nothing (and
+    // waiting_total's estimate from occupancy already holds the warps not selected).
     const auto ready = m.stalls.find("not_selected");
     const double ready_stalls = ready != m.stalls.end() ? ready->second : 0.0;
-    const double stalls = r.waiting_total() + ready_stalls;
+    const double stalls = m.stalls.size() >= kFullStallBreakdown ? m.waiting_stalls() + ready_stalls : 0.0;
     const double saturated_share =
         stalls > 0 ? (ready_stalls + m.waiting_stalls({"math_pipe_throttle", "dispatch_stall"})) / stalls : 0.0;
     const bool saturated = !at_roof && fp_pipe && saturated_share >= r.p("pipe_saturated_stall_share");
