@@ -49,6 +49,24 @@ TEST(RenderReport, VerdictMarksAndMissingValues) {
   EXPECT_NE(md.find("| Register spills | — | = 0 | — |"), std::string::npos);
 }
 
+// A cause with no remedy has no gain to print: at its roof, or explained by a specific cause whose remedy is the way.
+TEST(RenderReport, ACauseWithoutARemedyShowsNoGain) {
+  ProfileRun run = sample_run();
+  auto& a = *run.stages.at(0).kernels.at(0).analysis;
+  a.causes = {{"fp64_pipe", "FP64 pipe bound", "FP64 pipe busy 66.6% of active cycles", "fp64_pipe=66.6%", "none", 33.4,
+               false},
+              {"latency", "latency bound", "SM 24.9% and memory 42.9% both under 60%; explained by occupancy limited "
+               "by registers per thread", "sm=24.9%", "none", 63.0, false},
+              {"occupancy_registers", "occupancy limited by registers per thread", "6 blocks per SM", "regs=128",
+               "occupancy", 41.0, true}};
+  const std::string md = render_report(run, nullptr);
+  EXPECT_NE(md.find("| FP64 pipe bound | FP64 pipe busy 66.6% of active cycles | none (at its roof) | — |"),
+            std::string::npos);
+  EXPECT_NE(md.find("| none (the explaining cause's) | — |"), std::string::npos);
+  EXPECT_NE(md.find("| occupancy | 41% |"), std::string::npos);
+  EXPECT_EQ(md.find("33%"), std::string::npos);
+}
+
 TEST(RenderReport, UnavailableMetricsPerKernel) {
   std::string md = render_report(sample_run(), nullptr);
   auto at = md.find("## Unavailable metrics\n");

@@ -149,9 +149,15 @@ std::string causes_section(const KernelAnalysis& a) {
   Rows rows;
   // A cause with no remedy has no gain to estimate: its figure is the unit's headroom, which caps other causes' gains,
   // and printed beside "none" it read as a gain nothing delivers.
-  for (const auto& c : a.causes)
-    rows.push_back({c.label, c.evidence, c.remedy == "none" ? std::string("none (at its roof)") : c.remedy,
+  // A bound a specific cause explains has no remedy of its own either: the specific cause's is the way to its roof.
+  for (const auto& c : a.causes) {
+    const bool explained = c.evidence.find("; explained by ") != std::string::npos;
+    rows.push_back({c.label, c.evidence,
+                    c.remedy != "none" ? c.remedy
+                    : explained        ? std::string("none (the explaining cause's)")
+                                       : std::string("none (at its roof)"),
                     c.remedy == "none" ? std::string("—") : fmt_fixed(c.gain_pct, 0) + "%"});
+  }
   return "\n### Causes\n" + markdown_table({"Cause", "Evidence", "Remedy", "Est. gain"}, rows);
 }
 
