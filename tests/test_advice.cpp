@@ -174,6 +174,47 @@ TEST(Advice, AFloatingPointPipeWhoseWarpsWaitForItIsAtItsRoof) {
   EXPECT_EQ(first_fix(integer), "pipe_throughput");
 }
 
+// Set 42's fp8 Triton GEMM on the H100: the tensor pipe 64% busy, its warps waiting at barriers 69% of their waiting
+// time: on Hopper a warpgroup MMA's wait (WARPGROUP.DEPBAR) samples as a barrier stall (62% of the samples by the
+// labellers' SASS reading). The MMA pipeline waits, not uneven work in the block: "tensor pipe underfed", feed it.
+TEST(Advice, BarrierWaitsInAMatrixKernelAreItsMmaPipelines) {
+  CanonicalMetrics m;
+  m.duration_ns = 9.4e5;
+  m.sm_throughput_pct = 61.9;
+  m.memory_throughput_pct = 58.3;
+  m.dram_throughput_pct = 27;
+  m.l1_throughput_pct = 45;
+  m.l2_throughput_pct = 58.3;
+  m.issue_active_pct = 16.5;
+  m.tensor_pipe_pct = 64.2;
+  m.flops_tensor = 1.1e12;
+  m.tensor_precision = "fp8";
+  m.grid_size = 4096;
+  m.block_size = 128;
+  m.waves_per_sm = 31;
+  m.achieved_occupancy_pct = 12.5;
+  m.theoretical_occupancy_pct = 12.5;
+  m.stalls = {{"barrier", 7.48}, {"long_scoreboard", 1.36}, {"wait", 0.98}, {"short_scoreboard", 0.34},
+              {"mio_throttle", 0.15}, {"math_pipe_throttle", 0.1}, {"gmma", 0.04}, {"lg_throttle", 0.0},
+              {"membar", 0}, {"sleeping", 0}, {"no_instruction", 0.1}, {"branch_resolving", 0.05},
+              {"not_selected", 0.24}, {"selected", 1.0}};
+  const KernelAnalysis own = analyse(m, "matmul_fp8_kernel");
+  EXPECT_EQ(own.bottleneck.cause, "tensor_underfed");
+  EXPECT_EQ(first_fix(own), "feed_tensor");
+  for (const auto& c : own.causes) EXPECT_NE(c.id, "barrier_stall");
+  EXPECT_EQ(by_remedy(own.opportunities, "block_balance"), nullptr);
+  // Without matrix math the same waits are the block's uneven work.
+  CanonicalMetrics plain = m;
+  plain.flops_tensor.reset();
+  plain.tensor_pipe_pct = 0;
+  plain.fma_pipe_pct = 20;
+  EXPECT_EQ(analyse(plain, "scan_kernel").bottleneck.cause, "barrier_stall");
+  // A library's kernel at that pipe reading is the call's to tune: no underfed pipe, no barrier item either.
+  const KernelAnalysis library = analyse(m, "nvjet_sm90_qqtst_128x256_64x4_1x2_h_bz_coopA_TNT");
+  for (const auto& c : library.causes) EXPECT_NE(c.id, "barrier_stall");
+  EXPECT_NE(library.bottleneck.cause, "tensor_underfed");
+}
+
 TEST(Advice, BarrierStallsAreACauseWithTheirRemedy) {
   auto a = analyse(barrier_bound());
   EXPECT_EQ(a.bottleneck.cause, "barrier_stall");

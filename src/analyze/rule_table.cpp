@@ -209,7 +209,8 @@ std::vector<Rule> make_rules() {
       {"tensor_underfed",
        detect_tensor_underfed,
        {bound(C::tensor_underfed, R::feed_tensor, std::nullopt)},
-       {"diagnosis.pipe_bound_pct", "diagnosis.library_kernel_names", "classify.saturated_pct"}},
+       {"diagnosis.pipe_bound_pct", "diagnosis.library_kernel_names", "classify.saturated_pct",
+        "diagnosis.dominant_stall_share"}},
   };
 }
 
