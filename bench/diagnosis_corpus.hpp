@@ -381,7 +381,8 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
       for (const auto& k : st.kernels)
         if (&k != g && analyze::owns_launch_gaps(k, t) && k.analysis)
           for (const auto& o : k.analysis->opportunities)
-            if (o.remedy == "launch_overhead" && o.run_gain_pct >= 0.01 * stage_share_pct &&
+            // (Its remedy is the range's: host_sync where most of the gaps follow the host's waits.)
+            if ((o.remedy == "launch_overhead" || o.remedy == "host_sync") && o.run_gain_pct >= 0.01 * stage_share_pct &&
                 o.run_gain_pct > kernel_run_gain && (!across || o.run_gain_pct > across->run_gain_pct))
               across = &o;
     }
