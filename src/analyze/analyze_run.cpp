@@ -496,14 +496,15 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
     // among 5278 launches, a fifth of the gaps after them; both blind labels "launch overhead").
     for (auto& stage : run.stages)
       for (auto& g : stage.kernels)
-        if (owns_launch_gaps(g, t) && times.count(&stage) && gaps_follow_waits(times.at(&stage)) &&
+        if (owns_launch_gaps(g, t) && o.trigger.rfind(stage.name + ":", 0) == 0 && times.count(&stage) &&
+            gaps_follow_waits(times.at(&stage)) &&
             std::find(o.kernels.begin(), o.kernels.end(), stage_kernel_label(stage, g)) != o.kernels.end())
           for (auto& k : g.analysis->opportunities)
             if (k.remedy == name(RemedyId::launch_overhead)) {
+              // (Its estimate stays its own, over its launches' span, and says what it assumes.)
               k.remedy = o.remedy;
               k.name = o.name;
               k.rationale = o.rationale;
-              k.assumes = o.assumes;
             }
     for (auto& p : gap)
       if (p.scope == "program" && p.remedy == name(RemedyId::launch_overhead) && !p.kernels.empty() &&

@@ -118,6 +118,15 @@ std::optional<double> sub_warp_block(const CanonicalMetrics& m) {
   return std::nullopt;
 }
 
+bool RuleContext::mma_pipeline_waits() const {
+  const bool matrix = val(m.flops_tensor) > 0 || (m.tensor_pipe_imma && val(m.tensor_pipe_pct) > 0);
+  if (!matrix || m.tensor_precision == "fp64" || !m.tensor_pipe_pct) return false;
+  const double busy = *m.tensor_pipe_pct, waiting = waiting_total();
+  if (busy < p("pipe_bound_pct") || busy >= param("classify.saturated_pct") || waiting <= 0) return false;
+  if (roof && (roof->bound_by == "memory" || roof->pct_of_roof >= p("at_roof_pct"))) return false;
+  return m.waiting_stalls({"barrier"}) / waiting >= p("dominant_stall_share");
+}
+
 bool library_kernel_name(const std::string& kernel, const std::string& signature, const Thresholds& t) {
   return names_match(kernel, t, "diagnosis.library_kernel_names") ||
          names_match(signature, t, "diagnosis.library_kernel_names");

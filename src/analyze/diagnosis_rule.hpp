@@ -109,6 +109,12 @@ struct RuleContext {
   // math): "use/feed the tensor cores" cannot apply; its remedy is the call's shape, fusion or precision
   // (library_tuning). The rules that call it declare that key.
   bool library_tensor_kernel() const;
+  // A kernel of matrix math (tensor FLOPs or IMMA; not DMMA, read off the FP64 pipe) whose tensor pipe is busy from
+  // pipe_bound_pct up to saturation, right of the roofline's ridge and short of its roof, with barrier waits at least
+  // dominant_stall_share of the waiting: the MMA pipeline's waits (a warpgroup MMA's WARPGROUP.DEPBAR samples as a
+  // barrier stall on Hopper; a tile loop's barrier before its MMAs), not uneven work in the block. The rules that call
+  // it declare its keys.
+  bool mma_pipeline_waits() const;
   // Bytes the L1/TEX unit moves per SM cycle: global and local bytes through its tag stage and shared-memory
   // wavefronts (128 B at most each), shared atomics' where they were counted. None without those counts, the
   // device's SM count and a clock, or in a kernel of tensor math (TMA and warpgroup-MMA operands reach shared memory

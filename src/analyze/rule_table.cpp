@@ -167,7 +167,7 @@ std::vector<Rule> make_rules() {
        {"diagnosis.dominant_stall_share", "diagnosis.pipe_bound_pct", "diagnosis.dram_bound_pct",
         "diagnosis.onchip_bound_pct", "diagnosis.l1_data_min_bytes_per_clk", "diagnosis.uncoalesced_sectors_per_request",
         "classify.saturated_pct", "classify.busy_pct", "diagnosis.barrier_streaming_dram_pct",
-        "diagnosis.barrier_memory_wait_share"}},
+        "diagnosis.barrier_memory_wait_share", "diagnosis.at_roof_pct", "diagnosis.library_kernel_names"}},
       {"occupancy_limit",
        detect_occupancy_limit,
        {specific(C::occupancy_registers, R::occupancy, kLatency, kOccupancyExplains),
@@ -210,7 +210,7 @@ std::vector<Rule> make_rules() {
        detect_tensor_underfed,
        {bound(C::tensor_underfed, R::feed_tensor, std::nullopt)},
        {"diagnosis.pipe_bound_pct", "diagnosis.library_kernel_names", "classify.saturated_pct",
-        "diagnosis.dominant_stall_share"}},
+        "diagnosis.dominant_stall_share", "diagnosis.at_roof_pct"}},
   };
 }
 

@@ -138,14 +138,12 @@ void detect_tensor_underfed(RuleContext& r) {
   const bool dmma = m.tensor_precision == "fp64";
   const std::optional<double> busy = dmma ? m.fp64_pipe_pct : m.tensor_pipe_pct;
   if (!matrix || !busy) return;
-  // Busier than pipe_bound_pct, short of the pipe's roof, a kernel of the user's whose warps wait mostly at barriers
-  // waits on its MMA pipeline (warpgroup MMA waits, tile barriers: rules_stalls.cpp): underfed, by the distance to the
-  // roof (set 42's fp8 Triton GEMM: tensor pipe 64%, barrier 69% of the waiting; both blind labels "underfed").
-  // A library's kernel there is the call's to tune, as its pipe reading says (rules_bounds.cpp).
+  // Busier than pipe_bound_pct, short of the pipe's roof, one's own kernel whose warps wait mostly at barriers waits
+  // on its MMA pipeline (RuleContext::mma_pipeline_waits): underfed, by the distance to the roof (set 42's fp8 Triton
+  // GEMM: tensor pipe 64%, barrier 69% of the waiting; both blind labels "underfed"). A library's kernel there is the
+  // call's to tune, as its pipe reading says (rules_bounds.cpp).
   const double waiting = r.waiting_total();
-  const bool pipeline_waits = *busy >= r.p("pipe_bound_pct") && *busy < r.param("classify.saturated_pct") &&
-                              !r.library_tensor_kernel() && waiting > 0 &&
-                              m.waiting_stalls({"barrier"}) / waiting >= r.p("dominant_stall_share");
+  const bool pipeline_waits = r.mma_pipeline_waits() && !r.library_tensor_kernel();
   if (*busy >= r.p("pipe_bound_pct") && !pipeline_waits) return;
   // Left of the ridge the memory roof binds, not the tensor roof: a batched 32x32x32 GEMM (44 FLOP/B on the
   // H200, ridge ~250) or a GEMV keeps the tensor pipe idle by its shape, and feeding it faster gains nothing.

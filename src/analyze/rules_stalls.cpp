@@ -100,11 +100,10 @@ void detect_dominant_stall(RuleContext& r) {
   if (top == "barrier" && r.dram_pct() >= r.p("barrier_streaming_dram_pct") &&
       m.waiting_stalls({"long_scoreboard"}) / total >= r.p("barrier_memory_wait_share"))
     return;
-  // Barrier waits in a kernel of matrix math are its MMA pipeline's: on Hopper a warpgroup MMA's wait
-  // (WARPGROUP.DEPBAR) samples as a barrier stall, and a tile loop waits at its barrier for the next tile before its
-  // MMAs. Balancing the block's work changes nothing; the tensor pipe is underfed (the tensor rules name it: set 42's
-  // fp8 Triton GEMM, tensor pipe 64%, 62% of its stall samples on WARPGROUP.DEPBAR by the labellers' SASS reading).
-  if (top == "barrier" && val(m.flops_tensor) > 0) return;
+  // Barrier waits that are an MMA pipeline's (RuleContext::mma_pipeline_waits): balancing the block's work changes
+  // nothing; the tensor rules name the underfed pipe (set 42's fp8 Triton GEMM, tensor pipe 64%, 62% of its stall
+  // samples on WARPGROUP.DEPBAR by the labellers' SASS reading).
+  if (top == "barrier" && r.mma_pipeline_waits()) return;
   const std::string what = s ? std::string(s->meaning) : "a reason this kprof does not know";
   const std::string trigger = fmt::format("stall_{}={} of waiting stalls", top, pct(share));
   if (!s || !s->cause) {
