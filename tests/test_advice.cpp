@@ -2021,7 +2021,9 @@ TEST(Advice, AHostSilentForHundredsOfMicrosecondsBetweenLaunchesWorks) {
     bool host_work = false;
     for (const auto& o : run.program_opportunities) {
       host_work = host_work || o.remedy == "host_work";
-      if (o.scope == "program" && o.trigger_metric == "gpu_idle_ns") EXPECT_LT(o.est_gain_pct, 5.0) << o.trigger;
+      if (o.scope == "program" && o.trigger_metric == "gpu_idle_ns") {
+        EXPECT_LT(o.est_gain_pct, 5.0) << o.trigger;
+      }
     }
     EXPECT_TRUE(host_work) << sync_every;
   }

@@ -315,11 +315,9 @@ std::optional<Bottleneck> copy_bound(const Stage& stage, const RangeTime& r, con
   b.rule = fmt::format("range copy share {:.0f}% >= diagnosis.copy_bound_share", pct);
   return b;
 }
-}  // namespace
 
 // Most of a range's launch gaps follow a wait of the host for the GPU (the range's bound reads "launch gaps after host
 // waits").
-namespace {
 bool gaps_follow_waits(const RangeTime& r) { return r.launch_gaps_ns > 0 && r.wait_gaps_ns >= 0.5 * r.launch_gaps_ns; }
 }  // namespace
 
@@ -489,6 +487,13 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
     // the range's launches, a graph cannot span them and the waits go first (set 31's MoE loop: a torch.where per
     // expert reads a count back, 8 waits among 60 launches of a program of 700).
     if (o.remedy != name(RemedyId::host_sync)) continue;
+    // The range's reasoning in place of an item's ("a graph removes the gaps" cannot stand beside "a graph cannot
+    // span the waits"); its estimate stays the item's own.
+    auto take_reasoning = [&](Opportunity& item) {
+      item.remedy = o.remedy;
+      item.name = o.name;
+      item.rationale = o.rationale;
+    };
     // So does a kernel's own launch-overhead item that stands for the range's gaps, where most of those gaps follow
     // the host's waits (the range's bound): a graph or fused kernels cannot span the waits, and the waits go first
     // (set 42's Jacobi loop: a residual read back every sweep, the reduction's 2.5 us launches owning the gaps). A
@@ -500,20 +505,12 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
             gaps_follow_waits(times.at(&stage)) &&
             std::find(o.kernels.begin(), o.kernels.end(), stage_kernel_label(stage, g)) != o.kernels.end())
           for (auto& k : g.analysis->opportunities)
-            if (k.remedy == name(RemedyId::launch_overhead)) {
-              // (Its estimate stays its own, over its launches' span, and says what it assumes.)
-              k.remedy = o.remedy;
-              k.name = o.name;
-              k.rationale = o.rationale;
-            }
+            if (k.remedy == name(RemedyId::launch_overhead)) take_reasoning(k);  // its own span's estimate
     for (auto& p : gap)
       if (p.scope == "program" && p.remedy == name(RemedyId::launch_overhead) && !p.kernels.empty() &&
           std::find(o.kernels.begin(), o.kernels.end(), p.kernels.front()) != o.kernels.end()) {
-        // The range's reasoning replaces the graph's ("a graph removes the gaps" cannot stand beside "a graph
-        // cannot span the waits").
-        p.remedy = o.remedy;
-        p.name = o.name;
-        p.rationale = o.rationale;
+        // (Its estimate is the range's gaps, as the range's item's: so is what it assumes.)
+        take_reasoning(p);
         p.assumes = o.assumes;
       }
   }

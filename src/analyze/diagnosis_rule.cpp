@@ -80,7 +80,7 @@ bool RuleContext::latency_bound() const {
 
 double RuleContext::waiting_total() const {
   double total = m.waiting_stalls();
-  if (m.stalls.size() < 10 && m.achieved_occupancy_pct && m.issue_active_pct && *m.issue_active_pct > 0) {
+  if (m.stalls.size() < kFullStallBreakdown && m.achieved_occupancy_pct && m.issue_active_pct && *m.issue_active_pct > 0) {
     const double warps_per_scheduler = (spec && spec->sm_limits.max_warps > 0 ? spec->sm_limits.max_warps : 64) / 4.0;
     total = std::max(total, warps_per_scheduler * *m.achieved_occupancy_pct / *m.issue_active_pct - 1.0);
   }

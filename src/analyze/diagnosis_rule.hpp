@@ -2,6 +2,7 @@
 // explains) and the thresholds it reads. Rules are rows of one table (analyze/rule_table.cpp); find_causes runs
 // them in table order, so a rule may defer to a cause an earlier row found.
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,10 @@
 #include "model/profile.hpp"
 
 namespace kprof::analyze {
+
+// As many stall reasons as a full breakdown holds: with fewer collected, their shares say little
+// (RuleContext::waiting_total then estimates the total).
+inline constexpr std::size_t kFullStallBreakdown = 10;
 
 struct RuleContext;
 
@@ -102,8 +107,9 @@ struct RuleContext {
   // Busiest memory unit seen, in %.
   double memory_max() const;
   bool latency_bound() const;
-  // Warp cycles waiting per issued instruction, all reasons: their sum, or, with only a few reasons collected, at
-  // least what Little's law gives (resident warps per scheduler over instructions issued per cycle, minus one).
+  // Warp cycles waiting per issued instruction, all reasons: their sum, or, with fewer than kFullStallBreakdown
+  // reasons collected, at least what Little's law gives (resident warps per scheduler over instructions issued per
+  // cycle, minus one).
   double waiting_total() const;
   // A library kernel that already drives the tensor cores (a name in diagnosis.library_kernel_names, with tensor
   // math): "use/feed the tensor cores" cannot apply; its remedy is the call's shape, fusion or precision

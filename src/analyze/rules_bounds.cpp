@@ -13,8 +13,6 @@
 namespace kprof::analyze {
 namespace {
 
-// As many stall reasons as a full breakdown holds (RuleContext::waiting_total estimates the total below it).
-constexpr std::size_t kFullStallBreakdown = 10;
 // How many times over its global loads fetch what DRAM reads (each load sector 32 bytes): about 1 for a kernel that
 // streams its input, tens and more for one that gathers the same bytes again.
 std::optional<double> loads_per_dram_read(const CanonicalMetrics& m) {
