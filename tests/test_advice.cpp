@@ -2029,6 +2029,65 @@ TEST(Advice, AHostSilentForHundredsOfMicrosecondsBetweenLaunchesWorks) {
   }
 }
 
+// Set 39's greedy decode: a wait after each step's last kernel, then hundreds of microseconds of the host's own work
+// (a tokenizer decode) before the next launch. A launch-bound kernel's item over those gaps claims the GPU's idle time
+// as launch cost; dropping the waits (or a graph) removes the gaps and the blocked calls, not the host's work, so the
+// item keeps that share and the range's host-work item leads. Two launch-bound kernels of one range share its idle
+// time rather than owning it twice: another stage's share of the run does not shrink when the loop's launches are
+// split between two kernels.
+TEST(Advice, ALaunchItemLeavesTheHostsWorkInItsRangeToTheHostWorkItem) {
+  auto analysed = [](std::int64_t gap_ns, int groups) {
+    Trace trace = loop_trace(3, 40, 5000, gap_ns, 0, 1);  // a wait after every launch
+    ProfileRun run;
+    Stage s;
+    s.name = "loop";
+    for (int i = 0; i < groups; ++i) {
+      s.kernels.push_back(stage_group(i == 0 ? "k" : "k" + std::to_string(i), 5000, 4096, 4096, 1));
+      auto& g = s.kernels.back();
+      g.duration_ns.count = 120 / groups;
+      g.span_ns = static_cast<double>(trace.kernels.back().end_ns - trace.kernels.front().start_ns);
+      g.gpu_idle_ns = *g.span_ns - 120 * 5000.0;
+      g.launches.front().start_ns = static_cast<double>(trace.kernels.front().start_ns);
+    }
+    run.stages.push_back(s);
+    Stage other;
+    other.name = "other";
+    other.kernels.push_back(stage_group("gemm", 20e6, 1e9, 1e9, 90));
+    run.stages.push_back(other);
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    return run;
+  };
+  auto gap_item = [](const KernelGroup& g) -> const Opportunity* {
+    for (const auto& o : g.analysis->opportunities)
+      if (o.remedy == "host_sync" || o.remedy == "launch_overhead") return &o;
+    return nullptr;
+  };
+  // 400-us silences after each wait: the host's work, 98% of the range's idle time.
+  const ProfileRun quiet = analysed(400000, 1);
+  ASSERT_TRUE(quiet.stages[0].range);
+  EXPECT_GT(quiet.stages[0].range->host_work_ns, 0.9 * quiet.stages[0].range->idle_ns);
+  const Opportunity* own = gap_item(quiet.stages[0].kernels[0]);
+  ASSERT_NE(own, nullptr);
+  EXPECT_LT(own->est_gain_pct, 10.0) << own->trigger;
+  EXPECT_NE(own->assumes.find("working"), std::string::npos) << own->assumes;
+  const Opportunity* work = nullptr;
+  for (const auto& o : quiet.program_opportunities)
+    if (o.remedy == "host_work") work = &o;
+  ASSERT_NE(work, nullptr);
+  EXPECT_GT(work->run_gain_pct, own->run_gain_pct);
+  // 15-us gaps, no host work: the item keeps the idle share.
+  const ProfileRun busy = analysed(15000, 1);
+  const Opportunity* gaps = gap_item(busy.stages[0].kernels[0]);
+  ASSERT_NE(gaps, nullptr);
+  EXPECT_GT(gaps->est_gain_pct, 40.0);
+  // The same loop's launches split between two kernels: the other stage's share of the run stays.
+  const ProfileRun split = analysed(15000, 2);
+  ASSERT_FALSE(busy.stages[1].kernels[0].analysis->opportunities.empty());
+  ASSERT_FALSE(split.stages[1].kernels[0].analysis->opportunities.empty());
+  EXPECT_NEAR(split.stages[1].kernels[0].analysis->opportunities[0].run_share_pct,
+              busy.stages[1].kernels[0].analysis->opportunities[0].run_share_pct, 0.5);
+}
+
 // Set 33's heat steps (1.8-us kernels, a wait after each of 128 launches): with the waits gone the host queues its
 // launches, and the loop runs at the launch calls' rate where they take longer than the kernels. The host_sync
 // item's estimate keeps that time (estimated 82% from the idle share alone, realised 65%); kernels longer than
