@@ -1,5 +1,5 @@
 #include "analyze/thresholds.hpp"
-
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <toml++/toml.h>
