@@ -13,9 +13,10 @@ namespace {
 void print_totals(const std::vector<kprof::corpus::Score>& scores, const std::string& prefix = "") {
   for (auto src : {kprof::corpus::Source::annotation_ncu, kprof::corpus::Source::annotation_cupti,
                    kprof::corpus::Source::ncu_full}) {
-    int n = 0, cause = 0, fix = 0, exact = 0, cause_exact = 0, unscored = 0, contradictions = 0, inapplicable = 0;
+    int n = 0, cause = 0, fix = 0, exact = 0, cause_exact = 0, unscored = 0, uncaptured = 0, contradictions = 0,
+        inapplicable = 0;
     for (const auto& s : scores)
-      if (s.source == src && s.excluded) ++unscored;
+      if (s.source == src && s.excluded) ++(s.note == kprof::corpus::kNotCaptured ? uncaptured : unscored);
       else if (s.source == src) {
         ++n, cause += s.cause_ok, fix += s.fix_ok, exact += s.fix_exact, cause_exact += s.cause_exact;
         contradictions += !s.contradictions.empty();
@@ -28,6 +29,7 @@ void print_totals(const std::vector<kprof::corpus::Score>& scores, const std::st
     if (contradictions || inapplicable)
       std::cout << "; " << contradictions << " with contradictions, " << inapplicable << " with inapplicable items";
     if (unscored) std::cout << " (" << unscored << " not scored: under the capture's 1% GPU-time share for counters)";
+    if (uncaptured) std::cout << " (" << uncaptured << " not captured in this source)";
     std::cout << "\n";
   }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call: retakes only the ncu-mode capture (Nsight Compute --set full, two repetitions) of held-out sets whose
 # first capture ran one repetition or was cut at the step limit. PROGS="diag_holdout20 diag_holdout23 ..." (CUDA ones
-# from build/dist, Python ones from examples/programs). Never changes clocks (kprof passes --clock-control none).
+# from build/dist, Python ones from examples/programs; REPS=1 for one repetition). Never changes clocks (kprof passes --clock-control none).
 # Results: $OUT/<prog>-ncu.tgz (the ncu pages, trace and profile.json; the .ncu-rep left out) and $OUT/recapture-ncu.txt.
 set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
@@ -13,7 +13,7 @@ kprof --version | tee -a $S
 for PROG in $PROGS; do
   if [ -x "$D/$PROG" ]; then PY="$PROG"; NC=""; else PY="python3 examples/programs/$PROG.py"; NC=nocheck; fi
   O=$R/$PROG; mkdir -p $O
-  step ${PROG}_ncu kprof run --prof-type=ncu --kernel $PROG --out $O/ncu_holdout -- $PY 2 $NC
+  step ${PROG}_ncu kprof run --prof-type=ncu --kernel $PROG --out $O/ncu_holdout -- $PY ${REPS:-2} $NC
   a=$(ls -d $O/ncu_holdout* | head -1)
   python3 - "$a" <<'PYEOF' | tee -a $S
 import json, sys
