@@ -2036,17 +2036,20 @@ TEST(Advice, AHostSilentForHundredsOfMicrosecondsBetweenLaunchesWorks) {
 // time rather than owning it twice: another stage's share of the run does not shrink when the loop's launches are
 // split between two kernels.
 TEST(Advice, ALaunchItemLeavesTheHostsWorkInItsRangeToTheHostWorkItem) {
-  auto analysed = [](std::int64_t gap_ns, int groups) {
-    Trace trace = loop_trace(3, 40, 5000, gap_ns, 0, 1);  // a wait after every launch
+  // idle_shares: each group's idle over its span, as a share of the loop's (one group per entry).
+  auto analysed = [](std::int64_t gap_ns, std::vector<double> idle_shares, int sync_every = 1) {
+    Trace trace = loop_trace(3, 40, 5000, gap_ns, 0, sync_every);  // by default a wait after every launch
     ProfileRun run;
     Stage s;
     s.name = "loop";
+    const int groups = static_cast<int>(idle_shares.size());
     for (int i = 0; i < groups; ++i) {
       s.kernels.push_back(stage_group(i == 0 ? "k" : "k" + std::to_string(i), 5000, 4096, 4096, 1));
       auto& g = s.kernels.back();
       g.duration_ns.count = 120 / groups;
       g.span_ns = static_cast<double>(trace.kernels.back().end_ns - trace.kernels.front().start_ns);
-      g.gpu_idle_ns = *g.span_ns - 120 * 5000.0;
+      g.gpu_idle_ns = idle_shares[i] * (*g.span_ns - 120 * 5000.0);
+      g.span_ns = *g.gpu_idle_ns + 120 * 5000.0 / groups;
       g.launches.front().start_ns = static_cast<double>(trace.kernels.front().start_ns);
     }
     run.stages.push_back(s);
@@ -2063,29 +2066,41 @@ TEST(Advice, ALaunchItemLeavesTheHostsWorkInItsRangeToTheHostWorkItem) {
     return nullptr;
   };
   // 400-us silences after each wait: the host's work, 98% of the range's idle time.
-  const ProfileRun quiet = analysed(400000, 1);
-  ASSERT_TRUE(quiet.stages[0].range);
-  EXPECT_GT(quiet.stages[0].range->host_work_ns, 0.9 * quiet.stages[0].range->idle_ns);
-  const Opportunity* own = gap_item(quiet.stages[0].kernels[0]);
-  ASSERT_NE(own, nullptr);
-  EXPECT_LT(own->est_gain_pct, 10.0) << own->trigger;
-  EXPECT_NE(own->assumes.find("working"), std::string::npos) << own->assumes;
-  const Opportunity* work = nullptr;
-  for (const auto& o : quiet.program_opportunities)
-    if (o.remedy == "host_work") work = &o;
-  ASSERT_NE(work, nullptr);
-  EXPECT_GT(work->run_gain_pct, own->run_gain_pct);
+  for (const int sync_every : {1, 0}) {  // with a wait after every launch (host_sync), and without (launch_overhead)
+    const ProfileRun quiet = analysed(400000, {1.0}, sync_every);
+    ASSERT_TRUE(quiet.stages[0].range);
+    EXPECT_GT(quiet.stages[0].range->host_work_ns, 0.9 * quiet.stages[0].range->idle_ns);
+    const Opportunity* own = gap_item(quiet.stages[0].kernels[0]);
+    ASSERT_NE(own, nullptr);
+    EXPECT_EQ(own->remedy, sync_every ? "host_sync" : "launch_overhead");
+    EXPECT_LT(own->est_gain_pct, 10.0) << own->trigger;
+    EXPECT_NEAR(own->run_gain_pct, own->est_gain_pct * own->run_share_pct / 100.0, 1e-6);
+    EXPECT_NE(own->assumes.find("of the host's work"), std::string::npos) << own->assumes;
+    const Opportunity* work = nullptr;
+    for (const auto& o : quiet.program_opportunities)
+      if (o.remedy == "host_work") work = &o;
+    ASSERT_NE(work, nullptr);
+    EXPECT_GT(work->run_gain_pct, own->run_gain_pct);
+  }
   // 15-us gaps, no host work: the item keeps the idle share.
-  const ProfileRun busy = analysed(15000, 1);
+  const ProfileRun busy = analysed(15000, {1.0});
   const Opportunity* gaps = gap_item(busy.stages[0].kernels[0]);
   ASSERT_NE(gaps, nullptr);
   EXPECT_GT(gaps->est_gain_pct, 40.0);
+  EXPECT_EQ(gaps->assumes.find("of the host's work"), std::string::npos) << gaps->assumes;
   // The same loop's launches split between two kernels: the other stage's share of the run stays.
-  const ProfileRun split = analysed(15000, 2);
+  const ProfileRun split = analysed(15000, {1.0, 1.0});
   ASSERT_FALSE(busy.stages[1].kernels[0].analysis->opportunities.empty());
   ASSERT_FALSE(split.stages[1].kernels[0].analysis->opportunities.empty());
   EXPECT_NEAR(split.stages[1].kernels[0].analysis->opportunities[0].run_share_pct,
               busy.stages[1].kernels[0].analysis->opportunities[0].run_share_pct, 0.5);
+  // Two kernels of which one spans a tenth of the idle time: each shares by the idle it spans, not by its launches.
+  const ProfileRun uneven = analysed(15000, {1.0, 0.1});
+  const Opportunity* wide = gap_item(uneven.stages[0].kernels[0]);
+  const Opportunity* narrow = gap_item(uneven.stages[0].kernels[1]);
+  ASSERT_NE(wide, nullptr);
+  ASSERT_NE(narrow, nullptr);
+  EXPECT_LT(narrow->run_share_pct, 0.5 * wide->run_share_pct);
 }
 
 // Set 33's heat steps (1.8-us kernels, a wait after each of 128 launches): with the waits gone the host queues its

@@ -99,16 +99,20 @@ bool owns_idle(const KernelGroup& g, const Thresholds& t) {
 }
 
 // Several such groups of one stage (a decode step's dozen small kernels, each launched every step) span the same idle
-// time: the stage's idle (the largest any of them spans) is shared among them by their launches, not owned by each
-// (set 39's greedy decode: four launch-bound kernels each owned the range's idle, so each claimed more of the run than
-// the range spans).
+// time: the stage's idle (the largest any of them spans) is shared among them in proportion to the idle each spans,
+// and no group owns more than its own span's (set 39's greedy decode: four launch-bound kernels each owned the range's
+// idle, so each claimed more of the run than the range spans).
 double owned_ns(const KernelGroup& g, const Stage& stage, const Thresholds& t) {
   double own = g.gpu_time_or_profiled_ns();
   if (!owns_idle(g, t)) return own;
-  double idle = 0, launches = 0;
+  double pooled = 0, spanned = 0;
   for (const auto& other : stage.kernels)
-    if (owns_idle(other, t)) idle = std::max(idle, other.gpu_idle_ns.value_or(0)), launches += double(other.launch_count());
-  return own + (launches > 0 ? idle * double(g.launch_count()) / launches : 0.0);
+    if (owns_idle(other, t)) {
+      pooled = std::max(pooled, other.gpu_idle_ns.value_or(0));
+      spanned += other.gpu_idle_ns.value_or(0);
+    }
+  const double idle = g.gpu_idle_ns.value_or(0);
+  return own + (spanned > 0 ? std::min(idle, pooled * idle / spanned) : 0.0);
 }
 
 double owned_total(const ProfileRun& run, const Thresholds& t) {
@@ -528,11 +532,13 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
   // A kernel's launch-overhead item claims the GPU's idle time over its launches; its range's figures tell what that
   // time was: a graph (or fused kernels) removes the launch gaps, dropping the waits removes those gaps and the
   // blocking calls' time, and neither removes the host's own work (a tokenizer decode after each step's read-back:
-  // set 39's greedy decode, 270-630 us of host computing in each step's gap). The item keeps the share of the idle
-  // time its remedy removes; the range's host-work item speaks for the rest.
+  // set 39's greedy decode, 270-630 us of host computing in each step's gap), its polling or a graph's own gaps
+  // between nodes. The item keeps the share of the range's idle time its remedy removes, and says what stays; the
+  // range's host-work item speaks for the host's work. (The typical instance's shares stand for the whole span of the
+  // kernel's launches, the time between instances included.)
   for (auto& stage : run.stages) {
     const auto it = times.find(&stage);
-    if (it == times.end() || it->second.idle_ns <= 0 || it->second.host_work_ns <= 0) continue;
+    if (it == times.end() || it->second.idle_ns <= 0) continue;
     const RangeTime& r = it->second;
     for (auto& g : stage.kernels) {
       if (!owns_launch_gaps(g, t)) continue;
@@ -540,12 +546,19 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
         const bool sync = o.remedy == name(RemedyId::host_sync);
         if (!sync && o.remedy != name(RemedyId::launch_overhead)) continue;
         const double removable = std::min(1.0, (r.launch_gaps_ns + (sync ? r.host_blocked_ns : 0.0)) / r.idle_ns);
-        if (removable >= 1.0) continue;
+        std::vector<std::string> stays;
+        auto add = [&](double ns, const char* what) {
+          if (ns > 0) stays.push_back(fmt::format("{:.2f} ms {}", ns * 1e-6, what));
+        };
+        add(r.host_work_ns, "of the host's work (outside CUDA calls, or in calls that wait for nothing)");
+        if (!sync) add(r.host_blocked_ns, "of the host held in calls that wait for the GPU");
+        add(r.poll_wait_ns, "of the host's polling");
+        add(r.graph_node_gaps_ns, "between a graph's nodes");
+        if (removable >= 1.0 || stays.empty()) continue;
         o.est_gain_pct *= removable;
         o.run_gain_pct *= removable;
-        o.assumes += fmt::format("; of the GPU's idle time in {} ({:.2f} ms a range, typically), the {:.2f} ms the "
-                                 "host spends working (outside CUDA calls, or in calls that wait for nothing) stays",
-                                 stage.name, r.idle_ns * 1e-6, r.host_work_ns * 1e-6);
+        o.assumes += fmt::format("; of the GPU's idle time in {} ({:.2f} ms a range, typically), {} stay{}",
+                                 stage.name, r.idle_ns * 1e-6, fmt::join(stays, ", "), stays.size() == 1 ? "s" : "");
       }
     }
   }
