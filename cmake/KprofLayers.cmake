@@ -59,6 +59,7 @@ function(kprof_layer_library layer)
   # fmt's headers only: its compiled part is built once into kprof_util (src/util/fmt_impl.cpp), neither in every
   # file (fmt::fmt-header-only) nor from libfmt.so, which a GPU box without Debian's libraries lacks.
   target_link_libraries(kprof_${layer} PUBLIC ${ARG_DEPENDS} nlohmann_json::nlohmann_json)
-  get_target_property(fmt_include fmt::fmt INTERFACE_INCLUDE_DIRECTORIES)
-  target_include_directories(kprof_${layer} SYSTEM PUBLIC $<BUILD_INTERFACE:${fmt_include}>)
+  # (No installed header includes fmt: the installed package needs no fmt.)
+  target_include_directories(kprof_${layer} SYSTEM PUBLIC
+                             $<BUILD_INTERFACE:$<TARGET_PROPERTY:fmt::fmt,INTERFACE_INCLUDE_DIRECTORIES>>)
 endfunction()
