@@ -513,9 +513,10 @@ inline std::vector<Score> score_all(const fs::path& labels = expected_file()) {
   std::map<std::pair<std::string, int>, ProfileRun> runs;
   for (Source s : {Source::annotation_ncu, Source::annotation_cupti, Source::ncu_full})
     for (const auto& e : expected) {
-      // A set captured without one of the sources (set 43's ncu mode did not finish in the device time): its cases
-      // are not scored there.
-      if (!fs::is_directory(capture_dir(e.program, s))) {
+      // A set captured without one of the sources says so in that source's folder (not-captured.txt: set 43's ncu
+      // mode did not finish in the device time): its cases are not scored there. A folder that is missing is not
+      // that, and scores as a capture without counters.
+      if (fs::exists(capture_dir(e.program, s) / "not-captured.txt")) {
         Score sc;
         sc.want = e;
         sc.source = s;
