@@ -1,6 +1,6 @@
 // fmt's compiled part, built once into kprof_util. The other translation units include fmt's headers without
-// FMT_HEADER_ONLY, which compiled fmt's implementation into each of them (about 30% of a session file's build time at
-// -O3); the binaries still link no libfmt.so, so that a GPU box without Debian's libraries runs them.
+// FMT_HEADER_ONLY, which compiled fmt's implementation into each of them (13-24% of a library file's build time at -O3,
+// bench/RESULTS.md §9zg); the binaries still link no libfmt.so, so that a GPU box without Debian's libraries runs them.
 #include <fmt/format-inl.h>
 
 #include <locale>
