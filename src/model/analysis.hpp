@@ -23,7 +23,7 @@ struct MetricVerdict {
   Verdict verdict = Verdict::unavailable;
   std::string meaning;    // what a bad value means, from the thresholds file
 };
-KPROF_JSON(MetricVerdict, metric, label, value, unit, healthy, verdict, meaning)
+KPROF_JSON_DECLARE(MetricVerdict)
 
 enum class BottleneckKind { memory, compute, latency, balanced, unknown };
 NLOHMANN_JSON_SERIALIZE_ENUM(BottleneckKind, {{BottleneckKind::memory, "memory"}, {BottleneckKind::compute, "compute"},
@@ -40,7 +40,7 @@ struct Cause {
   double gain_pct = 0;     // share of the kernel's time the remedy could save, bounded by the roofline headroom
   bool specific = false;   // a specific cause (access pattern, conflicts, ...) rather than a plain bound
 };
-KPROF_JSON(Cause, id, label, evidence, trigger, remedy, gain_pct, specific)
+KPROF_JSON_DECLARE(Cause)
 
 struct Bottleneck {
   BottleneckKind kind = BottleneckKind::unknown;
@@ -51,7 +51,7 @@ struct Bottleneck {
   std::string key_issue;        // one short phrase for tables
   std::string rule;             // which classification rule fired, for the reader
 };
-KPROF_JSON(Bottleneck, kind, cause, locality_issue, unit, root_cause, key_issue, rule)
+KPROF_JSON_DECLARE(Bottleneck)
 
 // Placement of one kernel against one roof.
 struct RooflinePlacement {
@@ -68,8 +68,7 @@ struct RooflinePlacement {
   std::string bound_by;           // "memory" (left of ridge) or "compute"
   std::string flops_source;       // "counters" or "declared"
 };
-KPROF_JSON(RooflinePlacement, precision, memory_level, peak_tflops, peak_gbps, peak_source, ridge_flop_per_byte,
-           arithmetic_intensity, achieved_tflops, roof_tflops, pct_of_roof, bound_by, flops_source)
+KPROF_JSON_DECLARE(RooflinePlacement)
 
 struct Opportunity {
   std::string name;             // "Raise occupancy"
@@ -100,8 +99,7 @@ struct Opportunity {
   // run_gain_pct are 0 then, the item ranks after every estimated one, and renderers print no figure.
   bool estimated = true;
 };
-KPROF_JSON(Opportunity, name, remedy, est_gain_pct, run_share_pct, run_gain_pct, trigger_metric, trigger_value, trigger,
-           rationale, source, assumes, scope, kernels, kernel_remedy, estimated)
+KPROF_JSON_DECLARE(Opportunity)
 
 struct KernelAnalysis {
   std::vector<MetricVerdict> verdicts;
@@ -115,6 +113,6 @@ struct KernelAnalysis {
   // shown on the kernel and in the contract, never as healthy.
   std::vector<std::string> implausible;
 };
-KPROF_JSON(KernelAnalysis, verdicts, bottleneck, causes, roofline, hierarchical, opportunities, notes, implausible)
+KPROF_JSON_DECLARE(KernelAnalysis)
 
 }  // namespace kprof

@@ -17,7 +17,7 @@ struct BenchStage {
   DeclaredWork work;  // FLOPs, minimum bytes, precision per execution of the stage
   int stream = 0;     // concurrent plans: the stream the stage runs on
 };
-KPROF_JSON(BenchStage, name, work, stream)
+KPROF_JSON_DECLARE(BenchStage)
 
 // What one `kprof-kernels run <package> <version>` at one sweep point produced: the input of the table.
 struct BenchRun {
@@ -33,8 +33,7 @@ struct BenchRun {
   std::string device;           // the GPU the run reports ("NVIDIA H200 sm9.0"), "" when unknown
   std::string host;             // where it ran (the executor's record, params.json)
 };
-KPROF_JSON(BenchRun, package, version, point, params, plan_kind, stages, status, message, samples_ms, artifacts, device,
-           host)
+KPROF_JSON_DECLARE(BenchRun)
 
 struct BenchRow {
   std::string package, version, point;
@@ -60,8 +59,7 @@ struct BenchRow {
   std::string device;                      // the GPU the run reports
   std::string host;
 };
-KPROF_JSON(BenchRow, package, version, point, params, plan_kind, status, message, runs, time_ms, tflops, gbps,
-           bound_ms, pct_of_roof, bound_by, vs, speedup, verdict, p_value, test, samples_ms, artifacts, device, host)
+KPROF_JSON_DECLARE(BenchRow)
 
 struct BenchTable {
   std::string schema = "kprof.bench/1";
@@ -74,6 +72,6 @@ struct BenchTable {
   std::vector<std::string> notes;
   std::string timestamp;
 };
-KPROF_JSON(BenchTable, schema, device, peaks, alpha, min_samples, noise_pct, rows, notes, timestamp)
+KPROF_JSON_DECLARE(BenchTable)
 
 }  // namespace kprof

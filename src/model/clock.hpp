@@ -14,6 +14,6 @@ struct ClockRecord {
   double mem_mhz_after = 0;
   std::vector<std::string> throttle_reasons;  // active clock event reasons seen after the run ("sw_power_cap")
 };
-KPROF_JSON(ClockRecord, locked, sm_mhz_before, mem_mhz_before, sm_mhz_after, mem_mhz_after, throttle_reasons)
+KPROF_JSON_DECLARE(ClockRecord)
 
 }  // namespace kprof

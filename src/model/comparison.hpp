@@ -19,13 +19,13 @@ struct ComparisonRow {
   std::optional<double> p_value;  // two-sided Mann-Whitney U p-value when both sides had enough samples
   std::string note;        // why an "info" row is not judged, or how a verdict was reached
 };
-KPROF_JSON(ComparisonRow, metric, previous, current, change_pct, lower_is_better, verdict, p_value, note)
+KPROF_JSON_DECLARE(ComparisonRow)
 
 struct StageComparison {
   std::string stage;       // stage / kernel label present in either run
   std::vector<ComparisonRow> rows;
 };
-KPROF_JSON(StageComparison, stage, rows)
+KPROF_JSON_DECLARE(StageComparison)
 
 struct Comparison {
   std::string baseline_label;  // "mla v1 (20261130-120000)"
@@ -34,6 +34,6 @@ struct Comparison {
   std::vector<StageComparison> stages;
   std::vector<std::string> notes;         // e.g. "different devices", "different params"
 };
-KPROF_JSON(Comparison, baseline_label, current_label, summary, stages, notes)
+KPROF_JSON_DECLARE(Comparison)
 
 }  // namespace kprof

@@ -14,7 +14,7 @@ struct Peak {
   double value = 0;
   std::string source;
 };
-KPROF_JSON(Peak, value, source)
+KPROF_JSON_DECLARE(Peak)
 
 // Per-SM resources an occupancy calculation needs (CUDA C++ Programming Guide, technical specifications per
 // compute capability). Zero means unknown.
@@ -27,8 +27,7 @@ struct SmLimits {
   std::int64_t shared_mem_reserved_per_block = 0;  // the system's share per resident block
   int shared_mem_alloc_unit = 128;
 };
-KPROF_JSON(SmLimits, max_warps, max_blocks, registers, register_alloc_unit, shared_mem_bytes,
-           shared_mem_reserved_per_block, shared_mem_alloc_unit)
+KPROF_JSON_DECLARE(SmLimits)
 
 // Keys used in `datasheet` / `measured` (units in the key name):
 //   dram_gbps, l2_gbps, smem_gbps, fp64_tflops, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops (tensor),
@@ -57,8 +56,7 @@ struct DeviceSpec {
   // Ridge point (FLOP/byte) for a precision ("bf16", "fp32", ...) against DRAM bandwidth.
   std::optional<double> ridge(const std::string& precision) const;
 };
-KPROF_JSON(DeviceSpec, name, id, aliases, compute_capability, sm_count, boost_clock_mhz, memory_clock_mhz, l2_mb,
-           memory_gb, sm_limits, datasheet, measured, notes)
+KPROF_JSON_DECLARE(DeviceSpec)
 
 // What the profile says about the GPU it ran on.
 struct DeviceInfo {
@@ -69,6 +67,6 @@ struct DeviceInfo {
   double memory_clock_mhz = 0;
   std::string matched_spec;        // DeviceSpec::id it was matched to, empty when none
 };
-KPROF_JSON(DeviceInfo, name, compute_capability, sm_count, sm_clock_mhz, memory_clock_mhz, matched_spec)
+KPROF_JSON_DECLARE(DeviceInfo)
 
 }  // namespace kprof

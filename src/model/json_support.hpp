@@ -65,17 +65,30 @@ namespace kprof {
 using json = nlohmann::json;
 }
 
-// Every model struct is serialised field by field; missing keys read back as the default (forward-compatible).
-#define KPROF_JSON(Type, ...) NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Type, __VA_ARGS__)
+// Every model struct is serialised field by field; missing keys read back as the default (forward-compatible). The
+// header declares to_json and from_json (KPROF_JSON_DECLARE); the fields are listed once, in the header's
+// <header>_json.cpp (KPROF_JSON_DEFINE), so that the serialisers compile in one file, not in every file that includes
+// the header (a quarter of a session file's build time, bench/RESULTS.md §9zg).
+#define KPROF_JSON_DECLARE(Type)                              \
+  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t); \
+  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t);
+#define KPROF_JSON_DEFINE(Type, ...)                                                                              \
+  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                                    \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                                      \
+  }                                                                                                               \
+  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                                  \
+    Type nlohmann_json_default_obj;                                                                               \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))                       \
+  }
 
 // The same for a type of more fields than one nlohmann macro takes (63): the fields in two parenthesised groups.
 #define KPROF_JSON_UNPAREN(...) __VA_ARGS__
-#define KPROF_JSON_WIDE(Type, first, second)                                                                   \
-  inline void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                          \
+#define KPROF_JSON_WIDE_DEFINE(Type, first, second)                                                            \
+  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                                 \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, KPROF_JSON_UNPAREN first))                      \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, KPROF_JSON_UNPAREN second))                     \
   }                                                                                                             \
-  inline void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                        \
+  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                               \
     Type nlohmann_json_default_obj;                                                                             \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, KPROF_JSON_UNPAREN first))       \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, KPROF_JSON_UNPAREN second))      \

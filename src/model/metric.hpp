@@ -12,7 +12,7 @@ struct MetricValue {
   std::string text;       // non-numeric values ("PolicySpread") or per-instance values ("1;2;3") as printed
   bool numeric = true;    // false when only `text` is meaningful
 };
-KPROF_JSON(MetricValue, value, unit, text, numeric)
+KPROF_JSON_DECLARE(MetricValue)
 
 using MetricMap = std::map<std::string, MetricValue>;  // keyed by the full ncu metric name
 

@@ -23,6 +23,6 @@ struct ProblemParams {
   // "unknown" and allowed.
   void check() const;
 };
-KPROF_JSON(ProblemParams, values, dtype)
+KPROF_JSON_DECLARE(ProblemParams)
 
 }  // namespace kprof

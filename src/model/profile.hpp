@@ -26,7 +26,7 @@ struct LaunchConfig {
   std::int64_t shared_mem_dynamic_bytes = 0;
   std::string str() const;  // "grid (1056,1,1) block (256,1,1)"
 };
-KPROF_JSON(LaunchConfig, grid, block, registers_per_thread, shared_mem_static_bytes, shared_mem_dynamic_bytes)
+KPROF_JSON_DECLARE(LaunchConfig)
 
 // A metric as a details-page section shows it ("GPU Speed Of Light Throughput" / "Duration").
 struct SectionMetric {
@@ -36,7 +36,7 @@ struct SectionMetric {
   std::optional<double> value;
   std::string text;  // as printed, for non-numeric values
 };
-KPROF_JSON(SectionMetric, section, name, unit, value, text)
+KPROF_JSON_DECLARE(SectionMetric)
 
 // One result of an NCU rule (the guided-analysis text).
 struct RuleResult {
@@ -47,7 +47,7 @@ struct RuleResult {
   std::string speedup_type;  // "global", "local" or ""
   std::optional<double> speedup_pct;
 };
-KPROF_JSON(RuleResult, section, name, type, description, speedup_type, speedup_pct)
+KPROF_JSON_DECLARE(RuleResult)
 
 // One kernel launch as a collector saw it.
 struct KernelLaunch {
@@ -68,8 +68,7 @@ struct KernelLaunch {
   std::vector<SectionMetric> sections;
   std::vector<RuleResult> rules;
 };
-KPROF_JSON(KernelLaunch, id, name, function, mangled, nvtx_range, nvtx_stack, stream, context, device, launch,
-           duration_ns, start_ns, graph_id, metrics, sections, rules)
+KPROF_JSON_DECLARE(KernelLaunch)
 
 // Order statistics of repeated measurements.
 struct SampleStats {
@@ -78,7 +77,7 @@ struct SampleStats {
   double cv() const { return mean != 0 ? stdev / mean : 0; }
   static SampleStats of(std::vector<double> samples);
 };
-KPROF_JSON(SampleStats, count, median, min, max, mean, p10, p90, stdev)
+KPROF_JSON_DECLARE(SampleStats)
 
 // Work the plan declares for a stage (no counters needed).
 struct DeclaredWork {
@@ -86,7 +85,7 @@ struct DeclaredWork {
   std::optional<double> min_bytes;
   std::string precision;  // "bf16", "fp32" ...
 };
-KPROF_JSON(DeclaredWork, flops, min_bytes, precision)
+KPROF_JSON_DECLARE(DeclaredWork)
 
 // What joining a counter pass's launches to the traced groups found for one group: what decides behaviour (the
 // minimum-share summary, the analysis), while counters_note says it to a reader.
@@ -147,8 +146,7 @@ struct KernelGroup {
     return n > 0 && 2 * graph_node_launches > n;
   }
 };
-KPROF_JSON(KernelGroup, kernel, signature, label, launch, launches, duration_ns, samples_ns, metrics, representative,
-           declared, span_ns, gpu_idle_ns, alone_min_ns, graph_node_launches, counters_status, counters_note, analysis)
+KPROF_JSON_DECLARE(KernelGroup)
 
 // A named stage's range instances as a tracer saw them: the typical instance (the one with the lower-median idle
 // share; the first call of a range plans library calls or compiles) and what its GPU-idle time was spent on.
@@ -190,9 +188,7 @@ struct RangeTime {
   int link_copies = 0;
   double link_copy_bytes = 0;
 };
-KPROF_JSON(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
-           graph_node_gaps_ns, poll_wait_ns, launches, host_waits, waits_between, link_copy_ns, device_fill_ns,
-           link_copies, link_copy_bytes)
+KPROF_JSON_DECLARE(RangeTime)
 
 struct Stage {
   std::string name;              // NVTX range, or the kernel name when the export has no ranges
@@ -208,7 +204,7 @@ struct Stage {
   // holds that single kernel (a stage's work cannot be split among several kernels without more information).
   DeclaredWork declared_for(const KernelGroup& g) const;
 };
-KPROF_JSON(Stage, name, kernels, declared, range, bound)
+KPROF_JSON_DECLARE(Stage)
 
 // How items across kernels name a kernel group (Opportunity::kernels), so that every layer finds the same kernel by
 // it: its stage's name; "stage · kernel" when the stage runs several kernels (an unfused pipeline inside one range);
@@ -236,7 +232,6 @@ struct ProfileRun {
   // launch gaps), each with its whole-run gain; ranked with the kernels' own items in the top 3.
   std::vector<Opportunity> program_opportunities;
 };
-KPROF_JSON(ProfileRun, schema, mode, kernel, version, params, device, device_spec, timestamp, command, nvtx_include,
-           sources, clock_control, clocks, stages, warnings, overall, program_opportunities)
+KPROF_JSON_DECLARE(ProfileRun)
 
 }  // namespace kprof

@@ -30,7 +30,7 @@ struct RegressionRow {
   std::optional<double> p_value;     // Mann-Whitney U, when both sides had enough launches
   RegressionStatus status = RegressionStatus::ok;
 };
-KPROF_JSON(RegressionRow, stage, previous_us, current_us, change_pct, p_value, status)
+KPROF_JSON_DECLARE(RegressionRow)
 
 struct RegressionCheck {
   std::string baseline_label, current_label;
@@ -43,6 +43,6 @@ struct RegressionCheck {
     return false;
   }
 };
-KPROF_JSON(RegressionCheck, baseline_label, current_label, threshold_pct, alpha, rows)
+KPROF_JSON_DECLARE(RegressionCheck)
 
 }  // namespace kprof

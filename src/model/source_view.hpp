@@ -15,14 +15,14 @@ struct SourceCounters {
   std::vector<std::optional<double>> values;  // aligned with SourceKernel::columns; nullopt for "-" / empty
   std::map<std::string, std::string> text;    // non-numeric cells ("Global(16)") by column name
 };
-KPROF_JSON(SourceCounters, values, text)
+KPROF_JSON_DECLARE(SourceCounters)
 
 struct SassInstruction {
   std::string address;  // "0x7fb31b7a9640"
   std::string sass;     // "S2R R11, SR_LANEID" (leading indentation removed)
   SourceCounters counters;
 };
-KPROF_JSON(SassInstruction, address, sass, counters)
+KPROF_JSON_DECLARE(SassInstruction)
 
 struct SourceLine {
   int line = 0;
@@ -30,13 +30,13 @@ struct SourceLine {
   SourceCounters counters;
   std::vector<SassInstruction> sass;  // instructions attributed to this line, in address order as printed
 };
-KPROF_JSON(SourceLine, line, source, counters, sass)
+KPROF_JSON_DECLARE(SourceLine)
 
 struct SourceFile {
   std::string path;
   std::vector<SourceLine> lines;
 };
-KPROF_JSON(SourceFile, path, lines)
+KPROF_JSON_DECLARE(SourceFile)
 
 struct SourceKernel {
   std::string name;                  // demangled signature as printed
@@ -48,12 +48,12 @@ struct SourceKernel {
   std::optional<std::size_t> column(const std::string& name) const;
   std::optional<double> value(const SourceCounters& c, const std::string& column_name) const;
 };
-KPROF_JSON(SourceKernel, name, function, columns, files, sass)
+KPROF_JSON_DECLARE(SourceKernel)
 
 struct SourceView {
   std::vector<SourceKernel> kernels;  // in printed order; a kernel printed twice appears twice
 };
-KPROF_JSON(SourceView, kernels)
+KPROF_JSON_DECLARE(SourceView)
 
 struct HotLine {
   std::string kernel;   // function base name
@@ -63,7 +63,7 @@ struct HotLine {
   double samples = 0;
   double share_pct = 0;  // of the kernel's total over all its lines
 };
-KPROF_JSON(HotLine, kernel, file, line, source, samples, share_pct)
+KPROF_JSON_DECLARE(HotLine)
 
 inline constexpr const char* kStallSamplesColumn = "Warp Stall Sampling (All Samples)";
 

@@ -42,7 +42,7 @@ struct TuneEntry {
   std::map<std::string, double> resources;    // registers, static_smem_bytes, local_bytes, max_threads
   std::string measured_at;                    // ISO 8601 UTC
 };
-KPROF_JSON(TuneEntry, config, status, median_ms, min_ms, samples_ms, message, resources, measured_at)
+KPROF_JSON_DECLARE(TuneEntry)
 
 struct CacheKey {
   std::string kernel, version, stage;
@@ -50,7 +50,7 @@ struct CacheKey {
   ProblemParams params;
   std::string source_hash;  // hash of the kernel source and its compile options
 };
-KPROF_JSON(CacheKey, kernel, version, stage, device, params, source_hash)
+KPROF_JSON_DECLARE(CacheKey)
 
 struct CacheFile {
   std::string schema = "kprof.autotune/1";
@@ -59,7 +59,7 @@ struct CacheFile {
   std::optional<TileConfig> best;  // lowest median among ok entries
   std::string updated;
 };
-KPROF_JSON(CacheFile, schema, key, entries, best, updated)
+KPROF_JSON_DECLARE(CacheFile)
 
 class AutotuneCache {
  public:

@@ -13,11 +13,11 @@ namespace kprof::plan {
 
 NLOHMANN_JSON_SERIALIZE_ENUM(PlanKind, {{PlanKind::single, "single"}, {PlanKind::pipeline, "pipeline"},
                                         {PlanKind::concurrent, "concurrent"}})
-KPROF_JSON(StageSpec, name, flops, min_bytes, precision, stream, tile_space)
-KPROF_JSON(KernelPlan, package, version, kind, params, dtype, stages)
-KPROF_JSON(ParamSpec, name, default_value, description)
-KPROF_JSON(VersionInfo, name, description)
-KPROF_JSON(PackageInfo, name, description, versions, params, dtype)
+KPROF_JSON_DECLARE(StageSpec)
+KPROF_JSON_DECLARE(KernelPlan)
+KPROF_JSON_DECLARE(ParamSpec)
+KPROF_JSON_DECLARE(VersionInfo)
+KPROF_JSON_DECLARE(PackageInfo)
 
 // Thrown for a plan or parameter problem the user can fix (unknown name, bad value); the CLI maps it to exit 2.
 class PlanError : public std::invalid_argument {

@@ -43,8 +43,7 @@ struct SweepTask {
   // crash (killed by a signal other than SIGINT/SIGTERM) counts too.
   std::vector<int> device_failure_codes;
 };
-KPROF_JSON(SweepTask, id, package, version, params, mode, runs, tile_configs, argv, env, out_dir, log, stderr_to_log, needs_gpu,
-           device_failure_codes)
+KPROF_JSON_DECLARE(SweepTask)
 
 // Where and how a task ran. `status`: ok (the command exited 0), failed (it did not: exit_code / signal say how),
 // cancelled (the sweep was interrupted or the job cancelled before it finished), lost (no worker was left to run
@@ -64,14 +63,13 @@ struct TaskResult {
   double wall_s = 0;
   std::string started, finished;       // ISO 8601 UTC
 };
-KPROF_JSON(TaskResult, id, status, exit_code, signal, message, out_dir, host, gpu, gpu_name, worker, attempt, wall_s,
-           started, finished)
+KPROF_JSON_DECLARE(TaskResult)
 
 struct SweepFile {
   std::string schema = "kprof.sweep/1";
   std::vector<SweepTask> tasks;
 };
-KPROF_JSON(SweepFile, schema, tasks)
+KPROF_JSON_DECLARE(SweepFile)
 
 // Task ids: the index, zero-padded to 4 digits ("0000"), so that a folder listing sorts as the sweep does.
 std::string task_id(std::size_t index);

@@ -43,7 +43,7 @@ struct QueueEntry {
   std::vector<std::string> failed_on;
   std::optional<plan::TaskResult> last;
 };
-KPROF_JSON(QueueEntry, attempt, failed_on, last)
+KPROF_JSON_DECLARE(QueueEntry)
 
 // The queue's helpers, shared by the gpus coordinator and its workers.
 std::filesystem::path queue_file(const std::filesystem::path& spool, const std::string& id);

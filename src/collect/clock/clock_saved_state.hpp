@@ -22,8 +22,7 @@ struct SavedClockState {
   std::optional<int> locked_sm_mhz;   // what was locked
   std::optional<int> locked_mem_mhz;  // empty when the memory clock was left alone
 };
-KPROF_JSON(SavedClockState, schema, gpu, name, timestamp, locked_by, sm_mhz_before, mem_mhz_before, app_sm_mhz_before,
-           app_mem_mhz_before, locked_sm_mhz, locked_mem_mhz)
+KPROF_JSON_DECLARE(SavedClockState)
 
 // ${XDG_STATE_HOME:-$HOME/.local/state}/kprof/clock-gpu<N>.json
 std::filesystem::path clock_state_path(int gpu);

@@ -11,7 +11,7 @@
 
 namespace kprof {
 
-KPROF_JSON(PeakMeasurement, value, min, max, runs, method)
+KPROF_JSON_DECLARE(PeakMeasurement)
 
 struct PeaksDevice {
   std::string name;                 // cudaDeviceProp::name ("NVIDIA H200")
@@ -27,8 +27,7 @@ struct PeaksDevice {
   int driver_version = 0;           // cudaDriverGetVersion (13000 = 13.0)
   int runtime_version = 0;
 };
-KPROF_JSON(PeaksDevice, name, compute_capability, sm_count, sm_clock_mhz, memory_clock_mhz, memory_bus_width_bits,
-           l2_bytes, memory_bytes, smem_per_sm_bytes, pci_bus_id, driver_version, runtime_version)
+KPROF_JSON_DECLARE(PeaksDevice)
 
 struct PeaksReport {
   std::string schema = "kprof.peaks/1";
@@ -40,7 +39,7 @@ struct PeaksReport {
   std::vector<std::string> skipped; // "fp8_tflops: cuBLASLt found no algorithm (...)"
   double seconds = 0;               // wall time of the whole run
 };
-KPROF_JSON(PeaksReport, schema, tool, version, timestamp, device, measured, skipped, seconds)
+KPROF_JSON_DECLARE(PeaksReport)
 
 // The DeviceSpec peak keys kprof-peaks may report, in display order.
 const std::vector<std::string>& peak_keys();
