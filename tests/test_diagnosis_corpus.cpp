@@ -1339,8 +1339,8 @@ TEST(DiagnosisHoldout, FortySecondSetScoreDoesNotRegress) {
 
 // Set 43 (ten fragments of a PyTorch training step as people write them before they profile; H100), written by a
 // helper who did not read the rules, captured at the twenty-eighth session's code and labelled blind twice from the
-// annotation pass's Nsight Compute metrics and the timeline (the ncu-mode capture, ~2,600 launches a repetition each
-// replayed for every section, did not finish in the device time: that source is not captured). The labellers agree on
+// annotation pass's Nsight Compute metrics and the timeline (the ncu-mode capture, 381 kernel groups each replayed
+// for every section of --set full, did not finish in the device time: that source is not captured). The labellers agree on
 // 10/10 first fixes and 9/10 causes. Scored as captured: cause 8 and first fix 7 of 10 in each annotation source
 // (ncu and CUPTI counters; the ncu-mode folder says not-captured.txt). Misses: the output projection's cause (the
 // GEMM holds 30% of the range; labelled memory_bound for the range's elementwise passes, kprof tensor_pipe for its longest kernel), the pageable batch upload (prefetch; kprof

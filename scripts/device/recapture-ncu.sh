@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Device call: retakes only the ncu-mode capture (Nsight Compute --set full, two repetitions) of held-out sets whose
 # first capture ran one repetition or was cut at the step limit. PROGS="diag_holdout20 diag_holdout23 ..." (CUDA ones
-# from build/dist, Python ones from examples/programs; REPS=1 for one repetition). Never changes clocks (kprof passes --clock-control none).
+# from build/dist, Python ones from examples/programs; REPS=1 for one repetition). Never changes clocks (kprof passes
+# --clock-control none).
 # Results: $OUT/<prog>-ncu.tgz (the ncu pages, trace and profile.json; the .ncu-rep left out) and $OUT/recapture-ncu.txt.
 set -u
 . "$(dirname "$0")/steps.sh"; cd "$ROOT"
