@@ -1808,6 +1808,66 @@ TEST(Advice, CopiesThatNeverOverlapTheKernelsAreNamed) {
     EXPECT_NE(o.remedy, "host_sync") << o.name;
 }
 
+// Pageable uploads that fill most of a range (a batch or a slab moved to the device before short kernels): the range
+// is its input's trip to the GPU, and the item is having the input there ahead of use (prefetch: a pinned staging
+// buffer, one asynchronous upload issued early), at the same estimate. Copies half of them back to the host, or
+// uploads beside kernels as long as them, stay "copy from pinned memory asynchronously" (host_sync).
+TEST(Advice, PageableUploadsFillingARangeAreUploadedAheadOfUse) {
+  // Two ranges of eight 1.8 ms uploads of 12.6 MB (7 GB/s), each followed by a 0.2 ms kernel: uploads 90% of each.
+  auto uploads = [](bool half_back) {
+    Trace trace;
+    trace.strings = {"", "upload", "relax"};
+    std::int64_t t = 0;
+    for (int rep = 0; rep < 2; ++rep) {
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      for (int i = 0; i < 8; ++i) {
+        TraceMemcpy c;
+        c.kind = half_back && i % 2 ? MemcpyKind::dtoh : MemcpyKind::htod;
+        c.pageable = true;
+        c.bytes = 12600000;
+        c.start_ns = t;
+        c.end_ns = t + 1800000;
+        trace.memcpys.push_back(c);
+        TraceKernel k;
+        k.name = k.function = 2;
+        k.start_ns = t + 1800000;
+        k.end_ns = k.start_ns + 200000;
+        k.nvtx_range = ri;
+        trace.kernels.push_back(k);
+        TraceApiCall a;
+        a.name = 2;
+        a.start_ns = t + 1800000;
+        a.end_ns = t + 1803000;
+        trace.api_calls.push_back(a);
+        t += 2000000;
+      }
+      r.end_ns = t;
+      trace.nvtx.push_back(r);
+      t += 100000;
+    }
+    return trace;
+  };
+  auto run_of = [] { return one_stage_run("upload", "relax", 200000, 2); };
+  auto pinned_item = [&](const Trace& trace) -> std::optional<Opportunity> {
+    for (const auto& o : range_advice(run_of(), trace, static_cast<double>(trace.nvtx.back().end_ns), shipped()))
+      if (o.trigger_metric == "pageable_copy_ns") return o;
+    return std::nullopt;
+  };
+  const auto up = pinned_item(uploads(false));
+  ASSERT_TRUE(up.has_value());
+  EXPECT_EQ(up->remedy, "prefetch") << up->name;
+  EXPECT_NE(up->name.find("ahead of use"), std::string::npos) << up->name;
+  EXPECT_NEAR(up->est_gain_pct, 90.0 * (1.0 - 7.0 / shipped().param("opportunities.pinned_copy_gbps")), 1.5);
+  // Half of the copies read results back: the host waits in each; asynchronous copies from pinned memory.
+  const auto both = pinned_item(uploads(true));
+  ASSERT_TRUE(both.has_value());
+  EXPECT_EQ(both->remedy, "host_sync") << both->name;
+  EXPECT_NEAR(both->est_gain_pct, up->est_gain_pct, 1.5);
+}
+
 namespace {
 // A 4 us kernel at t (in NVTX range `range`) and a host synchronisation from 0.5 us after its start to 0.1 us after its
 // end: one step of a loop that waits for each result.

@@ -1354,7 +1354,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   // fraction of the host link's rate, and the call blocks the host), and the time the same bytes take from pinned
   // memory.
   struct Paged {
-    double ns = 0, bytes = 0, pinned_ns = 0;
+    double ns = 0, bytes = 0, pinned_ns = 0, up_bytes = 0;  // up_bytes: those copied to the device
     bool measured = false, fallback = false;  // some copy's rate came from the device's measurement / the threshold
   };
   auto pageable_copies = [&](std::int64_t lo, std::int64_t hi) {
@@ -1365,13 +1365,14 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       if (const PageableCopy& c = *it; c.end <= hi) {
         out.ns += static_cast<double>(c.end - c.start);
         out.bytes += c.bytes;
+        if (c.to_device) out.up_bytes += c.bytes;
         out.pinned_ns += c.bytes / pinned_rate(c.to_device);
         (measured_rate(c.to_device) ? out.measured : out.fallback) = true;
       }
     return out;
   };
   struct Seen {
-    std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
+    std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes, pageable_up_bytes,
         pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled, directions_serial,
         blocking_copy_share, side_by_side;
     std::vector<RangeTime> instances;
@@ -1565,6 +1566,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     const Paged paged = pageable_copies(lo, hi);
     per_stage[stage].pageable_ns.push_back(paged.ns);
     per_stage[stage].pageable_bytes.push_back(paged.bytes);
+    per_stage[stage].pageable_up_bytes.push_back(paged.up_bytes);
     per_stage[stage].pageable_pinned_ns.push_back(paged.pinned_ns);
     per_stage[stage].pinned_measured |= paged.measured;
     per_stage[stage].pinned_fallback |= paged.fallback;
@@ -1881,17 +1883,33 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       for (std::size_t i = 0; i < seen.pageable_ns.size(); ++i)
         ns += seen.pageable_ns[i], bytes += seen.pageable_bytes[i], pinned_ns += seen.pageable_pinned_ns[i];
       const double gbps = ns > 0 ? bytes / ns : 0, pinned = pinned_ns > 0 ? bytes / pinned_ns : 0;
+      double up = 0;
+      for (double b : seen.pageable_up_bytes) up += b;
+      // Uploads that fill most of the range (a batch, a volume slab, a frame moved to the device before its
+      // kernels; sets 28 and 43): the range is the input's trip to the GPU, and the remedy is having the input
+      // there before the step needs it: a pinned staging buffer and one asynchronous upload issued ahead (a
+      // DataLoader's pin_memory with non_blocking copies on a side stream). Copies back to the host, both
+      // directions (set 14's chunks up and down), or copies between a loop's launches are the host waiting on each
+      // call: asynchronous copies from pinned memory (host_sync).
+      const bool upload = up >= t.param("opportunities.pageable_upload_bytes_share") * bytes &&
+                          p_ns >= t.param("opportunities.pageable_upload_range_share") * typical_span;
       if (gbps > 0 && pinned > 0 && gbps < 0.5 * pinned) {
-        Opportunity o = item(RemedyId::host_sync, p_ns / typical_span * (1.0 - gbps / pinned), "pageable_copy_ns",
-                             p_ns * count,
-                             fmt::format("pageable_copies={:.1f} ms of {:.1f} ms at {:.1f} GB/s", p_ns * count * 1e-6,
-                                         span * 1e-6, gbps));
-        o.name = "Copy from pinned memory asynchronously (pinned host buffers, cudaMemcpyAsync / non_blocking=True)";
-        o.rationale = fmt::format("In {} copies from or to pageable host memory take {:.1f} ms of each range's {:.1f} "
+        Opportunity o = item(upload ? RemedyId::prefetch : RemedyId::host_sync,
+                             p_ns / typical_span * (1.0 - gbps / pinned), "pageable_copy_ns", p_ns * count,
+                             fmt::format("pageable_copies={:.1f} ms of {:.1f} ms at {:.1f} GB/s{}", p_ns * count * 1e-6,
+                                         span * 1e-6, gbps, upload ? ", uploads" : ""));
+        o.name = upload ? "Upload the input ahead of use from pinned memory (a pinned staging buffer, one "
+                          "cudaMemcpyAsync / non_blocking=True issued before the step needs it)"
+                        : "Copy from pinned memory asynchronously (pinned host buffers, cudaMemcpyAsync / "
+                          "non_blocking=True)";
+        o.rationale = fmt::format("In {} copies {} pageable host memory take {:.1f} ms of each range's {:.1f} "
                                   "ms at {:.1f} GB/s: the driver stages them through a pinned buffer while the host "
                                   "waits. From pinned buffers they run at the host link's rate and, asynchronous, "
-                                  "beside the kernels.",
-                                  stage->name, p_ns * 1e-6, per_range_ms, gbps);
+                                  "beside the kernels{}.",
+                                  stage->name, upload ? "from" : "from or to", p_ns * 1e-6, per_range_ms, gbps,
+                                  upload ? "; issued ahead (the next batch while this one computes), the input is "
+                                           "on the GPU when the step starts"
+                                         : "");
         o.assumes = fmt::format(
             "the copies run at {:.0f} GB/s from pinned memory ({}) and nothing else changes", pinned,
             !seen.pinned_fallback ? "the device's host link as kprof-peaks measured it"
