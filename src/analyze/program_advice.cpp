@@ -1896,8 +1896,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       if (gbps > 0 && pinned > 0 && gbps < 0.5 * pinned) {
         Opportunity o = item(upload ? RemedyId::prefetch : RemedyId::host_sync,
                              p_ns / typical_span * (1.0 - gbps / pinned), "pageable_copy_ns", p_ns * count,
-                             fmt::format("pageable_copies={:.1f} ms of {:.1f} ms at {:.1f} GB/s{}", p_ns * count * 1e-6,
-                                         span * 1e-6, gbps, upload ? ", uploads" : ""));
+                             fmt::format("pageable_{}={:.1f} ms of {:.1f} ms at {:.1f} GB/s",
+                                         upload ? "uploads" : "copies", p_ns * count * 1e-6, span * 1e-6, gbps));
         o.name = upload ? "Upload the input ahead of use from pinned memory (a pinned staging buffer, one "
                           "cudaMemcpyAsync / non_blocking=True issued before the step needs it)"
                         : "Copy from pinned memory asynchronously (pinned host buffers, cudaMemcpyAsync / "
