@@ -1306,8 +1306,10 @@ TEST(DiagnosisHoldout, ThirtyNinthSetScoreDoesNotRegress) {
 // and a CUB reduction passing 1 GB arrays (fuse_stages; no fusion item: CUB's reduction is held closed to fusion).
 // Twenty-seventh session: Thrust's and CUB's kernels are open to fusion (the Monte-Carlo chain's item), and a kernel
 // named only "kernel" is known by its template arguments (cuSOLVER's: "batch the calls"): 8/8/8, 7/6/8.
+// Thirtieth session: a library's kernel at the DRAM roof moves fewer bytes through its call (library_tuning): the
+// Bluestein passes, and the particle sort with CUPTI counters: first fix 8/8/8.
 TEST(DiagnosisHoldout, FortiethSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(40), 10, {{8, 7}, {8, 6}, {8, 8}});
+  expect_holdout_score(corpus::holdout_file(40), 10, {{8, 8}, {8, 8}, {8, 8}});
 }
 
 // Set 41 (a GPT-2-small training step written by hand in CUDA C++; H100), written by a helper who did not read the

@@ -454,7 +454,9 @@ void analyze_run(ProfileRun& run, const DeviceDb& db, const Thresholds& t) {
     for (auto& g : stage.kernels)
       if (g.analysis && std::find(fused.begin(), fused.end(), &g) != fused.end())
         std::erase_if(g.analysis->opportunities, [](const Opportunity& o) {
-          return o.remedy == name(RemedyId::dram_traffic) && o.estimated;
+          // (A library's kernel has it as a change to its call.)
+          return (o.remedy == name(RemedyId::dram_traffic) || o.kernel_remedy == name(RemedyId::dram_traffic)) &&
+                 o.estimated;
         });
   for (auto& o : overlap_advice(run, total)) run.program_opportunities.push_back(std::move(o));
   for (auto& o : shape_advice(run)) run.program_opportunities.push_back(std::move(o));

@@ -480,6 +480,10 @@ void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, s
               "let the library run it on the tensor cores (TF32 math for FP32 inputs: "
               "torch.backends.cuda.matmul.allow_tf32 or cublasSetMathMode; BF16/FP16 inputs), or take another "
               "implementation of the op"};
+    if (r == R::dram_traffic)
+      return {"fewer bytes moved",
+              "have it move fewer bytes (a narrower dtype, a size or variant the library does in fewer passes, a "
+              "fused op or epilogue so that its neighbours do not write or re-read what it reads or writes)"};
     if (r == R::dram_bandwidth || r == R::memory_parallelism)
       return {"a layout and dtype it streams",
               "let it stream (a contiguous, aligned input, a narrower dtype, fewer and larger calls) or take another "
@@ -493,7 +497,7 @@ void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, s
   for (auto& o : ops) {
     const std::optional<R> r = remedy_id(o.remedy);
     const bool callers = !r || *r == R::none || *r == R::launch_overhead ||
-                         *r == R::dram_traffic || *r == R::fuse_stages || *r == R::overlap_stages ||
+                         *r == R::fuse_stages || *r == R::overlap_stages ||
                          *r == R::host_sync || *r == R::host_work;
     if (callers) {
       out.push_back(std::move(o));
