@@ -1343,14 +1343,18 @@ TEST(DiagnosisHoldout, FortySecondSetScoreDoesNotRegress) {
 // Set 43 (ten fragments of a PyTorch training step as people write them before they profile; H100), written by a
 // helper who did not read the rules, captured at the twenty-eighth session's code and labelled blind twice from the
 // annotation pass's Nsight Compute metrics and the timeline (the ncu-mode capture, 381 kernel groups each replayed
-// for every section of --set full, did not finish in the device time: that source is not captured). The labellers agree on
+// for every section of --set full, did not finish in that session's device time). The labellers agree on
 // 10/10 first fixes and 9/10 causes. Scored as captured: cause 8 and first fix 7 of 10 in each annotation source
-// (ncu and CUPTI counters; the ncu-mode folder says not-captured.txt). Misses: the output projection's cause (the
+// (ncu and CUPTI counters; the ncu-mode folder then said not-captured.txt). Misses: the output projection's cause (the
 // GEMM holds 30% of the range; labelled memory_bound for the range's elementwise passes, kprof tensor_pipe for its longest kernel), the pageable batch upload (prefetch; kprof
 // host_sync, its item saying "pinned memory, asynchronous copies"), the LayerNorm2d permutes' coalescing, and the
 // fp32 upcast before log_softmax (dram_traffic; kprof folds the cast into its consumer: fuse_stages).
 // Thirtieth session: the batch upload, pageable uploads filling most of the range, is uploaded ahead of use
-// (prefetch): first fix 8 and 8.
+// (prefetch): first fix 8 and 8. The ncu-mode capture, taken then with one repetition (REPS=1; stopped at the step
+// limit at the source page, after the program had run to its end and the raw, details and session pages were
+// written; kprof kept them as ncu_holdout.interrupted), scores
+// cause 6, first fix 5: with one instance of each range there are no range figures (two are needed), so the three
+// program-level cases read as their kernels.
 TEST(DiagnosisHoldout, FortyThirdSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(43), 10, {{8, 8}, {8, 8}, {0, 0}});
+  expect_holdout_score(corpus::holdout_file(43), 10, {{8, 8}, {8, 8}, {6, 5}});
 }
