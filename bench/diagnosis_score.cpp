@@ -42,7 +42,7 @@ std::filesystem::path labels_of(const std::string& set) {
 }  // namespace
 
 // `diagnosis_score --summary`: the totals of the designed corpus and of every held-out set, with this kprof.
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   // KPROF_SCORE_DROP_METRICS=<regex>: score as if the captures lacked the metrics it matches (bench/RESULTS.md §1a⁶).
   if (const char* drop = std::getenv("KPROF_SCORE_DROP_METRICS"); drop && *drop) {
     try {
@@ -196,11 +196,16 @@ int main(int argc, char** argv) {
     std::cerr << "diagnosis_score: --labels needs a labels file\n";
     return 2;
   }
-  auto scores = kprof::corpus::score_all(
-      other_labels                           ? std::filesystem::path(argv[2])
-      : which == "--holdout"                 ? kprof::corpus::holdout_file()
-      : which.rfind("--holdout", 0) == 0     ? kprof::corpus::holdout_file(std::atoi(which.c_str() + 9))
-                                             : kprof::corpus::expected_file());
+  // --holdout and --holdout1 are the first held-out set; --holdoutN a later one.
+  const std::filesystem::path labels =
+      other_labels                       ? std::filesystem::path(argv[2])
+      : which.rfind("--holdout", 0) == 0 ? labels_of(which.substr(9))
+                                         : kprof::corpus::expected_file();
+  if (!std::filesystem::is_regular_file(labels)) {
+    std::cerr << "diagnosis_score: no labels file " << labels.string() << " (" << which << ")\n";
+    return 2;
+  }
+  auto scores = kprof::corpus::score_all(labels);
   std::cout << kprof::corpus::score_table(scores) << "\n";
   // --why: the causes and top items of every miss; --why-all: of every case.
   const int flag = other_labels ? 3 : 2;
@@ -218,4 +223,15 @@ int main(int argc, char** argv) {
         std::cout << "! " << s.want.stage << " (" << kprof::corpus::source_name(s.source) << "): " << x << "\n";
   print_totals(scores);
   return 0;
+}
+
+// A labels file that cannot be read or parsed (a set number with no labels, a malformed TOML) is a clear error, not an
+// abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "diagnosis_score: " << e.what() << "\n";
+    return 2;
+  }
 }
