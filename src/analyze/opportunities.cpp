@@ -503,6 +503,11 @@ void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, s
       out.push_back(std::move(o));
       continue;
     }
+    // Fewer bytes moved is a change of its own to the call (a dtype, a size, a fused op), often without a figure
+    // (how many bytes the work needs is unknown): its item stands apart, neither taking in the kernel's other call
+    // items (whose estimates it would hide) nor taken in by them; a fusion of its group drops it alone
+    // (analyze_run).
+    const bool apart = *r == R::dram_traffic;
     if (*r != R::library_tuning) {
       const auto [what, how] = hint(*r);
       o.kernel_remedy = o.remedy;
@@ -510,8 +515,15 @@ void call_level_items(std::vector<Opportunity>& ops, const std::string& owner, s
                                 "call: {}. What the kernel's own code would need (\"{}\", for whoever replaces it): {}",
                                 owner, o.remedy, how, o.name, o.rationale);
       o.name = fmt::format("Change the call ({})", what);
-      o.assumes = fmt::format("a call that avoids it saves what \"{}\" would save inside the kernel", o.remedy);
+      o.assumes = apart ? fmt::format("a call that moves fewer bytes saves what \"{}\" would save inside the kernel "
+                                      "({})",
+                                      o.remedy, o.assumes.empty() ? "the share of its bytes removed" : o.assumes)
+                        : fmt::format("a call that avoids it saves what \"{}\" would save inside the kernel", o.remedy);
       o.remedy = name(R::library_tuning);
+    }
+    if (apart) {
+      out.push_back(std::move(o));
+      continue;
     }
     if (call) {
       // One item for the call: the others it covers are named in it.

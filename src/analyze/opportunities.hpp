@@ -38,8 +38,9 @@ std::string kernel_owner(const std::string& kernel, const std::string& signature
 // the GPU, or another implementation of the op (arguments or a dtype that take another path, a backend flag, a
 // generated kernel); `kernel_remedy` keeps the kernel-level remedy. Moving fewer bytes (dram_traffic) is reached
 // through the call too (a narrower dtype, a size the library does in fewer passes, a fused op: set 40's cuFFT pass of
-// a 4097-point transform at the DRAM roof). Items that are the caller's already (tensor cores through a precision
-// flag, launch overhead, fusion across kernels) stay. The first such item absorbs the
+// a 4097-point transform at the DRAM roof), as an item of its own (often without a figure, it neither takes in nor is
+// taken in by the other call item). Items that are the caller's already (tensor cores through a precision flag,
+// launch overhead, fusion across kernels) stay. The first such item absorbs the
 // rest (one "change the call" item, the others named in its rationale and described in `notes`).
 void call_level_items(std::vector<Opportunity>& ops, const std::string& owner,
                       std::vector<std::string>* notes = nullptr);
