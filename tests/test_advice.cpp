@@ -1338,6 +1338,22 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
     EXPECT_NEAR(lead_item->run_share_pct, item->run_share_pct, 0.01);
     EXPECT_NEAR(lead_item->est_gain_pct, item->est_gain_pct, 0.01);
   }
+  // Instances of unequal gaps (instance i waits i + 1 times as long between launches): the item is the typical
+  // instance's (the lower median by idle share, the second of four) once per instance, as the range's other items
+  // count theirs, not every instance's GPU span (a first call's one-off waits are not what the remedy removes per
+  // range; set 25's FFT per new clip length ranked its launch gaps over its host work on them).
+  {
+    const Trace uneven_trace = loop_trace(4, 10, 5000, 15000, 0, 0, true);
+    ProfileRun uneven = bound_of(uneven_trace);
+    const Opportunity* uneven_item = range_item(uneven);
+    ASSERT_NE(uneven_item, nullptr);
+    ASSERT_TRUE(uneven.stages[0].range);
+    const double typical = uneven.stages[0].range->span_ns;  // the typical instance's GPU span
+    EXPECT_NEAR(typical, 10 * 5000 + 9 * (2 * 15000 + 5000), 1.0);  // the second instance's
+    const double traced = static_cast<double>(uneven_trace.kernels.back().end_ns - uneven_trace.kernels.front().start_ns);
+    // 30.2%, where every instance's GPU span would make it 37.6%.
+    EXPECT_NEAR(uneven_item->run_share_pct, 4 * typical / traced * 100.0, 0.5) << uneven_item->trigger;
+  }
   // Analysed again without the trace (kprof analyze of an artifact read back from its profile.json), the stage keeps
   // its range figures and so its bound; with figures that no longer idle, neither the bound nor the run's bottleneck
   // stays.

@@ -2019,7 +2019,11 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                        : RemedyId::launch_overhead,
                              "stage");
         o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), saved * 100.0);
-        o.run_share_pct = std::min(100.0, gpu_spans / span_ns * 100.0);
+        // Of the typical instance's GPU span, once per instance, as the range's other items count theirs (the typical
+        // span times the instances): a first instance's longer span (set-up before its launches) is not gaps the
+        // remedy removes (set 25's FFT per new clip length: its host-work item, worth more of each range, ranked
+        // below this one on the first instance's span).
+        o.run_share_pct = std::min(100.0, std::min(gpu_spans, g.span_ns * count) / span_ns * 100.0);
         o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
         o.trigger_metric = "range_gap_ns";
         o.trigger_value = gaps;
