@@ -1887,8 +1887,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // kernels; sets 28 and 43): the range is the input's trip to the GPU, and the remedy is having the input
       // there before the step needs it: a pinned staging buffer and one asynchronous upload issued ahead (a
       // DataLoader's pin_memory with non_blocking copies on a side stream). Copies back to the host, both
-      // directions (set 14's chunks up and down), or copies between a loop's launches are the host waiting on each
-      // call: asynchronous copies from pinned memory (host_sync).
+      // directions (set 14's chunks up and down), or copies under that share of the range (set 15's upload beside
+      // each step's launches) are the host waiting on each call: asynchronous copies from pinned memory (host_sync).
       // Both of the typical instance (lower medians), as the range's other figures: a first call's upload of its
       // weights does not make uploads of steps that read results back.
       const bool upload = !seen.pageable_up_share.empty() &&
@@ -2020,9 +2020,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                              "stage");
         o.est_gain_pct = std::min(t.param("diagnosis.max_gain_pct"), saved * 100.0);
         // Of the typical instance's GPU span, once per instance, as the range's other items count theirs (the typical
-        // span times the instances): a first instance's longer span (set-up before its launches) is not gaps the
-        // remedy removes (set 25's FFT per new clip length: its host-work item, worth more of each range, ranked
-        // below this one on the first instance's span).
+        // span times the instances): a first instance's longer span (one-off waits between its launches: modules
+        // loading, plans built) is not gaps the remedy removes in every range (set 25's FFT per new clip length: its
+        // host-work item, worth more of each range, ranked below this one on the first instance's span).
         o.run_share_pct = std::min(100.0, std::min(gpu_spans, g.span_ns * count) / span_ns * 100.0);
         o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
         o.trigger_metric = "range_gap_ns";
