@@ -718,6 +718,38 @@ TEST(DiagnosisHoldout, ACopyOrCastBeforeItsConsumerIsFoldedIntoItsLoads) {
   });
 }
 
+// A concatenation whose output the next kernel reads is a copy the inputs' producers avoid by writing in place
+// (sets 18 and 39: a KV cache re-copied whole by torch.cat each decode step, then read by attention; all four blind
+// labels: "preallocate the cache and write the new token in place", dram_traffic). The item drops the copy (not a
+// fusion); torch.cat as a case's whole work, with nothing after it in its range (set 3), gets no such item.
+TEST(DiagnosisHoldout, AConcatenationFeedingItsConsumerIsWrittenInPlace) {
+  for (const char* program : {"diag_holdout18", "diag_holdout39"})
+    in_every_source(program, [&](const ProfileRun& run) {
+      const Opportunity* o = largest_item(run, "dram_traffic", "CatArrayBatchedCopy");
+      ASSERT_NE(o, nullptr) << program;
+      EXPECT_NE(o->name.find("in place"), std::string::npos) << o->name;
+      EXPECT_NE(o->trigger.find("a concatenation"), std::string::npos) << o->trigger;
+      ASSERT_EQ(o->kernels.size(), 2u);
+      const std::string consumer = std::string(program) == "diag_holdout18" ? "cudnn" : "flash_fwd";
+      EXPECT_NE(o->kernels.back().find(consumer), std::string::npos) << o->kernels.back();
+      EXPECT_GE(o->est_gain_pct, 95.0);  // the copy's whole time
+      // No fusion item for the same pair in the case's range (set 18's GeGLU chain ends in a concatenation of its
+      // own; the warm-up launches outside any range pair by kernel name, as unmarked stages do).
+      const std::string range = std::string(program) == "diag_holdout18" ? "kv_cache_cat_decode" : "kv_cache_cat_append";
+      EXPECT_NE(o->kernels.front().find(range), std::string::npos) << o->kernels.front();
+      for (const auto& f : run.program_opportunities)
+        if (f.remedy == "fuse_stages" && f.kernels.size() >= 2) {
+          EXPECT_FALSE(f.kernels.front().find("CatArrayBatchedCopy") != std::string::npos &&
+                       f.kernels.front().find(range) != std::string::npos &&
+                       f.kernels.back().find(consumer) != std::string::npos)
+              << f.trigger;
+        }
+    });
+  in_every_source("diag_holdout3", [](const ProfileRun& run) {
+    EXPECT_EQ(largest_item(run, "dram_traffic", "CatArrayBatchedCopy"), nullptr);
+  });
+}
+
 // cuDNN converting an NCHW convolution's input and output to and from the NHWC layout its implicit GEMM computes in
 // (sets 11 and 34, both labellers of each: "run it channels_last"): one item for the call, its conversions' whole
 // time, a change to the call that removes DRAM traffic. The library's other copies (a weight conversion of a few KB)

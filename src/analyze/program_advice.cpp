@@ -391,7 +391,15 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     // fused, if at all, by the items below. A fill reads nothing: its output is made, not moved (an expansion
     // reads at least fold_min_read_share of what it writes).
     const bool reshapes = reads > 0 && reads >= min_read * writes && std::abs(writes / reads - 1.0) > size_change;
-    if (!closed(b) && reshapes && moves_only(b, t) && writes >= min_bytes &&
+    // A concatenation (opportunities.concat_names: torch.cat's kernel) copies each of its inputs whole into a new
+    // buffer, the same bytes out as in: no consumer needs that copy, since the inputs can be written in place into a
+    // buffer allocated once at the final size (a KV cache that grows by one token per step, re-copied whole by
+    // `torch.cat` each step, before attention reads it; on the H200 and H100 at 81-92% of the DRAM roof). Not a
+    // fusion: nothing is kept on chip, the copy is dropped and its whole time goes. (A bf16 copy's register moves
+    // may count as FP16 FLOPs: the name says what it is.)
+    const bool concat =
+        !reshapes && reads > 0 && !matrix_math(m) && names_match(b.kernel, t, "opportunities.concat_names");
+    if (!closed(b) && ((reshapes && moves_only(b, t)) || concat) && writes >= min_bytes &&
         (i == 0 || !same(order[i - 1], order[i]))) {
       std::size_t last = i;
       while (last + 1 < order.size() && same(order[last + 1], order[i])) ++last;
@@ -409,26 +417,39 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
         for (std::size_t k = i; k <= last; ++k) own += order[k].group->gpu_time_or_profiled_ns();
         const std::string copy = stage_kernel_label(*order[i].stage, b),
                           into = stage_kernel_label(*consumer->stage, *consumer->group);
-        Opportunity o = make(RemedyId::fuse_stages, "pipeline");
+        Opportunity o = make(concat ? RemedyId::dram_traffic : RemedyId::fuse_stages, "pipeline");
         const bool call = library_kernel_name(consumer->group->kernel, consumer->group->signature, t);
-        o.name = call ? fmt::format("Drop {}: give {}'s call the source (a variant that reads it as it is)", copy,
-                                    into)
-                      : fmt::format("Fold {} into {}'s loads (read the source directly)", copy, into);
-        o.rationale = "A kernel that only moves data (a cast, a materialised broadcast or repeat, a layout copy) "
-                      "writes an intermediate the next kernel reads back; that kernel can read the source itself, "
-                      "converting or indexing as it loads.";
-        o.assumes = "the consumer can take the copy's source as its input (a conversion or index mapping in its "
-                    "loads; a library call may need a different entry point), so the copy's whole time goes";
+        if (concat) {
+          o.name = fmt::format("Drop {}: write its inputs in place into one buffer allocated at the final size, "
+                               "which {} reads",
+                               copy, into);
+          o.rationale = "A concatenation copies every input whole into a new buffer that the next kernel reads: "
+                        "written where they belong from the start (a preallocated cache written at its position, "
+                        "slice assignment instead of torch.cat), the inputs need no copy.";
+          o.assumes = "the inputs' producers can write into slices of a buffer allocated once (a cache allocated at "
+                      "its final length), so the copy's whole time goes";
+        } else {
+          o.name = call ? fmt::format("Drop {}: give {}'s call the source (a variant that reads it as it is)", copy,
+                                      into)
+                        : fmt::format("Fold {} into {}'s loads (read the source directly)", copy, into);
+          o.rationale = "A kernel that only moves data (a cast, a materialised broadcast or repeat, a layout copy) "
+                        "writes an intermediate the next kernel reads back; that kernel can read the source itself, "
+                        "converting or indexing as it loads.";
+          o.assumes = "the consumer can take the copy's source as its input (a conversion or index mapping in its "
+                      "loads; a library call may need a different entry point), so the copy's whole time goes";
+        }
         o.kernels = {copy, into};
         // A narrowing cast (fp32 to bf16) leaves its consumer reading the wider source: only the written share of
         // what it read goes.
-        o.est_gain_pct = t.param("diagnosis.max_gain_pct") * std::min(1.0, writes / reads);
+        // A concatenation goes whole, whatever it read.
+        o.est_gain_pct = t.param("diagnosis.max_gain_pct") * (concat ? 1.0 : std::min(1.0, writes / reads));
         o.run_share_pct = own / total_ns * 100.0;
         o.run_gain_pct = o.est_gain_pct * o.run_share_pct / 100.0;
         o.trigger_metric = "dram_bytes";
         o.trigger_value = writes;
         o.trigger = fmt::format("{} only moves data ({}) and writes {} that {} reads", copy,
-                                named_copy(b, t) ? "a copy kernel" : "no floating-point math", gb(writes), into);
+                                concat ? "a concatenation" : named_copy(b, t) ? "a copy kernel" : "no floating-point math",
+                                gb(writes), into);
         out.push_back(std::move(o));
         chains.emplace_back();
         for (std::size_t k = i; k <= last; ++k) folded.insert(order[k].group);
@@ -436,7 +457,7 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       }
     }
     if (!dram_side && !sm_streaming) continue;
-    if (reads + writes <= 0 || closed(b)) continue;
+    if (reads + writes <= 0 || closed(b) || folded.count(&b)) continue;
     // Bytes a kernel far below the DRAM roof wrote and an unmarked neighbour read are even less likely the same
     // bytes (two independent test kernels of a CUDA program, each in a range named after itself): such a consumer
     // pairs only inside one range or package.
