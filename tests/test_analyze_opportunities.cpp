@@ -648,6 +648,32 @@ TEST(Opportunities, AMemoryFixBesideASaturatedPipeGainsAtMostThePipesHeadroom) {
     if (o.remedy == "coalesce" || o.remedy == "locality") EXPECT_LE(o.est_gain_pct, 12.5 + 0.01) << o.rationale;
 }
 
+// Set 28's FP64 tracer kernel (H200): 32 sectors per load request that mostly hit L1, no memory unit busy (31%), its
+// warps waiting on fixed-latency dependencies, the math throttle and the scheduler, almost never on memory. The
+// wasted sectors cost only the waits on memory: the coalescing item gains at most that share. The same counters with
+// the waits on memory (long scoreboard) keep the item's figure.
+TEST(Opportunities, WastedSectorsOfAKernelThatHardlyWaitsOnMemoryGainLittle) {
+  auto m = holdout_base(876000, 528, 256);
+  m.sm_throughput_pct = 68.1, m.memory_throughput_pct = 31.3, m.dram_throughput_pct = 0.1, m.dram_measured_pct = 0.1;
+  m.l2_throughput_pct = 20.0, m.l1_throughput_pct = 31.3, m.issue_active_pct = 60.0, m.fp64_pipe_pct = 68.5;
+  m.fma_pipe_pct = 20.0, m.alu_pipe_pct = 10.0, m.flops_fp64 = 1.5e10, m.tensor_pipe_pct = 0.0, m.waves_per_sm = 1.0;
+  m.l1_hit_pct = 82.0, m.l2_hit_pct = 73.0, m.global_load_requests = 1e6, m.global_load_sectors = 32e6;
+  m.stalls = {{"wait", 30.0},          {"math_pipe_throttle", 21.0}, {"not_selected", 27.0}, {"long_scoreboard", 1.0},
+              {"short_scoreboard", 5.0}, {"dispatch_stall", 3.0},      {"selected", 10.0},     {"barrier", 0.0},
+              {"mio_throttle", 1.0},     {"lg_throttle", 0.5},         {"no_instruction", 1.0}, {"branch_resolving", 1.0}};
+  auto coalesce_gain = [](const KernelAnalysis& a) {
+    double gain = 0;
+    for (const auto& o : a.opportunities)
+      if (o.remedy == "coalesce") gain = std::max(gain, o.est_gain_pct);
+    return gain;
+  };
+  auto a = analyse(m, {}, "tracer_accel_f64");
+  EXPECT_LE(coalesce_gain(a), 2.0);
+  m.stalls["long_scoreboard"] = 60.0;  // the same kernel waiting on its loads
+  auto b = analyse(m, {}, "tracer_accel_f64");
+  EXPECT_GE(coalesce_gain(b), 10.0);
+}
+
 // Held-out set 9 on the H200: atomicAdd on 16 M scattered addresses (every request an atomic, 1188 DRAM bytes per
 // request: a sector per thread) is spread, not contended: it waits on DRAM, and its fix is locality. The same
 // kernel shape on one address (130 B per request, the designed corpus) stays atomic contention.
