@@ -650,8 +650,9 @@ TEST(Opportunities, AMemoryFixBesideASaturatedPipeGainsAtMostThePipesHeadroom) {
 
 // Set 28's FP64 tracer kernel (H200): 32 sectors per load request that mostly hit L1, no memory unit busy (31%), its
 // warps waiting on fixed-latency dependencies, the math throttle and the scheduler, almost never on memory. The
-// wasted sectors cost only the waits on memory: the coalescing item gains at most that share. The same counters with
-// the waits on memory (long scoreboard) keep the item's figure.
+// wasted sectors cost only the waits on memory: the coalescing item gains at most that share. With most of the
+// waiting on memory (long scoreboard), a memory unit busy, or too few stall reasons to weigh, the item keeps a
+// figure of its own.
 TEST(Opportunities, WastedSectorsOfAKernelThatHardlyWaitsOnMemoryGainLittle) {
   auto m = holdout_base(876000, 528, 256);
   m.sm_throughput_pct = 68.1, m.memory_throughput_pct = 31.3, m.dram_throughput_pct = 0.1, m.dram_measured_pct = 0.1;
@@ -669,9 +670,16 @@ TEST(Opportunities, WastedSectorsOfAKernelThatHardlyWaitsOnMemoryGainLittle) {
   };
   auto a = analyse(m, {}, "tracer_accel_f64");
   EXPECT_LE(coalesce_gain(a), 2.0);
+  const auto stalls = m.stalls;
   m.stalls["long_scoreboard"] = 60.0;  // the same kernel waiting on its loads
-  auto b = analyse(m, {}, "tracer_accel_f64");
-  EXPECT_GE(coalesce_gain(b), 10.0);
+  EXPECT_GE(coalesce_gain(analyse(m, {}, "tracer_accel_f64")), 10.0);
+  m.stalls = stalls;
+  m.memory_throughput_pct = 65.0, m.l1_throughput_pct = 65.0;  // a memory unit doing real work
+  EXPECT_GE(coalesce_gain(analyse(m, {}, "tracer_accel_f64")), 10.0);
+  m.memory_throughput_pct = 31.3, m.l1_throughput_pct = 31.3;
+  m.stalls = {{"wait", 30.0}, {"math_pipe_throttle", 21.0}, {"not_selected", 27.0}, {"long_scoreboard", 1.0},
+              {"short_scoreboard", 5.0}, {"dispatch_stall", 3.0}};  // a partial breakdown
+  EXPECT_GE(coalesce_gain(analyse(m, {}, "tracer_accel_f64")), 10.0);
 }
 
 // Held-out set 9 on the H200: atomicAdd on 16 M scattered addresses (every request an atomic, 1188 DRAM bytes per

@@ -277,10 +277,14 @@ void detect_access_pattern(RuleContext& r) {
   // gains at most that share of the waiting. Set 28's FP64 tracer kernel on the H200: 32 sectors per load request,
   // L1 hit 82%, memory 31%, FP64 pipe 68%, its waits on fixed-latency dependencies, the math throttle and the
   // scheduler (both blind labels: the FP64 pipe, nothing big to gain); the coalescing item read 14%.
-  // (Only from a full breakdown of the stall reasons: with fewer, their shares say little.)
-  if (r.memory_max() < r.busy() && m.stalls.size() >= kFullStallBreakdown && r.waiting_total() > 0) {
-    const double mem_wait = m.waiting_stalls({"long_scoreboard", "lg_throttle", "tex_throttle"}) / r.waiting_total();
-    memory_share = std::min(memory_share, mem_wait);
+  // (Only from a full breakdown of the stall reasons: with fewer, their shares say little. Warps waiting at a barrier
+  // or asleep may wait for other warps' loads: those waits are left out of the whole rather than counted as not
+  // memory's. DRAM against its measured roof counts among the memory units.)
+  if (std::max(r.memory_max(), r.dram_pct()) < r.busy() && m.stalls.size() >= kFullStallBreakdown) {
+    const double waiting = r.waiting_total() - m.waiting_stalls({"barrier", "sleeping"});
+    if (waiting > 0)
+      memory_share =
+          std::min(memory_share, m.waiting_stalls({"long_scoreboard", "lg_throttle", "tex_throttle"}) / waiting);
   }
   // Sectors beyond `ideal` per request, over all global sectors: the share of the traffic that is waste.
   auto excess_share = [&](double ideal) {
