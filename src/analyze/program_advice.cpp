@@ -392,14 +392,13 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
     // reads at least fold_min_read_share of what it writes).
     const bool reshapes = reads > 0 && reads >= min_read * writes && std::abs(writes / reads - 1.0) > size_change;
     // A concatenation (opportunities.concat_names: torch.cat's kernel) copies each of its inputs whole into a new
-    // buffer, the same bytes out as in (a same-size copy, which the fold above leaves alone): no consumer needs that copy, since the inputs can be written in place into a
-    // buffer allocated once at the final size (a KV cache that grows by one token per step, re-copied whole by
-    // `torch.cat` each step, before attention reads it; on the H200 and H100 at 81-92% of the DRAM roof). Not a
-    // fusion: nothing is kept on chip, the copy is dropped and its whole time goes. (A bf16 copy's register moves
-    // may count as FP16 FLOPs: the name says what it is.)
-    // Only as many bytes out as in (within fold_size_change): a concatenation that reads much more than it writes
-    // is the copy of a chain more than a copy to drop (set 31's torch.stack of int64 indices in an unfused NeRF
-    // sampler, 0.80 GB read for 0.54 GB written, 60% excessive sectors: both blind labels fuse the whole sampler).
+    // buffer, as many bytes out as in (a same-size copy, which the fold leaves alone): no consumer needs that copy,
+    // since the inputs can be written in place into a buffer allocated once at the final size (sets 18 and 39: a KV
+    // cache re-copied whole by `torch.cat` each decode step before attention reads it, at 81-92% of the DRAM roof).
+    // Not a fusion: nothing is kept on chip, the copy is dropped and its whole time goes. The name says what it is (a
+    // bf16 copy's register moves may count as FP16 FLOPs). Only as many bytes out as in, within fold_size_change: one
+    // that reads much more than it writes is a chain's copy more than one to drop (set 31's torch.stack of int64
+    // indices in an unfused NeRF sampler, 0.80 GB read for 0.54 GB written: both blind labels fuse the sampler).
     const bool concat =
         !reshapes && reads > 0 && !matrix_math(m) && names_match(b.kernel, t, "opportunities.concat_names");
     if (!closed(b) && (concat || (reshapes && moves_only(b, t))) && writes >= min_bytes &&
