@@ -682,6 +682,30 @@ TEST(Opportunities, WastedSectorsOfAKernelThatHardlyWaitsOnMemoryGainLittle) {
   EXPECT_GE(coalesce_gain(analyse(m, {}, "tracer_accel_f64")), 10.0);
 }
 
+// Set 45's TPC-H Q6 over 64-byte row records (H100, Nsight Compute's counters): four 4-byte fields read one load each,
+// 32 sectors per request, 4 bytes used a sector, DRAM at its roof reading the table once (0.50x the sectors the loads
+// fetch: the second field of each sector hits L1, 50%). The sectors are re-used: a strided layout, not gathers. The
+// same loads with DRAM pulling a 64-byte atom for each sector (nothing re-used) stay gathers.
+TEST(Opportunities, SectorsReadOnceFromDramAtItsRoofAreAStridedLayout) {
+  auto m = holdout_base(330000, 16384, 256);
+  m.sm_throughput_pct = 30.0, m.memory_throughput_pct = 91.3, m.dram_throughput_pct = 91.3, m.dram_measured_pct = 100.0;
+  m.l2_throughput_pct = 52.4, m.l1_throughput_pct = 60.0, m.issue_active_pct = 20.0, m.fma_pipe_pct = 5.0;
+  m.alu_pipe_pct = 10.0, m.flops_fp32 = 1.6e7, m.tensor_pipe_pct = 0.0, m.waves_per_sm = 15.5;
+  m.l1_hit_pct = 49.99, m.l2_hit_pct = 30.36, m.global_load_requests = 2097152.0, m.global_load_sectors = 67108864.0;
+  m.global_load_bytes_per_sector = 4.0, m.global_store_requests = 0.0, m.global_store_sectors = 0.0;
+  m.dram_read_bytes = 1073814016.0, m.dram_write_bytes = 2400256.0, m.dram_bytes = 1076214272.0;
+  auto has = [](const KernelAnalysis& a, const std::string& id) {
+    return std::any_of(a.causes.begin(), a.causes.end(), [&](const auto& c) { return c.id == id; });
+  };
+  auto a = analyse(m, {}, "q6_forecast_revenue");
+  EXPECT_TRUE(has(a, "uncoalesced_global"));
+  EXPECT_FALSE(has(a, "scattered_access"));
+  m.dram_read_bytes = 4.3e9, m.dram_bytes = 4.3e9;  // a 64-byte DRAM atom for every sector the loads fetch
+  auto b = analyse(m, {}, "q6_forecast_revenue");
+  EXPECT_TRUE(has(b, "scattered_access"));
+  EXPECT_FALSE(has(b, "uncoalesced_global"));
+}
+
 // Held-out set 9 on the H200: atomicAdd on 16 M scattered addresses (every request an atomic, 1188 DRAM bytes per
 // request: a sector per thread) is spread, not contended: it waits on DRAM, and its fix is locality. The same
 // kernel shape on one address (130 B per request, the designed corpus) stays atomic contention.

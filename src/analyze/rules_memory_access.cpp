@@ -296,6 +296,13 @@ void detect_access_pattern(RuleContext& r) {
   // Strided access re-uses the sectors it fetched (the same thread or its neighbours read the rest of them
   // later: L1 or L2 hits); random gathers do not.
   bool reused = l1_hit >= r.p("uncoalesced_l1_hit_min_pct") || l2_hit >= r.p("uncoalesced_l2_hit_min_pct");
+  // So does DRAM at its roof reading fewer bytes than the load sectors carry (under 2 - strided_dram_per_sector_max
+  // of 32 B a sector): each sector came from DRAM once and served later loads on chip, which gathers' sectors do not
+  // (set 45's TPC-H Q6 over 64-byte row records, four 4-byte fields read one load each: 32 sectors per request, DRAM
+  // at its roof reading 0.50x the sectors, L1 hit 50%; both blind labels: a strided row store, not gathers).
+  if (!reused && is_load && dram_now >= r.p("dram_bound_pct") && m.dram_read_bytes && val(m.global_load_sectors) > 0 &&
+      *m.dram_read_bytes < (2.0 - r.p("strided_dram_per_sector_max")) * 32.0 * *m.global_load_sectors)
+    reused = true;
   // Bound by L2 below the DRAM roof, re-fetched sectors are L2's work from a sector more than a coalesced 16-byte
   // access needs: a row gather whose 32-sector loads average 19.8 with the coalesced index loads beside them
   // (PyTorch's gather along dim 1 on the H200: L2 97% busy, DRAM 49%, L2 hit 65%). 16 is a stride-2 8-byte access
