@@ -1408,7 +1408,8 @@ TEST(DiagnosisHoldout, FortyFourthSetScoreDoesNotRegress) {
 // who did not read the rules, captured at the thirty-first session's end and labelled blind twice from the ncu-mode
 // report and the timeline; the labellers agree on 9/10 causes and 9/10 first fixes (TPC-H Q6 over 64-byte row
 // records: dram_bandwidth / none against uncoalesced_global / coalesce). Scored as captured, no change made for it:
-// cause 8/9/8, first fix 8/8/8. Misses: Q6's cause with ncu counters (kprof: scattered gathers, locality), the
+// cause 8/9/8, first fix 8/8/8. Misses: Q6's cause with ncu counters (as captured: scattered gathers, locality; since
+// ccc8506 uncoalesced / coalesce, the second label), the
 // bit-unpack chain's cause (labelled memory_bound; kprof memory_latency), its first fix with CUPTI counters, and the
 // pageable CSV uploads' first fix (labelled overlap_stages, "no pinned-memory fix id"; kprof: copy from pinned memory
 // asynchronously, host_sync).
