@@ -299,7 +299,7 @@ void detect_access_pattern(RuleContext& r) {
   // So does DRAM at its roof reading fewer bytes than the load sectors carry (under 2 - strided_dram_per_sector_max
   // of 32 B a sector): each sector came from DRAM once and served later loads on chip, which gathers' sectors do not
   // (set 45's TPC-H Q6 over 64-byte row records, four 4-byte fields read one load each: 32 sectors per request, DRAM
-  // at its roof reading 0.50x the sectors, L1 hit 50%; both blind labels: a strided row store, not gathers).
+  // at its roof reading 0.50x the sectors, L1 hit 50%; neither blind label says gathers).
   if (!reused && is_load && dram_now >= r.p("dram_bound_pct") && m.dram_read_bytes && val(m.global_load_sectors) > 0 &&
       *m.dram_read_bytes < (2.0 - r.p("strided_dram_per_sector_max")) * 32.0 * *m.global_load_sectors)
     reused = true;
