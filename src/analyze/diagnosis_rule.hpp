@@ -111,6 +111,8 @@ struct RuleContext {
   // reasons collected, at least what Little's law gives (resident warps per scheduler over instructions issued per
   // cycle, minus one).
   double waiting_total() const;
+  // The waiting at block barriers or asleep (__nanosleep): warps waiting on other warps, not on a unit of their own.
+  double waiting_on_other_warps() const { return m.waiting_stalls({"barrier", "sleeping"}); }
   // A library kernel that already drives the tensor cores (a name in diagnosis.library_kernel_names, with tensor
   // math): "use/feed the tensor cores" cannot apply; its remedy is the call's shape, fusion or precision
   // (library_tuning). The rules that call it declare that key.

@@ -114,7 +114,7 @@ void detect_atomic_contention(RuleContext& r) {
   // other warps wait at its __syncthreads: set 38's wavefront, 85% of the waiting at barriers; fewer grid-wide
   // barriers, not fewer atomics, is the change there).
   const double total = r.waiting_total();
-  const double elsewhere = total > 0 ? std::clamp(m.waiting_stalls({"barrier", "sleeping"}) / total, 0.0, 1.0) : 0.0;
+  const double elsewhere = total > 0 ? std::clamp(r.waiting_on_other_warps() / total, 0.0, 1.0) : 0.0;
   r.add(CauseId::atomic_contention, "atomic contention",
         fmt::format("{} of global memory requests are atomics ({:.3g} requests) while SM {:.1f}% and memory {:.1f}% "
                     "stay low: the atomics serialise on a few addresses{}",
@@ -257,6 +257,13 @@ void detect_access_pattern(RuleContext& r) {
   }
   bool is_load = val(ld) >= val(st);
   const char* what = is_load ? "load" : "store";
+  // DRAM's reads per byte of the loads' sectors (0 without both counts), and whether DRAM at its bound read under 2 -
+  // strided_dram_per_sector_max of them: each sector came from DRAM once and served its re-fetches on chip.
+  const double dram_per_load_sector = val(m.dram_read_bytes) > 0 && val(m.global_load_sectors) > 0
+                                          ? *m.dram_read_bytes / (32.0 * *m.global_load_sectors)
+                                          : 0.0;
+  const bool sectors_read_once = is_load && dram_now >= r.p("dram_bound_pct") && dram_per_load_sector > 0 &&
+                                 dram_per_load_sector < 2.0 - r.p("strided_dram_per_sector_max");
   // The same where no count of used bytes exists (annotation's counters): at the DRAM roof, DRAM reading fewer bytes
   // than the loads' sectors (under 2 - strided_dram_per_sector_max of 32 B a sector) fetched each sector once and
   // served its re-fetches on chip, so the bytes the lanes skip in one request are most likely read by other requests
@@ -265,10 +272,7 @@ void detect_access_pattern(RuleContext& r) {
   // v4's softmax on the H200 with CUPTI's counters: 32 sectors per request, DRAM at 95% of its roof reading 0.5 B per
   // sector byte). Only for loads of more sectors per request than any coalesced access takes; Nsight Compute's count
   // of used bytes, where it exists, decides below instead.
-  if (is_load && val(ld) >= r.p("uncoalesced_sectors_per_request") && !m.global_load_bytes_per_sector &&
-      dram_now >= r.p("dram_bound_pct") && m.dram_read_bytes && *m.dram_read_bytes > 0 &&
-      val(m.global_load_sectors) > 0 &&
-      *m.dram_read_bytes < (2.0 - r.p("strided_dram_per_sector_max")) * 32.0 * *m.global_load_sectors)
+  if (sectors_read_once && val(ld) >= r.p("uncoalesced_sectors_per_request") && !m.global_load_bytes_per_sector)
     return;
   double l1_hit = val(m.l1_hit_pct), l2_hit = val(m.l2_hit_pct);
   double memory_share = std::min(1.0, r.memory_max() / r.busy());
@@ -281,7 +285,7 @@ void detect_access_pattern(RuleContext& r) {
   // or asleep may wait for other warps' loads: those waits are left out of the whole rather than counted as not
   // memory's. DRAM against its measured roof counts among the memory units.)
   if (std::max(r.memory_max(), r.dram_pct()) < r.busy() && m.stalls.size() >= kFullStallBreakdown) {
-    const double waiting = r.waiting_total() - m.waiting_stalls({"barrier", "sleeping"});
+    const double waiting = r.waiting_total() - r.waiting_on_other_warps();
     if (waiting > 0)
       memory_share =
           std::min(memory_share, m.waiting_stalls({"long_scoreboard", "lg_throttle", "tex_throttle"}) / waiting);
@@ -300,9 +304,7 @@ void detect_access_pattern(RuleContext& r) {
   // of 32 B a sector): each sector came from DRAM once and served later loads on chip, which gathers' sectors do not
   // (set 45's TPC-H Q6 over 64-byte row records, four 4-byte fields read one load each: 32 sectors per request, DRAM
   // at its roof reading 0.50x the sectors, L1 hit 50%; neither blind label says gathers).
-  if (!reused && is_load && dram_now >= r.p("dram_bound_pct") && m.dram_read_bytes && val(m.global_load_sectors) > 0 &&
-      *m.dram_read_bytes < (2.0 - r.p("strided_dram_per_sector_max")) * 32.0 * *m.global_load_sectors)
-    reused = true;
+  reused = reused || sectors_read_once;
   // Bound by L2 below the DRAM roof, re-fetched sectors are L2's work from a sector more than a coalesced 16-byte
   // access needs: a row gather whose 32-sector loads average 19.8 with the coalesced index loads beside them
   // (PyTorch's gather along dim 1 on the H200: L2 97% busy, DRAM 49%, L2 hit 65%). 16 is a stride-2 8-byte access
@@ -331,8 +333,8 @@ void detect_access_pattern(RuleContext& r) {
   // reads about 1x the sectors from DRAM (set 37's map_coordinates on the H100: DRAM at 67% of its roof, L1 hit 26%,
   // L2 hit 20%, 5.65 bytes used a sector; the strided layouts labelled so ran at 87-97%).
   if (is_load && spr >= r.p("uncoalesced_sectors_per_request") && dram_now >= r.p("strided_dram_min_pct") &&
-      m.dram_read_bytes && val(m.global_load_sectors) > 0) {
-    const double per_sector = *m.dram_read_bytes / (32.0 * *m.global_load_sectors);
+      dram_per_load_sector > 0) {
+    const double per_sector = dram_per_load_sector;
     // Fewer DRAM bytes than sectors means sectors re-hit on chip: the rules below weigh that reuse (at the DRAM roof
     // without a count of used bytes, the early return above took it).
     if (per_sector >= 2.0 - r.p("strided_dram_per_sector_max") && per_sector <= r.p("strided_dram_per_sector_max")) {
