@@ -706,6 +706,39 @@ TEST(Opportunities, SectorsReadOnceFromDramAtItsRoofAreAStridedLayout) {
   EXPECT_FALSE(has(b, "uncoalesced_global"));
 }
 
+// Set 32's trilinear grid_sample over a 3D feature volume L2 holds (H100, Nsight Compute's counters): 31.8 sectors per
+// load request, 4 bytes used a sector, L1 hit 33%, L2 hit 92% with L2 94% busy, the lanes using 2.7x the bytes DRAM
+// reads. The L2 hits are gathers re-reading the volume, not a strided walk re-using its sectors: both blind labels say
+// gathers, locality. The same counters with the lanes using each byte DRAM reads once (a column walk's) stay
+// uncoalesced; so do they with L2 idle (a dependent chase through L2 waits on latency, not on its sectors).
+TEST(Opportunities, GathersRereadingWhatL2HoldsAreScatteredNotStrided) {
+  auto m = holdout_base(726560, 1024, 512);
+  m.sm_throughput_pct = 5.95, m.memory_throughput_pct = 94.14, m.l2_throughput_pct = 94.14, m.l1_throughput_pct = 53.19;
+  m.dram_throughput_pct = 10.88, m.dram_measured_pct = 11.94, m.issue_active_pct = 5.55, m.fma_pipe_pct = 1.29;
+  m.alu_pipe_pct = 6.41, m.flops_fp32 = 2.87e8, m.tensor_pipe_pct = 0.0, m.achieved_occupancy_pct = 48.97;
+  m.l1_hit_pct = 32.63, m.l2_hit_pct = 91.87, m.global_load_requests = 4243456.0, m.global_load_sectors = 134746880.0;
+  m.global_load_bytes_per_sector = 4.03, m.global_store_requests = 524288.0, m.global_store_sectors = 2097152.0;
+  m.global_store_bytes_per_sector = 32.0, m.dram_read_bytes = 200284672.0, m.dram_write_bytes = 64708608.0;
+  m.dram_bytes = 264993280.0, m.l2_bytes = 3137351872.0;
+  auto has = [](const KernelAnalysis& a, const std::string& id) {
+    return std::any_of(a.causes.begin(), a.causes.end(), [&](const auto& c) { return c.id == id; });
+  };
+  auto a = analyse(m, {}, "grid_sampler_3d_kernel");
+  EXPECT_TRUE(has(a, "scattered_access"));
+  EXPECT_FALSE(has(a, "uncoalesced_global"));
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "locality");
+  auto walk = m;
+  walk.dram_read_bytes = 5.4e8, walk.dram_bytes = 6.05e8;  // each byte the lanes use read from DRAM once
+  auto b = analyse(walk, {}, "grid_sampler_3d_kernel");
+  EXPECT_TRUE(has(b, "uncoalesced_global"));
+  EXPECT_FALSE(has(b, "scattered_access"));
+  auto chase = m;
+  chase.l2_throughput_pct = 47.0, chase.memory_throughput_pct = 53.19;  // L2 not busy
+  auto c = analyse(chase, {}, "grid_sampler_3d_kernel");
+  EXPECT_FALSE(has(c, "scattered_access"));
+}
+
 // Held-out set 9 on the H200: atomicAdd on 16 M scattered addresses (every request an atomic, 1188 DRAM bytes per
 // request: a sector per thread) is spread, not contended: it waits on DRAM, and its fix is locality. The same
 // kernel shape on one address (130 B per request, the designed corpus) stays atomic contention.

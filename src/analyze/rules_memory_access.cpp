@@ -305,6 +305,25 @@ void detect_access_pattern(RuleContext& r) {
   // (set 45's TPC-H Q6 over 64-byte row records, four 4-byte fields read one load each: 32 sectors per request, DRAM
   // at its roof reading 0.50x the sectors, L1 hit 50%; neither blind label says gathers).
   reused = reused || sectors_read_once;
+  // Gathers from data that stays in L2 hit there too, so the L2 hit rate cannot tell them from a strided walk; the
+  // bytes the lanes use can (Nsight Compute's count of used bytes per sector). A strided walk uses each byte DRAM
+  // brought in about once, over the requests that step through its sector (0.45-1.04x DRAM's reads in the held-out
+  // sets' transposes, column walks and array-of-structs reads); gathers into a table L2 holds read its entries again
+  // and again, each request pulling a sector from L2 for the few bytes one lane wants (set 32's trilinear
+  // grid_sample: 2.5x, L1 hit 33%, L2 hit 92%; sets 23, 28 and 31's row dedup, calibration table and inverse-CDF
+  // lookups: 1.8-3x; both blind labels of each say gathers, locality). Re-use in L1 is the strided walk's own (the
+  // next field of the sector, by the same warp), and keeps it strided. Only with L2 busy (onchip_bound_pct): the
+  // sectors cost the kernel L2's time then; a dependent pointer chase through L2 waits on each hop's latency instead
+  // (set 9's under-filled chases: L2 47%, its grid the first fix).
+  double load_bytes_used = 0;
+  if (m.global_load_bytes_per_sector && *m.global_load_bytes_per_sector >= 1.0)
+    load_bytes_used = val(m.global_load_sectors) * *m.global_load_bytes_per_sector;
+  const bool l2_gathers = is_load && reused && !sectors_read_once && l1_hit < r.p("uncoalesced_l1_hit_min_pct") &&
+                          val(m.l2_throughput_pct) >= r.p("onchip_bound_pct") &&
+                          load_bytes_used > 0 && val(m.dram_read_bytes) > 0 &&
+                          *m.global_load_bytes_per_sector < r.p("sector_bytes_min") &&
+                          load_bytes_used >= r.p("gather_reread_min") * *m.dram_read_bytes;
+  if (l2_gathers) reused = false;
   // Bound by L2 below the DRAM roof, re-fetched sectors are L2's work from a sector more than a coalesced 16-byte
   // access needs: a row gather whose 32-sector loads average 19.8 with the coalesced index loads beside them
   // (PyTorch's gather along dim 1 on the H200: L2 97% busy, DRAM 49%, L2 hit 65%). 16 is a stride-2 8-byte access
@@ -355,13 +374,19 @@ void detect_access_pattern(RuleContext& r) {
   const bool words_used = used && *used >= r.p("sector_bytes_min");
   bool scattered = !words_used &&
                    (spr >= r.p("uncoalesced_sectors_per_request") ||
-                    (spr >= r.p("scattered_sectors_per_request") && m.l2_hit_pct &&
-                     l2_hit < r.p("scattered_l2_hit_max_pct") && val(m.dram_measured_pct) < r.p("dram_bound_pct")));
+                    (spr >= r.p("scattered_sectors_per_request") &&
+                     (l2_gathers || (m.l2_hit_pct && l2_hit < r.p("scattered_l2_hit_max_pct") &&
+                                     val(m.dram_measured_pct) < r.p("dram_bound_pct")))));
   if (scattered) {
     Finding& f = r.add(CauseId::scattered_access, "scattered global accesses (gathers)",
-          fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%: each small access "
-                      "pulls a whole sector that nothing else uses",
-                      spr, what, l1_hit, l2_hit),
+          l2_gathers
+              ? fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%, the lanes "
+                            "using {:.1f}x the bytes DRAM reads: gathers that re-read data L2 holds, each access pulling "
+                            "a whole sector from L2 for the few bytes one lane wants",
+                            spr, what, l1_hit, l2_hit, load_bytes_used / *m.dram_read_bytes)
+              : fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%: each small "
+                            "access pulls a whole sector that nothing else uses",
+                            spr, what, l1_hit, l2_hit),
           excess_share(4.0) * memory_share,
           fmt::format("sectors_per_{}_request={:.1f}, l2_hit={:.0f}%", what, spr, l2_hit));
     if (!is_load) f.does_not_explain.push_back(CauseId::tensor_underfed);
