@@ -70,7 +70,7 @@ TEST(Opportunities, UnderFilledGridRanksFillTheGpuFirstAndMergesNcusLaunchRule) 
   for (const auto& s : a.implausible) flagged = flagged || s.find("l2_hit_pct") != std::string::npos;
   EXPECT_TRUE(flagged);
   for (const auto& v : a.verdicts)
-    if (v.metric == "l2_hit_pct") EXPECT_EQ(v.verdict, Verdict::warn);
+    if (v.metric == "l2_hit_pct") { EXPECT_EQ(v.verdict, Verdict::warn); }
 }
 
 // ID 9 spill_kernel; rules from full_details.csv (ID 9 rows).
@@ -645,7 +645,7 @@ TEST(Opportunities, AMemoryFixBesideASaturatedPipeGainsAtMostThePipesHeadroom) {
   auto a = analyse(m, {rule("MemoryWorkloadAnalysis_Tables", "UncoalescedGlobalAccess", "global", 40.0)}, "k");
   EXPECT_EQ(a.bottleneck.cause, "fp32_pipe");
   for (const auto& o : a.opportunities)
-    if (o.remedy == "coalesce" || o.remedy == "locality") EXPECT_LE(o.est_gain_pct, 12.5 + 0.01) << o.rationale;
+    if (o.remedy == "coalesce" || o.remedy == "locality") { EXPECT_LE(o.est_gain_pct, 12.5 + 0.01) << o.rationale; }
 }
 
 // Set 28's FP64 tracer kernel (H200): 32 sectors per load request that mostly hit L1, no memory unit busy (31%), its
@@ -972,7 +972,7 @@ TEST(Opportunities, UnfusedFp32PairsAreFusedOnlyWhereTheCompilerContractedNothin
   integer.fp32_fusable_pairs = 2.5e7, integer.fma_pipe_pct = 30.0, integer.alu_pipe_pct = 92.0;
   auto c = analyse(integer, {rule("InstructionStats", "FPInstructions", "global", 8.0)});
   EXPECT_EQ(c.bottleneck.cause, "int_pipe");
-  if (const Opportunity* o = by_remedy(c.opportunities, "fp_instructions")) EXPECT_LT(o->est_gain_pct, 8.0 * 0.25 + 1e-6);
+  if (const Opportunity* o = by_remedy(c.opportunities, "fp_instructions")) { EXPECT_LT(o->est_gain_pct, 8.0 * 0.25 + 1e-6); }
 
   // No pairs at all (cdist's L1 distance in ncu mode on the H100, set 34: subtractions and adds of absolute values,
   // no multiply; the export holds no FMA-pipe instruction count): Nsight Compute's 17% is weighed down against the
