@@ -972,7 +972,9 @@ TEST(Opportunities, UnfusedFp32PairsAreFusedOnlyWhereTheCompilerContractedNothin
   integer.fp32_fusable_pairs = 2.5e7, integer.fma_pipe_pct = 30.0, integer.alu_pipe_pct = 92.0;
   auto c = analyse(integer, {rule("InstructionStats", "FPInstructions", "global", 8.0)});
   EXPECT_EQ(c.bottleneck.cause, "int_pipe");
-  if (const Opportunity* o = by_remedy(c.opportunities, "fp_instructions")) { EXPECT_LT(o->est_gain_pct, 8.0 * 0.25 + 1e-6); }
+  if (const Opportunity* o = by_remedy(c.opportunities, "fp_instructions")) {
+    EXPECT_LT(o->est_gain_pct, 8.0 * 0.25 + 1e-6);
+  }
 
   // No pairs at all (cdist's L1 distance in ncu mode on the H100, set 34: subtractions and adds of absolute values,
   // no multiply; the export holds no FMA-pipe instruction count): Nsight Compute's 17% is weighed down against the

@@ -381,8 +381,8 @@ void detect_access_pattern(RuleContext& r) {
     Finding& f = r.add(CauseId::scattered_access, "scattered global accesses (gathers)",
           l2_gathers
               ? fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%, the lanes "
-                            "using {:.1f}x the bytes DRAM reads: gathers that re-read data L2 holds, each access pulling "
-                            "a whole sector from L2 for the few bytes one lane wants",
+                            "using {:.1f}x the bytes DRAM reads: gathers that re-read data L2 holds, each access "
+                            "pulling a whole sector from L2 for the few bytes one lane wants",
                             spr, what, l1_hit, l2_hit, load_bytes_used / *m.dram_read_bytes)
               : fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%: each small "
                             "access pulls a whole sector that nothing else uses",
