@@ -739,6 +739,61 @@ TEST(Opportunities, GathersRereadingWhatL2HoldsAreScatteredNotStrided) {
   EXPECT_FALSE(has(c, "scattered_access"));
 }
 
+// Set 35's CUB segmented radix sort (H100): 255 registers and 30 KB of shared memory a block of 192 threads, one block
+// an SM, theoretical occupancy 9.4%, SM 35%, memory 40%. Nsight Compute counts the shared-memory limit under the
+// carveout the driver chose for that one block (1 block), CUPTI's figures under the SM's full carveout (7): the register
+// limit binds in both, worth about 66% theoretical occupancy once lifted (both blind labels: occupancy_registers).
+TEST(Opportunities, TheDriversCarveoutDoesNotMakeSharedMemoryALimitBesideRegisters) {
+  auto m = holdout_base(822000, 16384, 192);
+  m.sm_throughput_pct = 34.69, m.memory_throughput_pct = 39.65, m.issue_active_pct = 30.23, m.alu_pipe_pct = 27.45;
+  m.fma_pipe_pct = 13.44, m.fp64_pipe_pct = 0.0, m.xu_pipe_pct = 0.0, m.tensor_pipe_pct = 0.0;
+  m.dram_throughput_pct = 1.0, m.dram_measured_pct = 1.0, m.l1_throughput_pct = 39.65, m.l2_throughput_pct = 10.0;
+  m.registers_per_thread = 255.0, m.shared_mem_per_block_bytes = 30208.0, m.theoretical_occupancy_pct = 9.38;
+  m.achieved_occupancy_pct = 9.35, m.occupancy_limit_registers = 1.0, m.occupancy_limit_warps = 10.0;
+  m.occupancy_limit_blocks = 32.0, m.waves_per_sm = 124.12, m.sm_active_pct = 97.3;
+  m.stalls = {{"wait", 1.59}, {"barrier", 0.9}, {"short_scoreboard", 0.38}, {"long_scoreboard", 0.23},
+              {"math_pipe_throttle", 0.16}, {"not_selected", 0.24}, {"selected", 1.0}};
+  auto has = [](const KernelAnalysis& a, const std::string& id) {
+    return std::any_of(a.causes.begin(), a.causes.end(), [&](const auto& c) { return c.id == id; });
+  };
+  for (double smem_limit : {1.0, 7.0}) {  // Nsight Compute's figure, CUPTI's
+    m.occupancy_limit_shared_mem = smem_limit;
+    auto a = analyse(m, {}, "DeviceSegmentedRadixSortKernel");
+    EXPECT_TRUE(has(a, "occupancy_registers")) << smem_limit;
+    EXPECT_EQ(a.bottleneck.cause, "occupancy_registers") << smem_limit;
+  }
+  // A block whose shared memory fills the SM's full carveout: that limit is the hardware's, and lifting the register
+  // limit alone gains nothing.
+  m.shared_mem_per_block_bytes = 200000.0, m.occupancy_limit_shared_mem = 1.0;
+  EXPECT_FALSE(has(analyse(m, {}, "DeviceSegmentedRadixSortKernel"), "occupancy_registers"));
+}
+
+// Set 27's WMMA FFN GEMM (H100, CUPTI's counters): 236 registers, one block of 256 threads an SM (12.5% theoretical
+// occupancy), the tensor pipe 25% busy, issue 14%. A matmul's registers hold its accumulator tiles: its low occupancy
+// does not explain the underfed tensor pipe, which is the cause (both blind labels), its feed the first fix. The
+// occupancy finding stays among the causes.
+TEST(Opportunities, AMatmulsLowOccupancyDoesNotExplainItsUnderfedTensorPipe) {
+  auto m = holdout_base(891776, 1024, 256);
+  m.sm_throughput_pct = 23.76, m.memory_throughput_pct = 42.27, m.issue_active_pct = 13.59, m.alu_pipe_pct = 6.45;
+  m.fma_pipe_pct = 2.43, m.tensor_pipe_pct = 24.51, m.tensor_precision = "bf16", m.flops_tensor = 1.374e11;
+  m.dram_throughput_pct = 6.47, m.dram_measured_pct = 7.08, m.l1_throughput_pct = 43.6, m.l2_throughput_pct = 21.25;
+  m.l1_hit_pct = 5.77, m.l2_hit_pct = 84.9, m.dram_bytes = 2.777e8, m.global_load_requests = 3145728.0;
+  m.global_load_sectors = 50331648.0, m.global_store_requests = 524288.0, m.global_store_sectors = 4194304.0;
+  m.registers_per_thread = 236.0, m.shared_mem_per_block_bytes = 30720.0, m.theoretical_occupancy_pct = 12.5;
+  m.achieved_occupancy_pct = 12.48, m.occupancy_limit_registers = 1.0, m.occupancy_limit_shared_mem = 7.0;
+  m.occupancy_limit_warps = 8.0, m.occupancy_limit_blocks = 32.0, m.sm_active_pct = 94.9, m.waves_per_sm = 7.76;
+  m.stalls = {{"long_scoreboard", 4.91}, {"wait", 2.99}, {"barrier", 1.95}, {"lg_throttle", 1.35},
+              {"short_scoreboard", 0.99}, {"math_pipe_throttle", 0.84}, {"not_selected", 0.58}, {"selected", 1.0}};
+  auto a = analyse(m, {}, "ffn_gemm_wmma_sync");
+  EXPECT_EQ(a.bottleneck.cause, "tensor_underfed");
+  EXPECT_TRUE(std::any_of(a.causes.begin(), a.causes.end(), [](const auto& c) { return c.id == "occupancy_registers"; }));
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "feed_tensor");
+  // The same counters without matrix math: the occupancy limit leads.
+  m.flops_tensor = 0.0, m.tensor_pipe_pct = 0.0, m.tensor_precision = "";
+  EXPECT_EQ(analyse(m, {}, "ffn_gemm_wmma_sync").bottleneck.cause, "occupancy_registers");
+}
+
 // Held-out set 9 on the H200: atomicAdd on 16 M scattered addresses (every request an atomic, 1188 DRAM bytes per
 // request: a sector per thread) is spread, not contended: it waits on DRAM, and its fix is locality. The same
 // kernel shape on one address (130 B per request, the designed corpus) stays atomic contention.

@@ -534,10 +534,13 @@ TEST(DiagnosisHoldout, NinthSetScoreDoesNotRegress) {
 }
 
 // Issue 23 (eighth session): FlashAttention-2's idle tensor pipe (the call: cuDNN or FA3) leads over its spills
-// (18% of 54%) with ncu counters and in ncu mode; through CUPTI its register-limited occupancy (33%) still leads.
+// (18% of 54%) with ncu counters and in ncu mode; through CUPTI its register-limited occupancy (33%) still led, until
+// the thirty-second session (below).
 TEST(DiagnosisHoldout, SeventhAndEighthSetScoresDoNotRegress) {
   expect_holdout_score(corpus::holdout_file(7), 11, {{11, 11}, {10, 10}, {11, 11}});
-  expect_holdout_score(corpus::holdout_file(8), 9, {{9, 8}, {8, 8}, {9, 8}});
+  // Thirty-second session: a matmul's low occupancy does not explain its underfed tensor pipe (FlashAttention-2's
+  // forward, 255 registers): cause 9/9 with CUPTI counters too.
+  expect_holdout_score(corpus::holdout_file(8), 9, {{9, 8}, {9, 8}, {9, 8}});
 }
 
 // Sets 10 and 11 (eighth session of 2026-12-03), captured and labelled blind before the session's rule changes and
@@ -1055,7 +1058,8 @@ TEST(DiagnosisHoldout, TwentySixthSetScoreDoesNotRegress) {
 }
 
 TEST(DiagnosisHoldout, TwentySeventhSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(27), 10, {{9, 9}, {8, 9}, {9, 9}});
+  // Thirty-second session: the WMMA FFN GEMM's low occupancy does not explain its underfed tensor pipe (CUPTI +1).
+  expect_holdout_score(corpus::holdout_file(27), 10, {{9, 9}, {9, 9}, {9, 9}});
 }
 
 // Set 28 (written by a helper in the eighteenth session without reading the rules, captured with kprof 06f844b and
@@ -1247,7 +1251,9 @@ TEST(DiagnosisHoldout, ThirtyFourthSetScoreDoesNotRegress) {
 // turns (DRAM 77% of its roof, FMA 62%, one block per SM) wants a second stage in flight: 8/9/8, 7/7/7. Uploads and
 // read-backs that never ran side by side (blocking uploads on the legacy stream) are told to go asynchronous: 8/8/8.
 TEST(DiagnosisHoldout, ThirtyFifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(35), 10, {{8, 8}, {9, 8}, {8, 8}});
+  // Thirty-second session: Nsight Compute's shared-memory limit under the driver's carveout (1 block) no longer hides
+  // the register limit of the segmented radix sort (1 block; 7 at the full carveout): cause +1 with ncu counters.
+  expect_holdout_score(corpus::holdout_file(35), 10, {{9, 8}, {9, 8}, {9, 8}});
   in_every_source("diag_holdout35", [](const ProfileRun& run) {
     const auto& a = analysis_of(run, "nbody_cluster_tiles");
     EXPECT_EQ(a.bottleneck.cause, "sm_imbalance");

@@ -32,16 +32,19 @@ void fill_occupancy_limits(CanonicalMetrics& m, const SmLimits& lim) {
         fmt::format("{:.0f} registers per thread ({:.0f} per warp) of {} per SM", *m.registers_per_thread, per_warp,
                     lim.registers));
   }
-  if (m.shared_mem_per_block_bytes && lim.shared_mem_bytes > 0) {
-    const double unit = lim.shared_mem_alloc_unit > 0 ? lim.shared_mem_alloc_unit : 128;
-    const double per_block =
-        std::ceil((*m.shared_mem_per_block_bytes + static_cast<double>(lim.shared_mem_reserved_per_block)) / unit) *
-        unit;
-    set(m.occupancy_limit_shared_mem, "occupancy_limit_shared_mem",
-        per_block > 0 ? static_cast<double>(lim.shared_mem_bytes) / per_block : lim.max_blocks,
+  if (const auto blocks = shared_mem_blocks_at_full_carveout(m, lim))
+    set(m.occupancy_limit_shared_mem, "occupancy_limit_shared_mem", *blocks,
         fmt::format("{:.0f} B shared memory per block (+{} B reserved) of {} B per SM", *m.shared_mem_per_block_bytes,
                     lim.shared_mem_reserved_per_block, lim.shared_mem_bytes));
-  }
+}
+
+std::optional<double> shared_mem_blocks_at_full_carveout(const CanonicalMetrics& m, const SmLimits& lim) {
+  if (!m.shared_mem_per_block_bytes || lim.shared_mem_bytes <= 0) return std::nullopt;
+  const double unit = lim.shared_mem_alloc_unit > 0 ? lim.shared_mem_alloc_unit : 128;
+  const double per_block =
+      std::ceil((*m.shared_mem_per_block_bytes + static_cast<double>(lim.shared_mem_reserved_per_block)) / unit) * unit;
+  return std::max(0.0, std::floor(per_block > 0 ? static_cast<double>(lim.shared_mem_bytes) / per_block
+                                                : static_cast<double>(lim.max_blocks)));
 }
 
 }  // namespace kprof::analyze

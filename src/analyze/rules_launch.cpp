@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "analyze/diagnosis_rule.hpp"
+#include "analyze/occupancy_limits.hpp"
 
 namespace kprof::analyze {
 
@@ -161,9 +162,17 @@ void detect_occupancy_limit(RuleContext& r) {
   // A kernel without shared memory is not limited by it: Nsight Compute then reports the block-count cap as the
   // shared-memory limit, a tie that hid the block limit of one-warp blocks (set 33's B+-tree lookups).
   const bool no_smem = m.shared_mem_per_block_bytes && *m.shared_mem_per_block_bytes <= 0;
+  // Nsight Compute counts the shared-memory limit under the carveout the driver chose for the launch, which it sizes to
+  // the blocks the other limits let in: a kernel held to one block by its registers shows one block's worth of shared
+  // memory as a limit of one too (set 35's CUB segmented radix sort, 255 registers and 30 KB a block: 1 and 1, where
+  // the SM's full carveout holds 7; CUPTI's figures, computed from the device's limits, say 1 and 7). The limit is the
+  // full carveout's, which the driver takes once the other limit is lifted.
+  std::optional<double> smem_limit = no_smem ? std::nullopt : m.occupancy_limit_shared_mem;
+  if (smem_limit && r.spec)
+    if (const auto full = shared_mem_blocks_at_full_carveout(m, r.spec->sm_limits); full && *full > *smem_limit)
+      smem_limit = full;
   Limit limits[] = {{CauseId::occupancy_registers, "registers per thread", m.occupancy_limit_registers},
-                    {CauseId::occupancy_shared_memory, "shared memory per block",
-                     no_smem ? std::nullopt : m.occupancy_limit_shared_mem},
+                    {CauseId::occupancy_shared_memory, "shared memory per block", smem_limit},
                     {CauseId::occupancy_warps, "threads per block", m.occupancy_limit_warps},
                     {CauseId::occupancy_blocks, "the blocks-per-SM limit", m.occupancy_limit_blocks}};
   const Limit* bind = nullptr;
@@ -194,7 +203,7 @@ void detect_occupancy_limit(RuleContext& r) {
   const double total = r.waiting_total();
   const double on_others = total > 0 ? std::clamp(m.waiting_stalls({"barrier", "membar", "sleeping"}) / total, 0.0, 1.0)
                                      : 0.0;
-  r.add(bind->id, fmt::format("occupancy limited by {}", bind->what),
+  Finding& f = r.add(bind->id, fmt::format("occupancy limited by {}", bind->what),
         fmt::format("theoretical occupancy {:.1f}%: {} allow {:.0f} block(s) per SM (without that limit: {:.0f}%), "
                     "and with SM {:.1f}% and memory {:.1f}% the warps mostly wait{}",
                     theo, bind->what, *bind->blocks, target, val(m.sm_throughput_pct), val(m.memory_throughput_pct),
@@ -207,6 +216,13 @@ void detect_occupancy_limit(RuleContext& r) {
                  m.issue_active_pct ? std::clamp(1.0 - *m.issue_active_pct / 100.0, 0.0, 1.0) : 1.0),
         fmt::format("theoretical_occupancy={:.1f}%, {}_limit={:.0f} blocks", theo, name(bind->id).substr(10),
                     *bind->blocks));
+  // A matrix kernel's registers hold its accumulator tiles: its occupancy is low by design, and it hides latency by
+  // keeping tiles and MMAs in flight, not by more warps (which would mean smaller tiles, each operand byte feeding fewer
+  // MMAs). Its occupancy does not explain an underfed tensor pipe; the pipe's feed is the cause (set 27's WMMA FFN
+  // GEMM, 236 registers, one block an SM, tensor pipe 25%; FlashAttention-2's forward, 255 registers, 57%: both blind
+  // labels of each, "tensor pipe underfed").
+  if (val(m.flops_tensor) > 0 || (m.tensor_pipe_imma && val(m.tensor_pipe_pct) > 0))
+    f.does_not_explain.push_back(CauseId::tensor_underfed);
 }
 
 }  // namespace kprof::analyze
