@@ -1638,14 +1638,16 @@ TEST(Advice, AllocationsInsideARangeNameHostSynchronisation) {
   // The same times in synchronisations, in a trace without copy records: nothing is claimed.
   Trace sync = steps("cudaStreamSynchronize");
   EXPECT_TRUE(range_advice(run_of(), sync, static_cast<double>(sync.nvtx.back().end_ns), shipped()).empty());
-  // With copy records the GPU's copies are seen, and a synchronisation on an idle GPU counts.
+  // With copy records the GPU's copies are seen, and a synchronisation on an idle GPU counts: as the driver's own work
+  // (the GPU's last work ended before the call began, nothing is left to wait for: a stream-ordered pool trimming its
+  // memory, as below), so host work.
   TraceMemcpy c;
   c.start_ns = sync.nvtx.back().end_ns + 10;
   c.end_ns = c.start_ns + 10;
   sync.memcpys.push_back(c);
   ops = range_advice(run_of(), sync, static_cast<double>(c.end_ns), shipped());
   ASSERT_EQ(ops.size(), 1u);
-  EXPECT_EQ(ops[0].remedy, "host_sync");
+  EXPECT_EQ(ops[0].remedy, "host_work");
   // The same waits while the stream runs host functions it enqueued (a cudaLaunchHostFunc per step, set 24's energy
   // log): the GPU idles for the callbacks, host work on the stream's path.
   Trace callbacks = steps("cudaStreamSynchronize");
@@ -1664,6 +1666,67 @@ TEST(Advice, AllocationsInsideARangeNameHostSynchronisation) {
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].remedy, "host_work");
   EXPECT_NE(ops[0].rationale.find("cudaLaunchHostFunc"), std::string::npos) << ops[0].rationale;
+}
+
+// Set 38's Monte Carlo batches on a stream-ordered pool with a release threshold of 0: each batch allocates (an 80 us
+// cudaMallocAsync with the GPU idle), launches a 20 us kernel, reads back 24 bytes and synchronises; the pool unmaps
+// its memory in the synchronisation, which returns 120 us after the copy. Those 120 us are the driver's own work, not
+// a wait: with the allocation, host work (both blind labels: allocate once, or keep the pool's memory), in the range's
+// item and in the program's launch-gap item alike. The same synchronisation returning 5 us after the copy is a wait.
+TEST(Advice, ASynchronisationsLongTailAfterTheGpusLastWorkIsTheDriversWork) {
+  auto batches = [](std::int64_t tail_ns) {
+    Trace trace;
+    trace.strings = {"", "mc_batches", "k", "cudaMallocAsync", "cudaLaunchKernel", "cudaStreamSynchronize",
+                     "cudaMemcpyAsync"};
+    std::int64_t t = 0;
+    for (int rep = 0; rep < 2; ++rep) {
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      for (int i = 0; i < 24; ++i) {
+        TraceApiCall alloc;
+        alloc.name = 3, alloc.start_ns = t, alloc.end_ns = t + 80000;
+        trace.api_calls.push_back(alloc);
+        t += 80000;
+        const std::int64_t kernel_end = launch(trace, 4, 2, t, 4000, 6000, 20000, ri);
+        TraceApiCall copy_call;
+        copy_call.name = 6, copy_call.start_ns = t + 4000, copy_call.end_ns = t + 7000;
+        trace.api_calls.push_back(copy_call);
+        TraceMemcpy c;
+        c.kind = MemcpyKind::dtoh, c.bytes = 24, c.async = true;
+        c.start_ns = kernel_end + 1000, c.end_ns = kernel_end + 3000;
+        trace.memcpys.push_back(c);
+        TraceApiCall sync;
+        sync.name = 5, sync.start_ns = t + 7000, sync.end_ns = c.end_ns + tail_ns;
+        trace.api_calls.push_back(sync);
+        t = sync.end_ns + 2000;
+      }
+      r.end_ns = t;
+      trace.nvtx.push_back(r);
+      t += 1000000;
+    }
+    std::sort(trace.api_calls.begin(), trace.api_calls.end(),
+              [](const TraceApiCall& a, const TraceApiCall& b) { return a.start_ns < b.start_ns; });
+    return trace;
+  };
+  auto run_of = [] { return one_stage_run("mc_batches", "k", 20000, 10); };
+  Trace trimming = batches(120000);
+  auto ops = range_advice(run_of(), trimming, static_cast<double>(trimming.nvtx.back().end_ns), shipped());
+  ASSERT_FALSE(ops.empty());
+  EXPECT_EQ(ops[0].remedy, "host_work");
+  ProfileRun whole = run_of();
+  analyze_run(whole, datasheet_db(), shipped(), &trimming, false);
+  for (const auto& o : whole.program_opportunities) EXPECT_NE(o.remedy, "host_sync") << o.trigger;
+  ASSERT_TRUE(whole.stages[0].range);
+  EXPECT_LT(whole.stages[0].range->host_blocked_ns, 24 * 5000.0);  // the 1 us between kernel and copy, each batch
+  EXPECT_GT(whole.stages[0].range->host_work_ns, 24 * 180000.0);   // most of the allocation and the tail, each batch
+  // Returning 5 us after the copy, the synchronisation waited until it returned: its tail is the host waiting.
+  Trace waits = batches(5000);
+  ProfileRun waited = run_of();
+  analyze_run(waited, datasheet_db(), shipped(), &waits, false);
+  ASSERT_TRUE(waited.stages[0].range);
+  EXPECT_GE(waited.stages[0].range->host_blocked_ns, 24 * 5000.0);
 }
 
 // Set 20's upload pipeline: per chunk a 0.6 ms host-to-device copy, then a 0.6 ms kernel on it, eight chunks over

@@ -1100,7 +1100,9 @@ TEST(DiagnosisHoldout, ThirtiethSetScoreDoesNotRegress) {
 // Twenty-third session: the fp8 GEMM at 84.8% of the measured DRAM roof is at it (the cut moved to 81.5%): 8/8/7.
 TEST(DiagnosisHoldout, ThirtyFirstSetScoreDoesNotRegress) {
   // Thirty-second session: the inverse-CDF table lookups re-read what L2 holds: scattered, locality.
-  expect_holdout_score(corpus::holdout_file(31), 10, {{7, 9}, {7, 8}, {8, 8}});
+  // Thirty-second session: the driver's own work in the host's calls is not a winnable launch gap: the MoE loop's
+  // host_sync item leads in ncu mode too (first fix +1 there).
+  expect_holdout_score(corpus::holdout_file(31), 10, {{7, 9}, {7, 8}, {8, 9}});
 }
 
 // Set 32 (twenty-first session, captured on an H100): PyTorch and Triton cases written by a helper who did not read
@@ -1336,7 +1338,9 @@ TEST(DiagnosisHoldout, ThirtySeventhSetScoreDoesNotRegress) {
 // Twenty-eighth session: an FP pipe whose warps' stalls are mostly ready-not-picked or throttled is at its roof: first fix 7/7/7 (the half2 FIR).
 TEST(DiagnosisHoldout, ThirtyEighthSetScoreDoesNotRegress) {
   // The per-frame graphs' kernels have no counters in the ncu-mode capture (the range is judged from its timeline).
-  expect_holdout_score(corpus::holdout_file(38), 10, {{9, 7}, {9, 7}, {9, 7}}, {"gray_scott_frames_graph_capture"});
+  // Thirty-second session: a synchronisation's tail after the GPU's last work is the driver's work (the stream-ordered
+  // pool unmapping its memory at every sync): the Monte Carlo batches read host work, as both blind labels (+1 each).
+  expect_holdout_score(corpus::holdout_file(38), 10, {{9, 8}, {9, 8}, {9, 8}}, {"gray_scott_frames_graph_capture"});
 }
 
 // Set 39 (PyTorch LLM-inference paths, H100), scored as captured: 9/9/9 causes and 8/8/8 first fixes. Misses: pageable

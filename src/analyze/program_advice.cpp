@@ -955,6 +955,76 @@ std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, c
   return out;
 }
 
+namespace {
+
+// The host's CUDA calls, as spans: every call (`host`); those that hold it (not launches, blocking_call_min_ns or more)
+// waiting for the GPU (`blocking`) or doing the driver's own work with the GPU idle (`driver`: allocating, pinning,
+// building graphs; a synchronisation's tail after the GPU's last work); every holding call (`long_calls`); and the
+// cudaLaunchHostFunc calls. Unsorted and unmerged.
+struct HostCalls {
+  std::vector<Span> host, blocking, driver, long_calls, host_func_calls;
+};
+HostCalls host_calls(const Trace& trace, const std::vector<Span>& gpu, const Thresholds& t) {
+  HostCalls out;
+  auto& [host, blocking, driver, long_calls, host_func_calls] = out;
+  auto covered = covered_ns;
+  const double wait_busy_share = t.param("opportunities.blocking_wait_min_busy_share");
+  for (const auto& a : trace.api_calls) {
+    host.push_back({a.start_ns, a.end_ns});
+    // A call that holds the host while the GPU has nothing queued: an allocation or free (cudaFree synchronises
+    // the device), a blocking copy, a synchronisation. Launch calls are the launch's own cost.
+    // Calls shorter than blocking_call_min_ns only enqueue work (an asynchronous device-to-device copy, an event).
+    // Without copy records (the annotation and event tracers), the GPU may be copying while the host waits in a copy
+    // or a synchronisation, unseen: only calls that are neither count there, allocations and frees, and a graph
+    // captured, instantiated or destroyed (a stencil's blocking device-to-device copy and a two-stream copy pipeline on
+    // the H200 read as idle GPU otherwise). Module loads are not added there (with copy records they count as any long
+    // call): lazy loading on a kernel's first launch is a first call's cost, and counting them without copy records
+    // moved set 2's bincount (25 ms of library loading in its first range instance, none in its second) to a host item.
+    const std::string_view call = trace.str(a.name);
+    auto named = [&](std::initializer_list<std::string_view> parts) {
+      return std::any_of(parts.begin(), parts.end(),
+                         [&](std::string_view p) { return call.find(p) != std::string_view::npos; });
+    };
+    const bool allocation = named({"Malloc", "Free", "HostAlloc", "GraphInstantiate", "GraphExecDestroy",
+                                   "GraphDestroy", "StreamBeginCapture", "StreamEndCapture"});
+    const bool long_call = call.find("Launch") == std::string_view::npos &&
+                           a.end_ns - a.start_ns >= t.param("opportunities.blocking_call_min_ns");
+    if (call.find("LaunchHostFunc") != std::string_view::npos) host_func_calls.push_back({a.start_ns, a.end_ns});
+    if (long_call) long_calls.push_back({a.start_ns, a.end_ns});  // (a call without a name is no launch either)
+    // Of those, a call that waits for the GPU (a synchronisation, a copy, or a call during which the GPU ran queued
+    // work for blocking_wait_min_busy_share of it: set 14's cudaFree, which synchronises the device, 23 us of kernels
+    // in a 92 us call) is the host waiting. One with the GPU idle (nearly) all along is the host's own work inside the
+    // driver (pinning a buffer, instantiating a graph, building a library plan, loading a module): it goes by moving
+    // the call out of the loop, not by dropping a wait (set 22's per-frame cudaHostAlloc, 3.7 ms beside a 3.6 us
+    // kernel).
+    if (long_call && !call.empty() && (allocation || !trace.memcpys.empty())) {
+      const bool sync = call.find("Synchronize") != std::string_view::npos;
+      const bool waits = sync || call.find("Memcpy") != std::string_view::npos ||
+                         static_cast<double>(covered(gpu, a.start_ns, a.end_ns)) >=
+                             wait_busy_share * static_cast<double>(a.end_ns - a.start_ns);
+      // A synchronisation that returns long after the GPU's last work (sync_tail_driver_min_ns or more) waited only
+      // until then: the rest is the driver's own work in the call, the host's (set 38's stream-ordered pool with a
+      // release threshold of 0, unmapping its memory at every cudaStreamSynchronize: each returned about 120 us after
+      // the batch's last copy, 2.9 ms of a 9.6 ms range; both blind labels "host work": allocate once, or keep the
+      // pool's memory).
+      std::int64_t until = a.end_ns;
+      if (sync) {
+        auto g = std::partition_point(gpu.begin(), gpu.end(), [&](const Span& b) { return b.first < a.end_ns; });
+        const std::int64_t gpu_end = g == gpu.begin() ? a.start_ns : std::max(a.start_ns, std::prev(g)->second);
+        if (gpu_end < a.end_ns &&
+            static_cast<double>(a.end_ns - gpu_end) >= t.param("opportunities.sync_tail_driver_min_ns")) {
+          until = gpu_end;
+          driver.push_back({gpu_end, a.end_ns});
+        }
+      }
+      if (until > a.start_ns) (waits ? blocking : driver).push_back({a.start_ns, until});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const TimelineSummary& timeline,
                                     const Thresholds& t) {
   std::vector<Opportunity> out;
@@ -1017,8 +1087,12 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   double winnable = 0;
   // A gap the host's polling made is the polling's (range_advice's spin_wait item), not a launch's.
   const auto polls = poll_waits(trace, gpu_busy_spans(trace));
-  // Nor is a silence of the host's: it works (range_advice's host_work item).
+  // Nor is a silence of the host's: it works (range_advice's host_work item). Nor the driver's own work in the host's
+  // calls with the GPU idle (allocations, a synchronisation's tail after the GPU's last work: set 38's stream-ordered
+  // pool unmapping its memory at every sync, then mapping it again at the next cudaMallocAsync): no fewer waits or a
+  // graph removes it (range_advice's host_work item).
   const HostSilences silences(trace, polls, t.param("opportunities.host_silence_min_ns"));
+  const std::vector<Span> driver = merged_spans(host_calls(trace, gpu_busy_spans(trace), t).driver);
   auto polled_in = [&](std::int64_t lo, std::int64_t hi) {
     double sum = 0;
     auto it = std::partition_point(polls.begin(), polls.end(), [&](const auto& p) { return p.second <= lo; });
@@ -1044,7 +1118,9 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
       // loader and per-layer synchronize() named by a whole-program graph item).
       if (between_graphs ? host_waits && waited : host_waits ? waited : !waited) {
         const double win = std::max(0.0, gap - polled_in(last_end, ks[i].start_ns) -
-                                             static_cast<double>(silences.in(last_end, ks[i].start_ns)) - floor_ns);
+                                             static_cast<double>(silences.in(last_end, ks[i].start_ns)) -
+                                             static_cast<double>(covered_ns(driver, last_end, ks[i].start_ns)) -
+                                             floor_ns);
         winnable += win;
         const int ra = ranges.range_of(ks[last]), rb = ranges.range_of(ks[i]);
         const Stage* a = ranges.stage_of(ra);
@@ -1170,45 +1246,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   std::vector<Opportunity> out;
   if (trace.kernels.empty() || trace.api_calls.empty() || trace.nvtx.empty() || span_ns <= 0) return out;
   const std::vector<Span> gpu = gpu_busy_spans(trace);
-  std::vector<Span> host, blocking, driver, long_calls, host_func_calls;
+  auto [host, blocking, driver, long_calls, host_func_calls] = host_calls(trace, gpu, t);
   auto covered = covered_ns;
-  const double wait_busy_share = t.param("opportunities.blocking_wait_min_busy_share");
-  for (const auto& a : trace.api_calls) {
-    host.push_back({a.start_ns, a.end_ns});
-    // A call that holds the host while the GPU has nothing queued: an allocation or free (cudaFree synchronises
-    // the device), a blocking copy, a synchronisation. Launch calls are the launch's own cost.
-    // Calls shorter than blocking_call_min_ns only enqueue work (an asynchronous device-to-device copy, an event).
-    // Without copy records (the annotation and event tracers), the GPU may be copying while the host waits in a copy
-    // or a synchronisation, unseen: only calls that are neither count there, allocations and frees, and a graph
-    // captured, instantiated or destroyed (a stencil's blocking device-to-device copy and a two-stream copy pipeline on
-    // the H200 read as idle GPU otherwise). Module loads are not added there (with copy records they count as any long
-    // call): lazy loading on a kernel's first launch is a first call's cost, and counting them without copy records
-    // moved set 2's bincount (25 ms of library loading in its first range instance, none in its second) to a host item.
-    const std::string_view call = trace.str(a.name);
-    auto named = [&](std::initializer_list<std::string_view> parts) {
-      return std::any_of(parts.begin(), parts.end(),
-                         [&](std::string_view p) { return call.find(p) != std::string_view::npos; });
-    };
-    const bool allocation = named({"Malloc", "Free", "HostAlloc", "GraphInstantiate", "GraphExecDestroy",
-                                   "GraphDestroy", "StreamBeginCapture", "StreamEndCapture"});
-    const bool long_call = call.find("Launch") == std::string_view::npos &&
-                           a.end_ns - a.start_ns >= t.param("opportunities.blocking_call_min_ns");
-    if (call.find("LaunchHostFunc") != std::string_view::npos) host_func_calls.push_back({a.start_ns, a.end_ns});
-    if (long_call) long_calls.push_back({a.start_ns, a.end_ns});  // (a call without a name is no launch either)
-    // Of those, a call that waits for the GPU (a synchronisation, a copy, or a call during which the GPU ran queued
-    // work for blocking_wait_min_busy_share of it: set 14's cudaFree, which synchronises the device, 23 us of kernels
-    // in a 92 us call) is the host waiting. One with the GPU idle (nearly) all along is the host's own work inside the
-    // driver (pinning a buffer, instantiating a graph, building a library plan, loading a module): it goes by moving
-    // the call out of the loop, not by dropping a wait (set 22's per-frame cudaHostAlloc, 3.7 ms beside a 3.6 us
-    // kernel).
-    if (long_call && !call.empty() && (allocation || !trace.memcpys.empty())) {
-      const bool waits = call.find("Synchronize") != std::string_view::npos ||
-                         call.find("Memcpy") != std::string_view::npos ||
-                         static_cast<double>(covered(gpu, a.start_ns, a.end_ns)) >=
-                             wait_busy_share * static_cast<double>(a.end_ns - a.start_ns);
-      (waits ? blocking : driver).push_back({a.start_ns, a.end_ns});
-    }
-  }
   // The kernels and the copies apart, for how much of each ran beside the other.
   // Only copies between host and device use a resource of their own (the host link); a device-to-device copy
   // takes the DRAM bandwidth the kernels use (a stencil's copy-back of its grid cannot hide under the stencil).
