@@ -1715,6 +1715,7 @@ TEST(Advice, ASynchronisationsLongTailAfterTheGpusLastWorkIsTheDriversWork) {
   auto ops = range_advice(run_of(), trimming, static_cast<double>(trimming.nvtx.back().end_ns), shipped());
   ASSERT_FALSE(ops.empty());
   EXPECT_EQ(ops[0].remedy, "host_work");
+  EXPECT_NE(ops[0].rationale.find("cudaMemPoolAttrReleaseThreshold"), std::string::npos) << ops[0].rationale;
   ProfileRun whole = run_of();
   analyze_run(whole, datasheet_db(), shipped(), &trimming, false);
   for (const auto& o : whole.program_opportunities) EXPECT_NE(o.remedy, "host_sync") << o.trigger;

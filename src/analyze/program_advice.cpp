@@ -959,14 +959,14 @@ namespace {
 
 // The host's CUDA calls, as spans: every call (`host`); those that hold it (not launches, blocking_call_min_ns or more)
 // waiting for the GPU (`blocking`) or doing the driver's own work with the GPU idle (`driver`: allocating, pinning,
-// building graphs; a synchronisation's tail after the GPU's last work); every holding call (`long_calls`); and the
-// cudaLaunchHostFunc calls. Unsorted and unmerged.
+// building graphs; a synchronisation's tail after the GPU's last work, also in `sync_tails`); every holding call
+// (`long_calls`); and the cudaLaunchHostFunc calls. Unsorted and unmerged.
 struct HostCalls {
-  std::vector<Span> host, blocking, driver, long_calls, host_func_calls;
+  std::vector<Span> host, blocking, driver, long_calls, host_func_calls, sync_tails;
 };
 HostCalls host_calls(const Trace& trace, const std::vector<Span>& gpu, const Thresholds& t) {
   HostCalls out;
-  auto& [host, blocking, driver, long_calls, host_func_calls] = out;
+  auto& [host, blocking, driver, long_calls, host_func_calls, sync_tails] = out;
   auto covered = covered_ns;
   const double wait_busy_share = t.param("opportunities.blocking_wait_min_busy_share");
   for (const auto& a : trace.api_calls) {
@@ -1015,6 +1015,7 @@ HostCalls host_calls(const Trace& trace, const std::vector<Span>& gpu, const Thr
             static_cast<double>(a.end_ns - gpu_end) >= t.param("opportunities.sync_tail_driver_min_ns")) {
           until = gpu_end;
           driver.push_back({gpu_end, a.end_ns});
+          sync_tails.push_back({gpu_end, a.end_ns});
         }
       }
       if (until > a.start_ns) (waits ? blocking : driver).push_back({a.start_ns, until});
@@ -1246,7 +1247,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   std::vector<Opportunity> out;
   if (trace.kernels.empty() || trace.api_calls.empty() || trace.nvtx.empty() || span_ns <= 0) return out;
   const std::vector<Span> gpu = gpu_busy_spans(trace);
-  auto [host, blocking, driver, long_calls, host_func_calls] = host_calls(trace, gpu, t);
+  auto [host, blocking, driver, long_calls, host_func_calls, sync_tails] = host_calls(trace, gpu, t);
   auto covered = covered_ns;
   // The kernels and the copies apart, for how much of each ran beside the other.
   // Only copies between host and device use a resource of their own (the host link); a device-to-device copy
@@ -1287,6 +1288,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   std::sort(host_func_calls.begin(), host_func_calls.end());  // counted by start, not merged
   blocking = merged_spans(std::move(blocking));
   driver = merged_spans(std::move(driver));
+  sync_tails = merged_spans(std::move(sync_tails));
   long_calls = merged_spans(std::move(long_calls));
   const double min_gap = t.param("opportunities.gap_host_work_max_ns");
   // In [lo, hi), with the GPU idle: the host's computing (idle stretches of min_gap or more, less the host's CUDA
@@ -1296,7 +1298,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   // copy records, a copy or a synchronisation the GPU may be serving unseen).
   // `driver`: the host in such a call that does not wait for the GPU (host work inside the driver).
   struct Idle {
-    double work = 0, blocked = 0, driver = 0, calls = 0, idle = 0;
+    double work = 0, blocked = 0, driver = 0, calls = 0, idle = 0, tails = 0;
   };
   // A host polling the GPU between two queries (poll_waits below) is silent too: that time is the polling's.
   const auto polls = poll_waits(trace, gpu);
@@ -1312,6 +1314,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       out.idle += static_cast<double>(until - at);
       out.blocked += static_cast<double>(covered(blocking, at, until));
       out.driver += static_cast<double>(covered(driver, at, until));
+      out.tails += static_cast<double>(covered(sync_tails, at, until));
       out.calls += static_cast<double>(covered(long_calls, at, until));
       if (until - at >= min_gap) out.work += static_cast<double>(until - at - covered(host, at, until));
       else if (std::min(until, quiet_hi) > std::max(at, quiet_lo))
@@ -1434,7 +1437,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return out;
   };
   struct Seen {
-    std::vector<double> work, driver, blocked, in_calls, serial, span, pageable_ns, pageable_bytes, pageable_up_share,
+    std::vector<double> work, driver, tails, blocked, in_calls, serial, span, pageable_ns, pageable_bytes, pageable_up_share,
         pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled, directions_serial,
         blocking_copy_share, side_by_side;
     std::vector<RangeTime> instances;
@@ -1550,6 +1553,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     per_stage[stage].polled.push_back(poll.ns);
     per_stage[stage].work.push_back(std::max(0.0, idle.work - poll.in_work) + idle.driver);
     per_stage[stage].driver.push_back(idle.driver);
+    per_stage[stage].tails.push_back(idle.tails);
     per_stage[stage].in_calls.push_back(idle.blocked + idle.driver);
     per_stage[stage].blocked.push_back(idle.blocked);
     per_stage[stage].serial.push_back(trace.memcpys.empty() ? 0.0 : serial_copies(lo, hi));
@@ -1753,6 +1757,23 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   auto lower_median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[(v.size() - 1) / 2];
+  };
+  // Synchronisations that return long after the GPU's last work: the driver works in them. Beside stream-ordered
+  // allocations that is the pool handing its memory back at each synchronisation (its release threshold, 0 by default)
+  // and mapping it again at the next allocation (set 38's Monte Carlo batches: 120 us in each sync).
+  const bool stream_ordered = std::any_of(trace.api_calls.begin(), trace.api_calls.end(), [&](const TraceApiCall& a) {
+    const std::string_view n = trace.str(a.name);
+    return n.find("MallocAsync") != std::string_view::npos || n.find("MemAllocAsync") != std::string_view::npos ||
+           n.find("MallocFromPoolAsync") != std::string_view::npos;
+  });
+  auto pool_trim = [&](const auto& seen) {
+    const double tails = lower_median(seen.tails), driver = lower_median(seen.driver);
+    if (driver <= 0 || tails < 0.25 * driver) return std::string();
+    return fmt::format(" ({:.1f} ms of it in synchronisations that return after the GPU's last work{})", tails * 1e-6,
+                       stream_ordered ? ": the stream-ordered pool releasing its memory at each synchronisation; "
+                                        "raise its release threshold (cudaMemPoolAttrReleaseThreshold) or allocate "
+                                        "once"
+                                      : "");
   };
   for (const auto& entry : per_stage) {
     // (Named, not structured bindings: the lambdas below capture them, which clang 14 does not allow for bindings.)
@@ -2192,7 +2213,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                        2.0 * lower_median(seen.driver) >= work
                                            ? "in CUDA calls that do not wait for the GPU (allocating or pinning "
                                              "buffers, building graphs or library plans, loading modules): made once, "
-                                             "ahead of the loop, they leave its path"
+                                             "ahead of the loop, they leave its path" + pool_trim(seen)
                                            : "outside any CUDA call",
                                        annotated.empty()
                                            ? std::string()
