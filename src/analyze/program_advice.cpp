@@ -1437,9 +1437,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return out;
   };
   struct Seen {
-    std::vector<double> work, driver, tails, blocked, in_calls, serial, span, pageable_ns, pageable_bytes, pageable_up_share,
-        pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled, directions_serial,
-        blocking_copy_share, side_by_side;
+    std::vector<double> work, driver, tails, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
+        pageable_up_share, pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled,
+        directions_serial, blocking_copy_share, side_by_side;
     std::vector<RangeTime> instances;
     std::vector<int> side_launches;  // each instance's under-filled launches of that kernel (0 where none counted)
     std::string side_kernel;
