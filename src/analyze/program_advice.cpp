@@ -966,7 +966,12 @@ struct HostCalls {
 };
 HostCalls host_calls(const Trace& trace, const std::vector<Span>& gpu, const Thresholds& t) {
   HostCalls out;
-  auto& [host, blocking, driver, long_calls, host_func_calls, sync_tails] = out;
+  auto& host = out.host;
+  auto& blocking = out.blocking;
+  auto& driver = out.driver;
+  auto& long_calls = out.long_calls;
+  auto& host_func_calls = out.host_func_calls;
+  auto& sync_tails = out.sync_tails;
   auto covered = covered_ns;
   const double wait_busy_share = t.param("opportunities.blocking_wait_min_busy_share");
   for (const auto& a : trace.api_calls) {
@@ -1247,7 +1252,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   std::vector<Opportunity> out;
   if (trace.kernels.empty() || trace.api_calls.empty() || trace.nvtx.empty() || span_ns <= 0) return out;
   const std::vector<Span> gpu = gpu_busy_spans(trace);
-  auto [host, blocking, driver, long_calls, host_func_calls, sync_tails] = host_calls(trace, gpu, t);
+  // (Named references, not structured bindings: the lambdas below capture them, which clang 14 does not allow for
+  // bindings.)
+  HostCalls calls = host_calls(trace, gpu, t);
+  auto& host = calls.host;
+  auto& blocking = calls.blocking;
+  auto& driver = calls.driver;
+  auto& long_calls = calls.long_calls;
+  auto& host_func_calls = calls.host_func_calls;
+  auto& sync_tails = calls.sync_tails;
   auto covered = covered_ns;
   // The kernels and the copies apart, for how much of each ran beside the other.
   // Only copies between host and device use a resource of their own (the host link); a device-to-device copy
