@@ -794,6 +794,34 @@ TEST(Opportunities, AMatmulsLowOccupancyDoesNotExplainItsUnderfedTensorPipe) {
   EXPECT_EQ(analyse(m, {}, "ffn_gemm_wmma_sync").bottleneck.cause, "occupancy_registers");
 }
 
+// Set 46's bilateral filter (H100, Nsight Compute's counters): float pixels, but double literals promote both exp()
+// calls to FP64: the FP64 pipe the busiest (49%), issue 86%, 89 GFLOP of FP64 beside 10 of FP32. Both blind labels:
+// FP64 pipe, "use FP32" (no such fix id then). The cause is the FP64 pipe and the first fix computing in FP32, by at
+// least the FP64 pipe's time beyond FP32's rate (half of it on the H200). The same counters with no FP32 FLOPs (a
+// kernel of FP64 alone, which chose it) stay compute-bound, and FP16 FLOPs (the compiler's HFMA2.MMA constant moves)
+// do not count as float work.
+TEST(Opportunities, FloatMathPromotedToFp64IsTheFp64PipeAndWantsFp32) {
+  auto m = holdout_base(6550752, 32400, 256);
+  m.sm_throughput_pct = 85.33, m.memory_throughput_pct = 2.28, m.issue_active_pct = 85.64, m.fp64_pipe_pct = 49.23;
+  m.fma_pipe_pct = 29.32, m.alu_pipe_pct = 23.13, m.xu_pipe_pct = 24.58, m.tensor_pipe_pct = 0.0;
+  m.dram_throughput_pct = 0.25, m.dram_measured_pct = 0.27, m.l1_throughput_pct = 2.29, m.l2_throughput_pct = 0.36;
+  m.flops_fp64 = 8.914e10, m.flops_fp32 = 1.012e10, m.flops_fp16 = 3.3e7, m.flops_tensor = 0.0;
+  m.fma_pipe_instructions = 2.78e10, m.fma_integer_share = 0.686, m.fp32_fma_instructions = 3.05e9;
+  m.achieved_occupancy_pct = 72.27, m.theoretical_occupancy_pct = 75.0, m.registers_per_thread = 38.0;
+  m.stalls = {{"math_pipe_throttle", 2.38}, {"wait", 1.2}, {"dispatch_stall", 0.77}, {"branch_resolving", 0.44},
+              {"not_selected", 1.5}, {"selected", 1.0}};
+  auto a = analyse(m, {}, "bilateral_gray");
+  EXPECT_EQ(a.bottleneck.cause, "fp64_pipe");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "precision");
+  EXPECT_NEAR(a.opportunities.front().est_gain_pct, 49.23 * (1.0 - 34.0 / 67.0), 1.5);
+  auto fp64_only = m;
+  fp64_only.flops_fp32 = 0.0, fp64_only.flops_fp16 = 2.2e9;
+  auto b = analyse(fp64_only, {}, "bilateral_gray");
+  EXPECT_NE(b.bottleneck.cause, "fp64_pipe");
+  for (const auto& o : b.opportunities) EXPECT_NE(o.remedy, "precision");
+}
+
 // Held-out set 9 on the H200: atomicAdd on 16 M scattered addresses (every request an atomic, 1188 DRAM bytes per
 // request: a sector per thread) is spread, not contended: it waits on DRAM, and its fix is locality. The same
 // kernel shape on one address (130 B per request, the designed corpus) stays atomic contention.

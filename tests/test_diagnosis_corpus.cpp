@@ -859,7 +859,9 @@ TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
 // accumulation, at the DRAM roof, are told to move fewer bytes (an item without a figure): first fix 10/10/9; set 17's
 // per-call cast of fp32 weights likewise (12 in annotation with ncu counters).
 TEST(DiagnosisHoldout, SixteenthAndSeventeenthSetScoresDoNotRegress) {
-  expect_holdout_score(corpus::holdout_file(16), 12, {{10, 10}, {10, 10}, {10, 9}});
+  // Thirty-second session: float math promoted to FP64 is the FP64 pipe, fixed in FP32 (the exact GELU, labelled
+  // fp_instructions as the nearest id to "use FP32"): cause and first fix +1 with Nsight Compute's counters.
+  expect_holdout_score(corpus::holdout_file(16), 12, {{11, 11}, {10, 10}, {11, 10}});
   // Twenty-first session: at the DRAM roof, DRAM reading fewer bytes than the loads' sectors is no gather (the cast
   // of fp32 weights with CUPTI counters: cause and first fix +1); occupancy limits apply where issue has slots to
   // spare (the Fourier-feature kernel in ncu mode at SM 60.2%: cause and first fix +1).
@@ -1438,4 +1440,17 @@ TEST(DiagnosisHoldout, FortyFourthSetScoreDoesNotRegress) {
 // asynchronously, host_sync).
 TEST(DiagnosisHoldout, FortyFifthSetScoreDoesNotRegress) {
   expect_holdout_score(corpus::holdout_file(45), 10, {{8, 8}, {9, 8}, {8, 8}});
+}
+
+// Set 46 (image, video and signal processing, vision and graphics in hand-written CUDA C++; H100), written by a helper
+// who did not read the rules, captured in the thirty-second session and labelled blind twice from the ncu-mode report
+// and the timeline; the labellers agree on 10/10 causes and 10/10 first fixes. Scored as captured (the session's code
+// before the changes it prompted): cause 7/7/7, first fix 7/7/8. Misses then: the bilateral filter's FP64 promotion
+// (compute_bound; since this session the FP64 pipe, precision, in both ncu sources), the Canny chain's cause
+// (labelled dram_bandwidth; kprof names its longest kernel's integer pipe, first fix fuse_stages as labelled), the
+// NV12 conversion's half-used stores at 74.5% of the DRAM roof (labelled uncoalesced / coalesce; dram_bandwidth with
+// ncu counters), the G-buffer depth pass with CUPTI counters (no used-bytes count: dram_bandwidth), and the video
+// pipeline's first fix (labelled overlap_stages; kprof's item for its host-link copies says dram_traffic).
+TEST(DiagnosisHoldout, FortySixthSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(46), 10, {{8, 8}, {7, 7}, {8, 9}});
 }

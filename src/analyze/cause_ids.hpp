@@ -37,7 +37,7 @@ enum class RemedyId {
   grid_fill, occupancy, memory_parallelism, onchip_reuse, dram_bandwidth, dram_traffic, feed_tensor,
   pipe_throughput, fp_instructions, imbalance,
   block_balance, fences, spin_wait, constant_access, code_size, branches, wider_accesses, mio_pressure,
-  library_tuning, prefetch,
+  library_tuning, prefetch, precision,
   // Whole-run remedies (ProfileRun::program_opportunities): fuse stages, overlap them, stop synchronising.
   fuse_stages, overlap_stages, host_sync, host_work,
 };
@@ -124,6 +124,7 @@ inline constexpr IdName<RemedyId> kRemedyNames[] = {
     {RemedyId::mio_pressure, "mio_pressure"},
     {RemedyId::library_tuning, "library_tuning"},
     {RemedyId::prefetch, "prefetch"},
+    {RemedyId::precision, "precision"},
     {RemedyId::fuse_stages, "fuse_stages"},
     {RemedyId::overlap_stages, "overlap_stages"},
     {RemedyId::host_sync, "host_sync"},

@@ -101,6 +101,11 @@ const Remedy kRemedies[] = {
      "copying once, moves them in bulk at the host link's rate, off the kernel's path, instead of page by page on "
      "faults while the kernel runs.",
      true},
+    {RemedyId::precision, "Compute in FP32, not FP64, where the accuracy allows (float literals and float math functions)",
+     "FP64 instructions run at a fraction of FP32's rate (half on the H100 and H200, far less on most other GPUs), and "
+     "a double literal (1.0, not 1.0f) or a double math function (exp, not expf) promotes a float expression to FP64: "
+     "float literals, the f-suffixed functions (or the fast intrinsics) keep it in FP32, with far cheaper hardware "
+     "approximations for exp, log and erf than FP64's software sequences."},
     {RemedyId::fuse_stages, "Fuse the stages (keep the intermediate on chip)",
      "One stage writes an intermediate to DRAM and the next reads it back near the DRAM roof; a fused kernel keeps "
      "it in registers or shared memory (epilogue fusion, flash-attention style) and removes the round trip.",
@@ -147,6 +152,9 @@ const char* remedy_assumption(RemedyId id) {
     case R::feed_tensor: return "the tensor pipe runs at its sustained peak";
     case R::pipe_throughput: return "the busiest pipe runs at its sustained peak";
     case R::fp_instructions: return "paired FP multiplies and adds become FMAs (the counted pairs)";
+    case R::precision:
+      return "the FP64 pipe's busy time shrinks by the device's FP32:FP64 rate ratio (a lower bound: FP64's software "
+             "exp, log and erf sequences become a few FP32 instructions, not counted)";
     case R::imbalance: return "every SM and sub-partition finishes with the busiest";
     case R::block_balance: case R::fences: case R::spin_wait: case R::constant_access: case R::code_size:
     case R::branches: case R::wider_accesses: case R::mio_pressure:
@@ -171,7 +179,8 @@ const char* remedy_assumption(RemedyId id) {
 bool in_kernel(RemedyId id) {
   using R = RemedyId;
   return id == R::coalesce || id == R::locality || id == R::smem_conflicts || id == R::local_memory ||
-         id == R::onchip_reuse || id == R::wider_accesses || id == R::mio_pressure || id == R::fp_instructions;
+         id == R::onchip_reuse || id == R::wider_accesses || id == R::mio_pressure || id == R::fp_instructions ||
+         id == R::precision;
 }
 
 bool cuts_traffic(RemedyId id) {

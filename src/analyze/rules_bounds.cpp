@@ -195,6 +195,35 @@ void detect_plain_bounds(RuleContext& r) {
   // occupies it for several cycles of one issue slot, so at 70% busy it is what the kernel's MUFU work waits for and
   // fewer of them relieve it far more than issue (Lanczos weights on the H200: XU 72.7%, issue 85.5%, labelled blind
   // "special-function pipe").
+  // FP64 math beside FP32 math in one kernel, the FP64 pipe its busiest, on the SM's side: float expressions promoted
+  // to double (a double literal, a double math function) that the work does not need. The FP64 pipe is the cause
+  // whatever its busy share (its instructions are also why issue is busy), and computing in FP32 the first fix (set
+  // 46's bilateral filter, FP64 pipe 49%, issue 86%, 10 GFLOP of FP32 beside 89 of FP64; set 16's exact GELU over float
+  // data, FP64 pipe 58%, issue 92%, 1.2% as many FP32 FLOPs as FP64: each labelled blind FP64-pipe bound, "use FP32",
+  // by every labeller). A kernel of FP64 math alone (no FP32 FLOPs: set 28's tracer, set 37's KDE, set 10's DFMA
+  // chains) chose FP64. FP16 FLOPs do not count: the compiler moves constants with HFMA2.MMA, which Nsight Compute
+  // counts as FP16 work (set 10's DFMA chains: 2.2 GFLOP "FP16" beside 17.7 of FP64, no FP16 in the source).
+  // Only where Nsight Compute counted the FP32 FLOPs (CUPTI's counters have none).
+  if (pipe && pipe->id == CauseId::fp64_pipe && m.flops_fp64 && *m.flops_fp64 > 0 && m.flops_fp32 &&
+      *m.flops_fp32 >= r.p("fp64_mixed_min_share") * *m.flops_fp64 &&
+      val(m.flops_tensor) <= 0 && val(m.sm_throughput_pct) >= r.busy() &&
+      val(m.sm_throughput_pct) >= r.memory_max()) {
+    // FP32 runs the same instructions at the device's FP32:FP64 rate ratio (2 on the H100 and H200).
+    double ratio = 2.0;
+    if (r.spec)
+      if (auto f32 = r.spec->peak("fp32_tflops"), f64 = r.spec->peak("fp64_tflops"); f32 && f64 && f64->value > 0)
+        ratio = std::max(1.0, f32->value / f64->value);
+    Finding& c = r.add(CauseId::fp64_pipe, "FP64 pipe bound (float math promoted to FP64)",
+                       fmt::format("the FP64 pipe is the busiest pipe ({:.1f}% of active cycles, issue {:.1f}%) with "
+                                   "{:.3g} FP64 FLOPs beside {:.3g} FP32 FLOPs: float expressions computed in double, "
+                                   "at 1/{:.0f} of FP32's rate here",
+                                   pipe_pct, val(m.issue_active_pct), *m.flops_fp64, *m.flops_fp32, ratio),
+                       std::min(headroom, pipe_pct / 100.0 * (1.0 - 1.0 / ratio)),
+                       fmt::format("fp64_pipe={:.1f}%, flops_fp64={:.3g}, flops_fp32={:.3g}", pipe_pct, *m.flops_fp64,
+                                   *m.flops_fp32));
+    c.remedy = RemedyId::precision;
+    return;
+  }
   const bool auxiliary = pipe && pipe->id == CauseId::int_pipe;
   const bool issue_ahead = auxiliary && val(m.issue_active_pct) >= r.p("issue_bound_pct") &&
                            val(m.issue_active_pct) >= pipe_pct + r.p("issue_over_pipe_pct") && pipe_pct < pipe_roof &&
