@@ -822,6 +822,30 @@ TEST(Opportunities, FloatMathPromotedToFp64IsTheFp64PipeAndWantsFp32) {
   for (const auto& o : b.opportunities) EXPECT_NE(o.remedy, "precision");
 }
 
+// Set 46's NV12 -> RGBA conversion (H100, Nsight Compute's counters): 16-byte stores at a 32-byte lane stride use 16
+// bytes of each 32-byte sector (32 sectors per request); L2 merges the halves, so DRAM (74% of its roof) writes only
+// what the stores use, but L2 handles twice the sectors at 89% busy. Both blind labels: uncoalesced stores, coalesce.
+// With L2 below DRAM (DRAM the bound and moving only used bytes) the access pattern costs nothing and no cause is named.
+TEST(Opportunities, HalfUsedSectorsThatL2MergesCostL2WhenItIsAheadOfDram) {
+  auto m = holdout_base(640000, 64800, 256);
+  m.sm_throughput_pct = 27.6, m.memory_throughput_pct = 88.85, m.l2_throughput_pct = 88.85, m.l1_throughput_pct = 46.1;
+  m.dram_throughput_pct = 68.0, m.dram_measured_pct = 74.47, m.issue_active_pct = 20.0, m.alu_pipe_pct = 10.0;
+  m.fma_pipe_pct = 12.0, m.tensor_pipe_pct = 0.0, m.l1_hit_pct = 30.09, m.l2_hit_pct = 82.86;
+  m.global_load_requests = 1555200.0, m.global_load_sectors = 12441600.0, m.global_load_bytes_per_sector = 32.0;
+  m.global_store_requests = 2073600.0, m.global_store_sectors = 66355200.0, m.global_store_bytes_per_sector = 16.0;
+  m.dram_read_bytes = 411056384.0, m.dram_write_bytes = 1044492800.0, m.dram_bytes = 1455549184.0;
+  auto has = [](const KernelAnalysis& a, const std::string& id) {
+    return std::any_of(a.causes.begin(), a.causes.end(), [&](const auto& c) { return c.id == id; });
+  };
+  auto a = analyse(m, {}, "nv12_to_rgba_8x2");
+  EXPECT_EQ(a.bottleneck.cause, "uncoalesced_global");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "coalesce");
+  auto dram_bound = m;
+  dram_bound.l2_throughput_pct = 55.0, dram_bound.memory_throughput_pct = 74.0;
+  EXPECT_FALSE(has(analyse(dram_bound, {}, "nv12_to_rgba_8x2"), "uncoalesced_global"));
+}
+
 // Held-out set 9 on the H200: atomicAdd on 16 M scattered addresses (every request an atomic, 1188 DRAM bytes per
 // request: a sector per thread) is spread, not contended: it waits on DRAM, and its fix is locality. The same
 // kernel shape on one address (130 B per request, the designed corpus) stays atomic contention.

@@ -1450,7 +1450,9 @@ TEST(DiagnosisHoldout, FortyFifthSetScoreDoesNotRegress) {
 // (labelled dram_bandwidth; kprof names its longest kernel's integer pipe, first fix fuse_stages as labelled), the
 // NV12 conversion's half-used stores at 74.5% of the DRAM roof (labelled uncoalesced / coalesce; dram_bandwidth with
 // ncu counters), the G-buffer depth pass with CUPTI counters (no used-bytes count: dram_bandwidth), and the video
-// pipeline's first fix (labelled overlap_stages; kprof's item for its host-link copies says dram_traffic).
+// pipeline's first fix (labelled overlap_stages; kprof's item for its host-link copies says dram_traffic). Since this
+// session too, half-used sectors that L2 merges before DRAM count where L2 is ahead of DRAM (the NV12 conversion:
+// uncoalesced / coalesce with ncu counters).
 TEST(DiagnosisHoldout, FortySixthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(46), 10, {{8, 8}, {7, 7}, {8, 9}});
+  expect_holdout_score(corpus::holdout_file(46), 10, {{9, 9}, {7, 7}, {9, 9}});
 }

@@ -247,8 +247,12 @@ void detect_access_pattern(RuleContext& r) {
       *m.dram_bytes <= *r.declared.min_bytes * r.param("classify.streaming_bytes_ratio"))
     return;
   // The same without a declaration, when Nsight Compute counted the bytes each sector carries: DRAM moved no more
-  // than the loads and stores use.
-  if (dram_now >= r.p("dram_bound_pct") && m.dram_bytes && *m.dram_bytes > 0 && m.global_load_sectors &&
+  // than the loads and stores use. Not where L2 is busier than DRAM and near its own bound: half-used sectors that L2
+  // merges before DRAM cost L2 twice the sectors (set 46's NV12 conversion, 16-byte stores at a 32-byte lane stride
+  // using 16 bytes a sector: DRAM at 74% of its roof writing only what the stores use, L2 89% busy; both blind labels
+  // "uncoalesced stores").
+  const bool l2_ahead = val(m.l2_throughput_pct) >= r.p("onchip_bound_pct") && val(m.l2_throughput_pct) > dram_now;
+  if (dram_now >= r.p("dram_bound_pct") && !l2_ahead && m.dram_bytes && *m.dram_bytes > 0 && m.global_load_sectors &&
       m.global_load_bytes_per_sector && *m.global_load_bytes_per_sector >= 1.0 && m.global_store_sectors &&
       m.global_store_bytes_per_sector && *m.global_store_bytes_per_sector >= 1.0) {
     const double used = *m.global_load_sectors * *m.global_load_bytes_per_sector +
