@@ -1730,6 +1730,46 @@ TEST(Advice, ASynchronisationsLongTailAfterTheGpusLastWorkIsTheDriversWork) {
   EXPECT_GE(waited.stages[0].range->host_blocked_ns, 24 * 5000.0);
 }
 
+// Set 46's video frames: per frame a 0.9 ms upload from pinned memory, a 0.1 ms kernel and a 0.45 ms read-back of the
+// smaller result, all on one stream, so the two copy engines never run at once. Running the uploads beside the
+// read-backs hides the shorter direction (a third of the copies' time): that item, not "move fewer bytes" (an upper
+// bound of every copied byte, which the frames may all need; both blind labels "overlap").
+TEST(Advice, UnevenUploadsAndReadBacksOneAfterTheOtherAreOverlappedNotCut) {
+  Trace trace;
+  trace.strings = {"", "frames", "k", "cudaLaunchKernel", "cudaMemcpyAsync"};
+  std::int64_t t = 0;
+  for (int rep = 0; rep < 2; ++rep) {
+    TraceNvtxRange r;
+    r.name = 1;
+    r.start_ns = t;
+    const int ri = static_cast<int>(trace.nvtx.size());
+    for (int i = 0; i < 4; ++i) {
+      TraceMemcpy up;
+      up.kind = MemcpyKind::htod, up.async = true, up.bytes = 48u << 20;
+      up.start_ns = t + 1000, up.end_ns = t + 901000;
+      trace.memcpys.push_back(up);
+      t = launch(trace, 3, 2, t + 901000, 4000, 5000, 100000, ri) + 2000;
+      TraceMemcpy down;
+      down.kind = MemcpyKind::dtoh, down.async = true, down.bytes = 24u << 20;
+      down.start_ns = t, down.end_ns = t + 450000;
+      trace.memcpys.push_back(down);
+      t += 452000;
+    }
+    r.end_ns = t;
+    trace.nvtx.push_back(r);
+    t += 1000000;
+  }
+  ProfileRun run = one_stage_run("frames", "k", 100000, 12);
+  analyze_run(run, datasheet_db(), shipped(), &trace, false);
+  const Opportunity* overlap = nullptr;
+  for (const auto& o : run.program_opportunities) {
+    EXPECT_NE(o.trigger_metric, "link_copy_ns") << o.name;
+    if (o.trigger_metric == "serial_direction_copy_ns") overlap = &o;
+  }
+  ASSERT_NE(overlap, nullptr);
+  EXPECT_EQ(overlap->remedy, "overlap_stages");
+}
+
 // Set 20's upload pipeline: per chunk a 0.6 ms host-to-device copy, then a 0.6 ms kernel on it, eight chunks over
 // two streams, but a memset on the legacy default stream between them keeps copies and kernels from ever running side
 // by side. Overlapping them hides the shorter: about half the range. The same pipeline with the copies running under

@@ -2023,12 +2023,15 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // the bound and only fewer bytes move it. How many can go kprof cannot tell; the estimate is the upper bound,
     // the copies' time. Pageable copies get the pinned-memory item above instead.
     // Where the kernels take as long and ran apart from the copies, overlapping the two (the item above) hides most
-    // of it without knowing which bytes can go (set 20's upload pipeline serialised by a default-stream memset).
+    // of it without knowing which bytes can go (set 20's upload pipeline serialised by a default-stream memset); so
+    // does running the uploads beside the read-backs where the two directions went one after the other (the
+    // directions item above): an upper bound on bytes nobody may be able to drop does not lead over either (set 46's
+    // video frames, pinned, up and down in turn on one stream, the read-backs 40% of the copies' time: both blind labels
+    // "overlap"; set 35's chunked decode).
     if (const double link = lower_median(seen.link_alone), paged = lower_median(seen.pageable_ns),
         serial = lower_median(seen.serial);
         link / typical_span >= min_share && paged < 0.5 * link && serial < 0.5 * link &&
-        (directions / typical_span < min_share ||
-         directions < t.param("opportunities.copy_directions_lead_share") * link)) {
+        directions / typical_span < min_share) {
       // Most of the bytes make a round trip (down to the host, the same size back up): the stages hand an
       // intermediate over through host memory, and keeping it on the GPU removes both copies.
       const bool round_trip = lower_median(seen.round_trip) >= 0.5;
