@@ -741,8 +741,9 @@ TEST(Opportunities, GathersRereadingWhatL2HoldsAreScatteredNotStrided) {
 
 // Set 35's CUB segmented radix sort (H100): 255 registers and 30 KB of shared memory a block of 192 threads, one block
 // an SM, theoretical occupancy 9.4%, SM 35%, memory 40%. Nsight Compute counts the shared-memory limit under the
-// carveout the driver chose for that one block (1 block), CUPTI's figures under the SM's full carveout (7): the register
-// limit binds in both, worth about 66% theoretical occupancy once lifted (both blind labels: occupancy_registers).
+// carveout the driver chose for that one block (1 block), CUPTI's figures under the SM's full carveout (7): the
+// register limit binds in both, worth about 66% theoretical occupancy once lifted (both blind labels:
+// occupancy_registers).
 TEST(Opportunities, TheDriversCarveoutDoesNotMakeSharedMemoryALimitBesideRegisters) {
   auto m = holdout_base(822000, 16384, 192);
   m.sm_throughput_pct = 34.69, m.memory_throughput_pct = 39.65, m.issue_active_pct = 30.23, m.alu_pipe_pct = 27.45;
@@ -786,7 +787,8 @@ TEST(Opportunities, AMatmulsLowOccupancyDoesNotExplainItsUnderfedTensorPipe) {
               {"short_scoreboard", 0.99}, {"math_pipe_throttle", 0.84}, {"not_selected", 0.58}, {"selected", 1.0}};
   auto a = analyse(m, {}, "ffn_gemm_wmma_sync");
   EXPECT_EQ(a.bottleneck.cause, "tensor_underfed");
-  EXPECT_TRUE(std::any_of(a.causes.begin(), a.causes.end(), [](const auto& c) { return c.id == "occupancy_registers"; }));
+  EXPECT_TRUE(std::any_of(a.causes.begin(), a.causes.end(),
+                          [](const auto& c) { return c.id == "occupancy_registers"; }));
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_EQ(a.opportunities.front().remedy, "feed_tensor");
   // The same counters without matrix math: the occupancy limit leads.
@@ -825,7 +827,8 @@ TEST(Opportunities, FloatMathPromotedToFp64IsTheFp64PipeAndWantsFp32) {
 // Set 46's NV12 -> RGBA conversion (H100, Nsight Compute's counters): 16-byte stores at a 32-byte lane stride use 16
 // bytes of each 32-byte sector (32 sectors per request); L2 merges the halves, so DRAM (74% of its roof) writes only
 // what the stores use, but L2 handles twice the sectors at 89% busy. Both blind labels: uncoalesced stores, coalesce.
-// With L2 below DRAM (DRAM the bound and moving only used bytes) the access pattern costs nothing and no cause is named.
+// With L2 below DRAM (DRAM the bound and moving only used bytes) the access pattern costs nothing and no cause is
+// named.
 TEST(Opportunities, HalfUsedSectorsThatL2MergesCostL2WhenItIsAheadOfDram) {
   auto m = holdout_base(640000, 64800, 256);
   m.sm_throughput_pct = 27.6, m.memory_throughput_pct = 88.85, m.l2_throughput_pct = 88.85, m.l1_throughput_pct = 46.1;

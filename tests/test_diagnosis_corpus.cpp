@@ -1162,7 +1162,8 @@ TEST(DiagnosisHoldout, ASetCapturedOnAnH100IsAnalysedWithTheH100sRoofs) {
 // and 10/10/5; cuFFT's Bluestein kernels (multi_bluestein_fft) are a library's: first fix 11/11/6.
 TEST(DiagnosisHoldout, TwentyThirdSetScoreDoesNotRegress) {
   // Nineteenth session: ncu mode retaken with two repetitions, complete (265 s): 9/12 cause, 10/12 first fix.
-  // Thirty-second session: gathers re-reading what L2 holds (the row dedup) are scattered: +1 cause, fix with ncu counters.
+  // Thirty-second session: gathers re-reading what L2 holds (the row dedup) are scattered: +1 cause, fix with ncu
+  // counters.
   expect_holdout_score(corpus::holdout_file(23), 12, {{10, 12}, {9, 11}, {10, 12}});
 }
 

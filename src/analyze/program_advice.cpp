@@ -2026,8 +2026,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     // of it without knowing which bytes can go (set 20's upload pipeline serialised by a default-stream memset); so
     // does running the uploads beside the read-backs where the two directions went one after the other (the
     // directions item above): an upper bound on bytes nobody may be able to drop does not lead over either (set 46's
-    // video frames, pinned, up and down in turn on one stream, the read-backs 40% of the copies' time: both blind labels
-    // "overlap"; set 35's chunked decode).
+    // video frames, pinned, up and down in turn on one stream, the read-backs 40% of the copies' time: both blind
+    // labels "overlap"; set 35's chunked decode).
     if (const double link = lower_median(seen.link_alone), paged = lower_median(seen.pageable_ns),
         serial = lower_median(seen.serial);
         link / typical_span >= min_share && paged < 0.5 * link && serial < 0.5 * link &&

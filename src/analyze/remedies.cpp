@@ -101,7 +101,8 @@ const Remedy kRemedies[] = {
      "copying once, moves them in bulk at the host link's rate, off the kernel's path, instead of page by page on "
      "faults while the kernel runs.",
      true},
-    {RemedyId::precision, "Compute in FP32, not FP64, where the accuracy allows (float literals and float math functions)",
+    {RemedyId::precision,
+     "Compute in FP32, not FP64, where the accuracy allows (float literals and float math functions)",
      "FP64 instructions run at a fraction of FP32's rate (half on the H100 and H200, far less on most other GPUs), and "
      "a double literal (1.0, not 1.0f) or a double math function (exp, not expf) promotes a float expression to FP64: "
      "float literals, the f-suffixed functions (or the fast intrinsics) keep it in FP32, with far cheaper hardware "

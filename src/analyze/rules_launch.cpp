@@ -217,10 +217,10 @@ void detect_occupancy_limit(RuleContext& r) {
         fmt::format("theoretical_occupancy={:.1f}%, {}_limit={:.0f} blocks", theo, name(bind->id).substr(10),
                     *bind->blocks));
   // A matrix kernel's registers hold its accumulator tiles: its occupancy is low by design, and it hides latency by
-  // keeping tiles and MMAs in flight, not by more warps (which would mean smaller tiles, each operand byte feeding fewer
-  // MMAs). Its occupancy does not explain an underfed tensor pipe; the pipe's feed is the cause (set 27's WMMA FFN
-  // GEMM, 236 registers, one block an SM, tensor pipe 25%; FlashAttention-2's forward, 255 registers, 57%: both blind
-  // labels of each, "tensor pipe underfed").
+  // keeping tiles and MMAs in flight, not by more warps (which would mean smaller tiles, each operand byte feeding
+  // fewer MMAs). Its occupancy does not explain an underfed tensor pipe; the pipe's feed is the cause (set 27's WMMA
+  // FFN GEMM, 236 registers, one block an SM, tensor pipe 25%; FlashAttention-2's forward, 255 registers, 57%: both
+  // blind labels of each, "tensor pipe underfed").
   if (val(m.flops_tensor) > 0 || (m.tensor_pipe_imma && val(m.tensor_pipe_pct) > 0))
     f.does_not_explain.push_back(CauseId::tensor_underfed);
 }
