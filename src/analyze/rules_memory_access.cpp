@@ -252,13 +252,10 @@ void detect_access_pattern(RuleContext& r) {
   // using 16 bytes a sector: DRAM at 74% of its roof writing only what the stores use, L2 89% busy; both blind labels
   // "uncoalesced stores").
   const bool l2_ahead = val(m.l2_throughput_pct) >= r.p("onchip_bound_pct") && val(m.l2_throughput_pct) > dram_now;
-  if (dram_now >= r.p("dram_bound_pct") && !l2_ahead && m.dram_bytes && *m.dram_bytes > 0 && m.global_load_sectors &&
-      m.global_load_bytes_per_sector && *m.global_load_bytes_per_sector >= 1.0 && m.global_store_sectors &&
-      m.global_store_bytes_per_sector && *m.global_store_bytes_per_sector >= 1.0) {
-    const double used = *m.global_load_sectors * *m.global_load_bytes_per_sector +
-                        *m.global_store_sectors * *m.global_store_bytes_per_sector;
-    if (*m.dram_bytes <= used * r.param("classify.streaming_bytes_ratio")) return;
-  }
+  const auto load_used = m.load_bytes_used(), store_used = m.store_bytes_used();
+  if (dram_now >= r.p("dram_bound_pct") && !l2_ahead && m.dram_bytes && *m.dram_bytes > 0 && load_used &&
+      store_used && *m.dram_bytes <= (*load_used + *store_used) * r.param("classify.streaming_bytes_ratio"))
+    return;
   bool is_load = val(ld) >= val(st);
   const char* what = is_load ? "load" : "store";
   // DRAM's reads per byte of the loads' sectors (0 without both counts), and whether DRAM at its bound read under 2 -
@@ -319,14 +316,10 @@ void detect_access_pattern(RuleContext& r) {
   // next field of the sector, by the same warp), and keeps it strided. Only with L2 busy (onchip_bound_pct): the
   // sectors cost the kernel L2's time then; a dependent pointer chase through L2 waits on each hop's latency instead
   // (set 9's under-filled chases: L2 47%, its grid the first fix).
-  double load_bytes_used = 0;
-  if (m.global_load_bytes_per_sector && *m.global_load_bytes_per_sector >= 1.0)
-    load_bytes_used = val(m.global_load_sectors) * *m.global_load_bytes_per_sector;
   const bool l2_gathers = is_load && reused && !sectors_read_once && l1_hit < r.p("uncoalesced_l1_hit_min_pct") &&
-                          val(m.l2_throughput_pct) >= r.p("onchip_bound_pct") &&
-                          load_bytes_used > 0 && val(m.dram_read_bytes) > 0 &&
-                          *m.global_load_bytes_per_sector < r.p("sector_bytes_min") &&
-                          load_bytes_used >= r.p("gather_reread_min") * *m.dram_read_bytes;
+                          val(m.l2_throughput_pct) >= r.p("onchip_bound_pct") && load_used && *load_used > 0 &&
+                          val(m.dram_read_bytes) > 0 && *m.global_load_bytes_per_sector < r.p("sector_bytes_min") &&
+                          *load_used >= r.p("gather_reread_min") * *m.dram_read_bytes;
   if (l2_gathers) reused = false;
   // Bound by L2 below the DRAM roof, re-fetched sectors are L2's work from a sector more than a coalesced 16-byte
   // access needs: a row gather whose 32-sector loads average 19.8 with the coalesced index loads beside them
@@ -387,7 +380,7 @@ void detect_access_pattern(RuleContext& r) {
               ? fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%, the lanes "
                             "using {:.1f}x the bytes DRAM reads: gathers that re-read data L2 holds, each access "
                             "pulling a whole sector from L2 for the few bytes one lane wants",
-                            spr, what, l1_hit, l2_hit, load_bytes_used / *m.dram_read_bytes)
+                            spr, what, l1_hit, l2_hit, *load_used / *m.dram_read_bytes)
               : fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%: each small "
                             "access pulls a whole sector that nothing else uses",
                             spr, what, l1_hit, l2_hit),
@@ -445,14 +438,9 @@ void detect_access_pattern(RuleContext& r) {
       waste *= std::min(1.0, 32.0 * sectors / *m.l2_bytes);
   }
   if (!l2_bound && m.dram_read_bytes && m.dram_write_bytes && *m.dram_read_bytes + *m.dram_write_bytes > 0) {
-    auto used = [](const std::optional<double>& secs, const std::optional<double>& bps) {
-      return secs && bps && *bps >= 1.0 ? *secs * *bps : -1.0;
-    };
-    const double used_ld = used(m.global_load_sectors, m.global_load_bytes_per_sector);
-    const double used_st = used(m.global_store_sectors, m.global_store_bytes_per_sector);
     double excess = 0;
-    if (used_ld >= 0) excess += std::max(0.0, *m.dram_read_bytes - used_ld);
-    if (used_st >= 0) excess += std::max(0.0, *m.dram_write_bytes - used_st);
+    if (load_used) excess += std::max(0.0, *m.dram_read_bytes - *load_used);
+    if (store_used) excess += std::max(0.0, *m.dram_write_bytes - *store_used);
     // Never more than the sectors' own unused share: DRAM reads that no LDG sector covers (TMA or cp.async tiles
     // beside a few scalar loads) are not this waste.
     waste = std::min(waste, excess / (*m.dram_read_bytes + *m.dram_write_bytes));

@@ -68,6 +68,18 @@ std::optional<double> CanonicalMetrics::load_sectors_per_request() const {
 std::optional<double> CanonicalMetrics::store_sectors_per_request() const {
   return ratio(global_store_sectors, global_store_requests);
 }
+namespace {
+std::optional<double> bytes_used(const std::optional<double>& sectors, const std::optional<double>& per_sector) {
+  if (!sectors || !per_sector || *per_sector < 1.0) return std::nullopt;
+  return *sectors * *per_sector;
+}
+}  // namespace
+std::optional<double> CanonicalMetrics::load_bytes_used() const {
+  return bytes_used(global_load_sectors, global_load_bytes_per_sector);
+}
+std::optional<double> CanonicalMetrics::store_bytes_used() const {
+  return bytes_used(global_store_sectors, global_store_bytes_per_sector);
+}
 std::optional<double> CanonicalMetrics::bank_conflict_share() const {
   return ratio(shared_bank_conflicts, shared_wavefronts);
 }

@@ -119,6 +119,11 @@ struct CanonicalMetrics {
   // Sectors per warp-level request of global loads / stores (4 = coalesced 4-byte, 16 = coalesced 16-byte).
   std::optional<double> load_sectors_per_request() const;
   std::optional<double> store_sectors_per_request() const;
+  // Bytes the global loads / stores use (their sectors times Nsight Compute's used bytes per sector); none without
+  // both counts, or where the count reads under 1 byte a sector (the loads are not LDG: cp.async or TMA fill shared
+  // memory, which the SASS count does not see).
+  std::optional<double> load_bytes_used() const;
+  std::optional<double> store_bytes_used() const;
   // Share of shared-memory wavefronts spent on bank conflicts, 0..1.
   std::optional<double> bank_conflict_share() const;
   // Shared-memory wavefronts per shared atomic instruction (1 when a warp's lanes do not collide), and the shared
