@@ -1092,13 +1092,14 @@ std::vector<Opportunity> gap_advice(ProfileRun& run, const Trace& trace, const T
   std::map<const Stage*, double> in_stage;  // nullptr: between stages or outside them
   double winnable = 0;
   // A gap the host's polling made is the polling's (range_advice's spin_wait item), not a launch's.
-  const auto polls = poll_waits(trace, gpu_busy_spans(trace));
+  const std::vector<Span> busy = gpu_busy_spans(trace);
+  const auto polls = poll_waits(trace, busy);
   // Nor is a silence of the host's: it works (range_advice's host_work item). Nor the driver's own work in the host's
   // calls with the GPU idle (allocations, a synchronisation's tail after the GPU's last work: set 38's stream-ordered
   // pool unmapping its memory at every sync, then mapping it again at the next cudaMallocAsync): no fewer waits or a
   // graph removes it (range_advice's host_work item).
   const HostSilences silences(trace, polls, t.param("opportunities.host_silence_min_ns"));
-  const std::vector<Span> driver = merged_spans(host_calls(trace, gpu_busy_spans(trace), t).driver);
+  const std::vector<Span> driver = merged_spans(host_calls(trace, busy, t).driver);
   auto polled_in = [&](std::int64_t lo, std::int64_t hi) {
     double sum = 0;
     auto it = std::partition_point(polls.begin(), polls.end(), [&](const auto& p) { return p.second <= lo; });
