@@ -3627,3 +3627,42 @@ TEST(Advice, AHostPollingWithSleepsIsToldToStopPolling) {
   ASSERT_NE(shorter, nullptr);
   EXPECT_NEAR(shorter->est_gain_pct, (900.0 - 506.0) / 910.0 * 100.0, 3.0);
 }
+
+// A fence per element in a kernel streaming near the DRAM roof (set 28's publish_agents on the H100: DRAM 89% of the
+// measured roof, membar 51% of the waiting): the fences are the cause, worth the room left to the roof; at the roof
+// they are worth too little to name the kernel.
+TEST(Advice, FenceWaitsNearTheDramRoofAreWorthTheRoomLeftToIt) {
+  CanonicalMetrics m;
+  m.duration_ns = 1.06e5;
+  m.sm_throughput_pct = 5.9;
+  m.memory_throughput_pct = 81.7;
+  m.dram_throughput_pct = 81.7;
+  m.l1_throughput_pct = 23.9;
+  m.l2_throughput_pct = 55.1;
+  m.issue_active_pct = 4.8;
+  m.fma_pipe_pct = 4.5;
+  m.grid_size = 1056;
+  m.block_size = 256;
+  m.waves_per_sm = 1;
+  m.achieved_occupancy_pct = 97;
+  m.theoretical_occupancy_pct = 100;
+  m.global_load_requests = 524288;
+  m.global_load_sectors = 8388608;
+  m.global_store_requests = 524288;
+  m.global_store_sectors = 5242880;
+  m.stalls = {{"membar", 162.2}, {"long_scoreboard", 149.2}, {"wait", 4.3}, {"lg_throttle", 0.9},
+              {"mio_throttle", 0.8}, {"no_instruction", 0.7}, {"dispatch_stall", 0.6}, {"barrier", 0},
+              {"sleeping", 0}, {"not_selected", 1.05}, {"selected", 1.0}};
+  const KernelAnalysis a = analyse(m, "publish_agents");
+  EXPECT_EQ(a.bottleneck.cause, "memory_fence");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "fences");
+  // Worth the membar share of the waiting times the room left to the roof: 51% of 18%.
+  EXPECT_NEAR(a.opportunities.front().est_gain_pct, 162.2 / 320.8 * (100.0 - 81.7), 1.0);
+  // At the roof the room left is too small for the fences to name the kernel: DRAM does.
+  CanonicalMetrics roof = m;
+  roof.dram_throughput_pct = 96;
+  roof.memory_throughput_pct = 96;
+  const KernelAnalysis r = analyse(roof, "publish_agents");
+  EXPECT_EQ(r.bottleneck.cause, "dram_bandwidth");
+}
