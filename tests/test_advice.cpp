@@ -3666,3 +3666,75 @@ TEST(Advice, FenceWaitsNearTheDramRoofAreWorthTheRoomLeftToIt) {
   const KernelAnalysis r = analyse(roof, "publish_agents");
   EXPECT_EQ(r.bottleneck.cause, "dram_bandwidth");
 }
+
+// Pageable copies up and back, each followed by its kernel on one stream, the copies longer than the kernels (set 45's
+// CSV batches, set 33's ocean frames): overlapping them takes pinned, asynchronous copies, which also run at the host
+// link's rate; the overlap item counts both and leads the pinned-copies item. Where the copies are the shorter, the
+// overlap hides them whole and pinning adds nothing to it.
+TEST(Advice, PageableCopiesLongerThanTheKernelsAreOverlappedFromPinnedMemory) {
+  auto pipeline = [](std::int64_t kernel_ns) {
+    Trace trace;
+    trace.strings = {"", "batches", "parse"};
+    std::int64_t t = 0;
+    for (int rep = 0; rep < 2; ++rep) {
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      for (int i = 0; i < 8; ++i) {
+        TraceMemcpy c;
+        c.kind = i % 2 ? MemcpyKind::dtoh : MemcpyKind::htod;
+        c.pageable = true;
+        c.bytes = 16000000;  // 16 GB/s
+        c.start_ns = t;
+        c.end_ns = t + 1000000;
+        trace.memcpys.push_back(c);
+        TraceKernel k;
+        k.name = k.function = 2;
+        k.start_ns = c.end_ns;
+        k.end_ns = k.start_ns + kernel_ns;
+        k.nvtx_range = ri;
+        trace.kernels.push_back(k);
+        TraceApiCall a;
+        a.name = 2;
+        a.start_ns = c.end_ns;
+        a.end_ns = c.end_ns + 3000;
+        trace.api_calls.push_back(a);
+        t = k.end_ns;
+      }
+      r.end_ns = t;
+      trace.nvtx.push_back(r);
+      t += 100000;
+    }
+    return trace;
+  };
+  const double pinned = shipped().param("opportunities.pinned_copy_gbps");
+  auto items = [&](std::int64_t kernel_ns) {
+    const Trace trace = pipeline(kernel_ns);
+    return range_advice(one_stage_run("batches", "parse", static_cast<double>(kernel_ns), 2), trace,
+                        static_cast<double>(trace.nvtx.back().end_ns), shipped());
+  };
+  auto by_metric = [](const std::vector<Opportunity>& ops, const std::string& metric) -> const Opportunity* {
+    for (const auto& o : ops)
+      if (o.trigger_metric == metric) return &o;
+    return nullptr;
+  };
+  // Copies 8 ms and kernels 4.8 ms of each 12.8 ms range: overlapped, the kernels' 4.8 ms hide; pinned, the copies
+  // take 16/45 of their time, at least the kernels' 4.8 ms: 3.2 ms more.
+  const auto longer = items(600000);
+  const Opportunity* overlap = by_metric(longer, "serial_copy_ns");
+  const Opportunity* pin = by_metric(longer, "pageable_copy_ns");
+  ASSERT_NE(overlap, nullptr);
+  ASSERT_NE(pin, nullptr);
+  EXPECT_EQ(overlap->remedy, "overlap_stages");
+  EXPECT_NEAR(overlap->est_gain_pct, (4.8 + 3.2) / 12.8 * 100.0, 1.0);
+  EXPECT_NEAR(pin->est_gain_pct, 8.0 / 12.8 * (1.0 - 16.0 / pinned) * 100.0, 1.0);
+  EXPECT_GT(overlap->est_gain_pct, pin->est_gain_pct);
+  EXPECT_NE(overlap->rationale.find("pageable"), std::string::npos) << overlap->rationale;
+  // Kernels of 1.2 ms (9.6 ms a range against 8 ms of copies): the copies are the shorter and hide whole.
+  const auto shorter = items(1200000);
+  const Opportunity* hidden = by_metric(shorter, "serial_copy_ns");
+  ASSERT_NE(hidden, nullptr);
+  EXPECT_NEAR(hidden->est_gain_pct, 8.0 / 17.6 * 100.0, 1.0);
+  EXPECT_EQ(hidden->rationale.find("pageable"), std::string::npos) << hidden->rationale;
+}

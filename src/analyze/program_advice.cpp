@@ -1394,6 +1394,14 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   };
   // In [lo, hi): the part of the shorter of the copies and the kernels that did not run beside the other (what
   // overlapping them could hide).
+  // In [lo, hi): the time merged spans `v` (sorted, disjoint) cover.
+  auto busy_in = [](const std::vector<Span>& v, std::int64_t lo, std::int64_t hi) {
+    double t = 0;
+    for (auto it = std::partition_point(v.begin(), v.end(), [&](const Span& x) { return x.second <= lo; });
+         it != v.end() && it->first < hi; ++it)
+      t += static_cast<double>(std::min(hi, it->second) - std::max(lo, it->first));
+    return t;
+  };
   // In [lo, hi): the part of the shorter of two kinds of GPU work that did not run beside the other.
   auto shorter_alone = [&](const std::vector<Span>& a, const std::vector<Span>& b, std::int64_t lo, std::int64_t hi) {
     // (Merged spans are sorted and disjoint, so their ends are sorted too: start at the first that ends after lo.)
@@ -1451,7 +1459,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     return out;
   };
   struct Seen {
-    std::vector<double> work, driver, tails, blocked, in_calls, serial, span, pageable_ns, pageable_bytes,
+    // serial_pinned: serial, plus what pinning the pageable copies saves beyond it where the copies are the longer
+    // of the two (the overlap item's remedy pins them too).
+    std::vector<double> work, driver, tails, blocked, in_calls, serial, serial_pinned, span, pageable_ns, pageable_bytes,
         pageable_up_share, pageable_pinned_ns, device_copy, link_alone, round_trip, device_synced, host_funcs, polled,
         directions_serial, blocking_copy_share, side_by_side;
     std::vector<RangeTime> instances;
@@ -1644,6 +1654,16 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     const int host_funcs = static_cast<int>(first_at(hi) - first_at(lo));
     per_stage[stage].host_funcs.push_back(host_funcs);
     const Paged paged = pageable_copies(lo, hi);
+    {
+      // Overlapping copies with kernels takes asynchronous copies, and those take pinned memory: where the copies
+      // are the longer of the two, the pinned ones run faster too, down to the kernels' time (set 45's CSV batches
+      // and set 33's ocean frames, uploaded or read back from pageable memory one after each kernel on one stream:
+      // every blind label named pinned buffers and copies overlapped with the kernels as one fix).
+      const double kernels_ns = busy_in(kernels_only, lo, hi), copies_ns = busy_in(copies_only, lo, hi);
+      const double alone = per_stage[stage].serial.back();
+      const double faster = std::max(0.0, paged.ns - paged.pinned_ns);
+      per_stage[stage].serial_pinned.push_back(alone + std::max(0.0, std::min(faster, copies_ns - kernels_ns)));
+    }
     per_stage[stage].pageable_ns.push_back(paged.ns);
     per_stage[stage].pageable_bytes.push_back(paged.bytes);
     if (paged.bytes > 0) per_stage[stage].pageable_up_share.push_back(paged.up_bytes / paged.bytes);
@@ -1870,12 +1890,23 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     }
     // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default
     // stream, or one stream for both): overlapping them hides the shorter.
+    // Pageable uploads filling most of the range (the pinned-memory item below: have the input there ahead of use).
+    const bool pageable_uploads_lead =
+        !seen.pageable_up_share.empty() &&
+        lower_median(seen.pageable_up_share) >= t.param("opportunities.pageable_upload_bytes_share") &&
+        lower_median(seen.pageable_ns) >= t.param("opportunities.pageable_upload_range_share") * typical_span;
     if (const double serial = lower_median(seen.serial); serial / typical_span >= min_share) {
       // The copies already on streams of their own, serialised by the host synchronising the whole device: the
       // device-wide waits are what to change.
       const bool synced = lower_median(seen.device_synced) >= 1.0;
-      Opportunity o = item(synced ? RemedyId::host_sync : RemedyId::overlap_stages, serial / typical_span,
-                           "serial_copy_ns", serial * count,
+      // Pageable copies longer than the kernels: pinning them (which overlapping needs) saves the rest of their time
+      // down to the kernels', beyond what overlapping hides. Not for the synchronisation item (its copies are
+      // already asynchronous), nor where the pageable copies are uploads filling the range (the upload-ahead item
+      // below is the overlap there).
+      const double pinned_more =
+          synced || pageable_uploads_lead ? 0.0 : std::max(0.0, lower_median(seen.serial_pinned) - serial);
+      Opportunity o = item(synced ? RemedyId::host_sync : RemedyId::overlap_stages, (serial + pinned_more) / typical_span,
+                           "serial_copy_ns", (serial + pinned_more) * count,
                            fmt::format("serial_copies={:.1f} ms of {:.1f} ms", serial * count * 1e-6, span * 1e-6));
       o.name = synced ? "Synchronise only the stream whose result the host needs (cudaStreamSynchronize or an event), "
                         "not the whole device"
@@ -1891,12 +1922,21 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                  : fmt::format("In {} the copies and the kernels run one after the other: {:.1f} ms of each range's "
                                "{:.1f} ms (typically) is the shorter of the two running alone. On separate streams "
                                "from pinned memory, with no work on the legacy default stream between them (it "
-                               "waits for every other stream), one hides under the other.",
-                               stage->name, serial * 1e-6, per_range_ms);
+                               "waits for every other stream), one hides under the other.{}",
+                               stage->name, serial * 1e-6, per_range_ms,
+                               pinned_more > 0
+                                   ? fmt::format(" The copies come from or go to pageable memory and take longer "
+                                                 "than the kernels: from pinned buffers they also run at the host "
+                                                 "link's rate, {:.1f} ms less.",
+                                                 pinned_more * 1e-6)
+                                   : std::string());
       o.assumes = synced ? "the host needs only the kernels' stream at each synchronisation, so the copies hide under "
                            "the next kernels"
-                         : "the copies and the kernels are independent chunks (a pipeline), so the shorter of the two "
-                           "hides under the longer";
+                         : pinned_more > 0
+                             ? "the copies and the kernels are independent chunks (a pipeline), so the shorter of the "
+                               "two hides under the longer, and pinned copies run at the host link's rate"
+                             : "the copies and the kernels are independent chunks (a pipeline), so the shorter of the two "
+                               "hides under the longer";
       out.push_back(std::move(o));
     }
     // Uploads and read-backs from pinned memory that never ran side by side, though the two copy engines move one of
@@ -1988,9 +2028,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // each step's launches) are the host waiting on each call: asynchronous copies from pinned memory (host_sync).
       // Both of the typical instance (lower medians), as the range's other figures: a first call's upload of its
       // weights does not make uploads of steps that read results back.
-      const bool upload = !seen.pageable_up_share.empty() &&
-                          lower_median(seen.pageable_up_share) >= t.param("opportunities.pageable_upload_bytes_share") &&
-                          p_ns >= t.param("opportunities.pageable_upload_range_share") * typical_span;
+      const bool upload = pageable_uploads_lead;
       if (gbps > 0 && pinned > 0 && gbps < 0.5 * pinned) {
         Opportunity o = item(upload ? RemedyId::prefetch : RemedyId::host_sync,
                              p_ns / typical_span * (1.0 - gbps / pinned), "pageable_copy_ns", p_ns * count,
