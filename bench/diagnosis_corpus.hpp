@@ -417,6 +417,11 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
       sc.range_bound = true;
       sc.cause = st.bound->cause;
       sc.causes = "range: " + st.bound->key_issue + (sc.causes.empty() ? "" : "; kernel: " + sc.causes);
+    } else if (st.time_bound) {
+      // Most of the range's kernel time runs under another cause than its longest kernel's (Stage::time_bound): the
+      // range row kprof shows names the case.
+      sc.cause = st.time_bound->cause;
+      sc.causes = "range: " + st.time_bound->key_issue + "; longest kernel: " + sc.causes;
     }
     else if (st.range && st.range->span_ns > 0)
       sc.causes += fmt::format("; range: GPU idle {:.0f}% of {:.2f} ms", st.range->idle_ns / st.range->span_ns * 100.0,

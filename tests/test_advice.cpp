@@ -3738,3 +3738,82 @@ TEST(Advice, PageableCopiesLongerThanTheKernelsAreOverlappedFromPinnedMemory) {
   EXPECT_NEAR(hidden->est_gain_pct, 8.0 / 17.6 * 100.0, 1.0);
   EXPECT_EQ(hidden->rationale.find("pageable"), std::string::npos) << hidden->rationale;
 }
+
+// One range of a GEMM and the bias and GELU kernels it leaves unfused (set 41's MLP, set 46's Canny chain): the
+// DRAM-bound kernels together outlast the GEMM, so the range is DRAM-bound as a whole (its own row in the contract,
+// and the run's heading); the GEMM's row keeps its own cause. Where the GEMM outlasts them, nothing is added.
+TEST(Advice, ARangeWhoseKernelTimeRunsMostlyUnderAnotherCauseThanItsLongestKernelsIsBoundByIt) {
+  auto make_run = [](double gemm_ns) {
+    ProfileRun run;
+    run.device.name = "NVIDIA H200";
+    Stage s;
+    s.name = "mlp_fc";
+    s.kernels.push_back(stage_group("nvjet_sm90_tst_gemm", gemm_ns, 2e8, 6e8, 30));
+    s.kernels.back().metrics.tensor_pipe_pct = 78;
+    s.kernels.back().metrics.flops_tensor = 4.6e11;
+    s.kernels.push_back(stage_group("add_bias_bf16", 400e3, 6e8, 6e8, 88));
+    s.kernels.push_back(stage_group("gelu_bf16", 400e3, 6e8, 6e8, 88));
+    RangeTime r;
+    r.instances = 2;
+    r.span_ns = gemm_ns + 800e3;
+    s.range = r;
+    run.stages.push_back(s);
+    analyze_run(run, datasheet_db(), shipped());
+    return run;
+  };
+  const ProfileRun chain = make_run(650e3);
+  const Stage& st = chain.stages[0];
+  ASSERT_TRUE(st.kernels[0].analysis.has_value());
+  EXPECT_EQ(st.kernels[0].analysis->bottleneck.cause, "tensor_pipe");
+  ASSERT_TRUE(st.time_bound.has_value());
+  EXPECT_FALSE(st.bound.has_value());
+  EXPECT_EQ(st.time_bound->cause, "dram_bandwidth");
+  EXPECT_NE(st.time_bound->key_issue.find("2 kernels"), std::string::npos) << st.time_bound->key_issue;
+  ASSERT_TRUE(chain.overall.has_value());
+  EXPECT_EQ(chain.overall->cause, "dram_bandwidth");
+  const auto view = render::build_contract_view(chain, nullptr);
+  bool range_row = false;
+  for (const auto& row : view.stages) range_row = range_row || (row.scope == "range" && row.bottleneck == "memory");
+  EXPECT_TRUE(range_row);
+  // The GEMM outlasts the two (0.9 ms against 0.8 ms): the range is its longest kernel's.
+  const ProfileRun gemm = make_run(900e3);
+  EXPECT_FALSE(gemm.stages[0].time_bound.has_value());
+  ASSERT_TRUE(gemm.overall.has_value());
+  EXPECT_EQ(gemm.overall->cause, "tensor_pipe");
+}
+
+// 128 blocks of four warps for 132 SMs at 0.12 waves, warps waiting on memory (set 47's paged-attention decode): the
+// SMs that have a block idle most of their block slots too, so more blocks gain far more than the 4 idle SMs' 3%. A
+// kernel of a few microseconds gains at most down to a launch's own time (tiny_kernel_us).
+TEST(Advice, AGridUnderOneWaveThatLeavesSmsIdleAlsoCountsTheIdleSlotsOfTheBusyOnes) {
+  CanonicalMetrics m;
+  m.duration_ns = 3.0e6;
+  m.sm_throughput_pct = 10.8;
+  m.memory_throughput_pct = 9.3;
+  m.dram_throughput_pct = 9.3;
+  m.l1_throughput_pct = 8;
+  m.l2_throughput_pct = 9;
+  m.issue_active_pct = 4;
+  m.fma_pipe_pct = 3;
+  m.grid_size = 128;
+  m.block_size = 128;
+  m.waves_per_sm = 0.12;
+  m.achieved_occupancy_pct = 6.2;
+  m.theoretical_occupancy_pct = 50;
+  m.stalls = {{"long_scoreboard", 60.0}, {"wait", 8.0}, {"short_scoreboard", 5.0}, {"barrier", 0.0},
+              {"membar", 0.0}, {"sleeping", 0.0}, {"lg_throttle", 1.0}, {"mio_throttle", 1.0},
+              {"not_selected", 0.3}, {"selected", 1.0}};
+  const KernelAnalysis a = analyse(m, "paged_attention_decode");
+  EXPECT_EQ(a.bottleneck.cause, "grid_too_small");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "grid_fill");
+  // (1 - 0.12 waves) x (1 - the active SMs' 10.8% x 132/128).
+  EXPECT_NEAR(a.opportunities.front().est_gain_pct, (1.0 - 0.12) * (1.0 - 10.8 * 132.0 / 128.0 / 100.0) * 100.0, 1.0);
+  // The same grid in an 8-us kernel: at most down to a launch's 5 us.
+  CanonicalMetrics tiny = m;
+  tiny.duration_ns = 8000;
+  const KernelAnalysis t = analyse(tiny, "paged_attention_decode");
+  const Opportunity* fill = by_remedy(t.opportunities, "grid_fill");
+  ASSERT_NE(fill, nullptr);
+  EXPECT_LE(fill->est_gain_pct, (1.0 - 5.0 / 8.0) * 100.0 + 0.5);
+}

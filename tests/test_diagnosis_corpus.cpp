@@ -300,8 +300,11 @@ TEST(DiagnosisHoldout, ThirdSetScoreDoesNotRegress) {
 // holds: scattered, locality (sets 23, 28, 31 and 32, both blind labels of each); grid_sample's bilinear corners (3.1x)
 // read so too, labelled uncoalesced / coalesce (its labeller's fix: "grouping nearby sample points"): 14/12, 15/13,
 // 15/12.
+// Thirty-third: a range's cause is the one most of its kernel time runs under where that is not its longest kernel's
+// (Stage::time_bound): logsumexp's DRAM-bound max, exp and sum kernels outlast its main elementwise kernel (labelled
+// memory_latency from that kernel alone): cause 13/14/14.
 TEST(DiagnosisHoldout, FourthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(4), 17, {{14, 12}, {15, 13}, {15, 12}});
+  expect_holdout_score(corpus::holdout_file(4), 17, {{13, 12}, {14, 13}, {14, 12}});
 }
 
 
@@ -865,7 +868,7 @@ TEST(DiagnosisHoldout, SixteenthAndSeventeenthSetScoresDoNotRegress) {
   // Twenty-first session: at the DRAM roof, DRAM reading fewer bytes than the loads' sectors is no gather (the cast
   // of fp32 weights with CUPTI counters: cause and first fix +1); occupancy limits apply where issue has slots to
   // spare (the Fourier-feature kernel in ncu mode at SM 60.2%: cause and first fix +1).
-  expect_holdout_score(corpus::holdout_file(17), 12, {{7, 12}, {7, 12}, {7, 11}}, {"int8_weight_dequant_linear_m32"});
+  expect_holdout_score(corpus::holdout_file(17), 12, {{8, 12}, {8, 12}, {8, 11}}, {"int8_weight_dequant_linear_m32"});
 }
 
 // What set 14 showed, each in the shared mechanism.
@@ -906,7 +909,7 @@ TEST(DiagnosisHoldout, FourteenthSetReasoning) {
 // labelled blind. As captured: cause 8/7/8, first fix 7/6/7 of 12 (annotation ncu / CUPTI / ncu mode); the two nested
 // cases had no stage of their own. After numbered sub-ranges became one stage: 10/9/10 and 8/7/8.
 TEST(DiagnosisHoldout, EighteenthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(18), 12, {{10, 8}, {9, 7}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(18), 12, {{10, 9}, {9, 8}, {10, 9}});
 }
 
 // Set 19 (eleventh session): training and inference step pieces in forms sets 1-18 did not use (backward passes,
@@ -1072,10 +1075,12 @@ TEST(DiagnosisHoldout, TwentySeventhSetScoreDoesNotRegress) {
 // cause 6/6/6, first fix 5/4/5 (bench/RESULTS.md §9v). Since: the pageable uploads host_link (page_migration, the
 // labellers' nearest id, counted for it), the ensembles' "run them side by side" item (bench/RESULTS.md §9zd).
 // Thirtieth session: pageable uploads filling most of their range are uploaded ahead of use (prefetch): first fix +1.
+// Thirty-third session: fence waits near the DRAM roof name the kernel (the per-element system fence: memory_fence /
+// fences, both blind labels): +1/+1 in every source.
 TEST(DiagnosisHoldout, TwentyEighthSetScoreDoesNotRegress) {
   // Thirty-second session: the calibration-table gathers re-read what L2 holds: scattered, locality (8/9 with ncu
   // counters).
-  expect_holdout_score(corpus::holdout_file(28), 10, {{8, 9}, {7, 7}, {8, 9}});
+  expect_holdout_score(corpus::holdout_file(28), 10, {{9, 10}, {8, 8}, {9, 10}});
 }
 
 // Set 30 (nineteenth session): ten hand-written CUDA cases by a helper who did not read the rules (register- and
@@ -1104,7 +1109,7 @@ TEST(DiagnosisHoldout, ThirtyFirstSetScoreDoesNotRegress) {
   // Thirty-second session: the inverse-CDF table lookups re-read what L2 holds: scattered, locality.
   // Thirty-second session: the driver's own work in the host's calls is not a winnable launch gap: the MoE loop's
   // host_sync item leads in ncu mode too (first fix +1 there).
-  expect_holdout_score(corpus::holdout_file(31), 10, {{7, 9}, {7, 8}, {8, 9}});
+  expect_holdout_score(corpus::holdout_file(31), 10, {{9, 9}, {8, 8}, {9, 9}});
 }
 
 // Set 32 (twenty-first session, captured on an H100): PyTorch and Triton cases written by a helper who did not read
@@ -1125,8 +1130,10 @@ TEST(DiagnosisHoldout, ThirtySecondSetScoreDoesNotRegress) {
 // lookups): 9/9/9 and 7/7/7.
 // Twenty-seventh session: the shared-tiled SGEMM on its own tiles is told to use the tensor cores: 10/10/10, 8/8/8.
 // Twenty-eighth session: an FP pipe whose warps' stalls are mostly ready-not-picked or throttled is at its roof: first fix 9/9/9 (the fp16 allpass bank).
+// Thirty-third session: the overlap item counts what pinning the pageable copies saves beyond the hidden kernels
+// (ocean frames: overlap_stages first, as both blind labels): first fix +1.
 TEST(DiagnosisHoldout, ThirtyThirdSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(33), 10, {{10, 9}, {10, 9}, {10, 9}});
+  expect_holdout_score(corpus::holdout_file(33), 10, {{10, 10}, {10, 10}, {10, 10}});
 }
 
 // Set 29 (nineteenth session, captured on an H100): PyTorch and Triton cases written by a helper who did not read the
@@ -1353,7 +1360,7 @@ TEST(DiagnosisHoldout, ThirtyEighthSetScoreDoesNotRegress) {
 // session), the pageable read-backs are host_link, which the scorer counts for page_migration in labels written before
 // the id existed: causes 10/10/10 (9 with the ids as written).
 TEST(DiagnosisHoldout, ThirtyNinthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(39), 10, {{10, 8}, {10, 8}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(39), 10, {{10, 9}, {10, 10}, {10, 9}});
 }
 
 // Set 40 (C++ host programs doing their GPU work through cuBLAS, cuBLASLt, cuSPARSE, cuFFT, cuRAND, cuSOLVER and
@@ -1384,7 +1391,7 @@ TEST(DiagnosisHoldout, FortiethSetScoreDoesNotRegress) {
 // passes over a product's output go in its epilogue whatever the output's size (the MLP's bias and GELU: first fix
 // 9/9/9; its cause stays the GEMM's, the range's longest kernel).
 TEST(DiagnosisHoldout, FortyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(41), 10, {{8, 9}, {8, 9}, {8, 9}});
+  expect_holdout_score(corpus::holdout_file(41), 10, {{9, 9}, {9, 9}, {9, 9}});
 }
 
 // Set 42 (ten hand-written Triton kernels as practitioners write them; H100), written by a helper who did not read the
@@ -1440,7 +1447,7 @@ TEST(DiagnosisHoldout, FortyFourthSetScoreDoesNotRegress) {
 // pageable CSV uploads' first fix (labelled overlap_stages, "no pinned-memory fix id"; kprof: copy from pinned memory
 // asynchronously, host_sync).
 TEST(DiagnosisHoldout, FortyFifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(45), 10, {{8, 8}, {9, 8}, {8, 8}});
+  expect_holdout_score(corpus::holdout_file(45), 10, {{8, 9}, {9, 9}, {8, 9}});
 }
 
 // Set 46 (image, video and signal processing, vision and graphics in hand-written CUDA C++; H100), written by a helper
@@ -1455,6 +1462,20 @@ TEST(DiagnosisHoldout, FortyFifthSetScoreDoesNotRegress) {
 // session too, half-used sectors that L2 merges before DRAM count where L2 is ahead of DRAM (the NV12 conversion:
 // uncoalesced / coalesce with ncu counters); and uploads and read-backs one after the other lead with running them
 // side by side, never "move fewer bytes" (the video frames: first fix +1 in every source).
+// Thirty-third session: the Canny chain's DRAM-bound kernels hold most of its kernel time (Stage::time_bound): cause
+// +1 in every source.
 TEST(DiagnosisHoldout, FortySixthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(46), 10, {{9, 10}, {7, 8}, {9, 10}});
+  expect_holdout_score(corpus::holdout_file(46), 10, {{10, 10}, {8, 8}, {10, 10}});
+}
+
+// Set 47 (large-language-model inference and serving kernels in hand-written CUDA C++; H100), written by a helper who
+// did not read the rules, captured in the thirty-third session and labelled blind twice from the ncu-mode report and
+// the timeline; the labellers agree on 10/10 causes and 10/10 first fixes. Scored as captured (kprof 65e890e, before
+// the changes it prompted): cause 9/9/9, first fix 8/8/8 (examples/h200/holdout/diag_holdout47-score-as-captured.txt).
+// Misses then: the paged-attention decode's 128 blocks of 4 warps for 132 SMs at 0.12 waves (labelled grid_too_small /
+// grid_fill; kprof: memory_latency, its grid item 3% for the 4 idle SMs), and the KV-cache append's first fix
+// (labelled wider_accesses; kprof: pipe_throughput on its integer pipe). Since this session a grid under one wave that
+// leaves SMs idle also counts the idle block slots of the SMs that have work: 10/10/10, 9/9/9.
+TEST(DiagnosisHoldout, FortySeventhSetScoreDoesNotRegress) {
+  expect_holdout_score(corpus::holdout_file(47), 10, {{10, 9}, {10, 9}, {10, 9}});
 }

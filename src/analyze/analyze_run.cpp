@@ -393,12 +393,59 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
   return b;
 }
 
+std::optional<Bottleneck> time_bound(const Stage& stage) {
+  // The stage's kernel time by each group's cause, and its longest group.
+  std::map<std::string, double> by_cause;
+  std::map<std::string, int> groups;
+  const KernelGroup* longest = nullptr;
+  double all = 0;
+  for (const auto& g : stage.kernels) {
+    if (!g.analysis) continue;
+    const double ns = g.gpu_time_or_profiled_ns();
+    by_cause[g.analysis->bottleneck.cause] += ns;
+    ++groups[g.analysis->bottleneck.cause];
+    all += ns;
+    if (!longest || ns > longest->gpu_time_or_profiled_ns()) longest = &g;
+  }
+  if (!longest || by_cause.size() < 2 || all <= 0) return std::nullopt;
+  std::string top;
+  double top_ns = 0;
+  for (const auto& [cause, ns] : by_cause)
+    if (ns > top_ns) top = cause, top_ns = ns;
+  if (top.empty() || top == longest->analysis->bottleneck.cause) return std::nullopt;
+  // Its longest kernel of that cause speaks for it.
+  const KernelGroup* rep = nullptr;
+  for (const auto& g : stage.kernels)
+    if (g.analysis && g.analysis->bottleneck.cause == top &&
+        (!rep || g.gpu_time_or_profiled_ns() > rep->gpu_time_or_profiled_ns()))
+      rep = &g;
+  Bottleneck b = rep->analysis->bottleneck;
+  const double share = top_ns / all * 100.0;
+  const std::string rep_name = rep->label.empty() ? rep->kernel : rep->label;
+  const std::string longest_name = longest->label.empty() ? longest->kernel : longest->label;
+  b.key_issue = fmt::format("{:.0f}% of the range's kernel time in {} kernel{} bound as {} ({})", share, groups[top],
+                            groups[top] == 1 ? "" : "s", rep_name, b.key_issue);
+  b.root_cause = fmt::format(
+      "{:.0f}% of the {} range's kernel time runs in {} of its kernels with the cause {} (the longest of them: {}), "
+      "more than in its longest kernel's cause ({}, {}): the range as a whole is bound by {}. {}",
+      share, stage.name, groups[top], top, rep_name, longest->analysis->bottleneck.cause, longest_name, top,
+      b.root_cause);
+  b.rule = fmt::format("stage time by cause: {} {:.0f}% of the kernel time, over the longest kernel's {} {:.0f}%", top,
+                       share, longest->analysis->bottleneck.cause,
+                       by_cause[longest->analysis->bottleneck.cause] / all * 100.0);
+  return b;
+}
+
 namespace {
 // Each stage's bound from its range figures (none without them), and the whole run's bottleneck: its dominant
 // kernel's, or, where that kernel's stage is bound outside its kernels, the stage's (a training step whose GPU idles
-// most of each range is bound by the host, not by the GEMM that takes most of the GPU time).
+// most of each range is bound by the host, not by the GEMM that takes most of the GPU time), or by the cause most of
+// its kernel time runs under (Stage::time_bound).
 void apply_range_bounds(ProfileRun& run, const Thresholds& t) {
-  for (auto& stage : run.stages) stage.bound = stage.range ? range_bound(stage, *stage.range, t) : std::nullopt;
+  for (auto& stage : run.stages) {
+    stage.bound = stage.range ? range_bound(stage, *stage.range, t) : std::nullopt;
+    stage.time_bound = stage.bound ? std::nullopt : time_bound(stage);
+  }
   const Stage* dominant_stage = nullptr;
   const KernelGroup* dominant = nullptr;
   for (const auto& stage : run.stages)
@@ -406,8 +453,8 @@ void apply_range_bounds(ProfileRun& run, const Thresholds& t) {
       if (g.analysis && (!dominant || g.gpu_time_or_profiled_ns() > dominant->gpu_time_or_profiled_ns()))
         dominant = &g, dominant_stage = &stage;
   if (!dominant) return;
-  if (dominant_stage->bound) {
-    run.overall = *dominant_stage->bound;
+  if (dominant_stage->bound || dominant_stage->time_bound) {
+    run.overall = dominant_stage->bound ? *dominant_stage->bound : *dominant_stage->time_bound;
     run.overall->rule = "dominant stage " + dominant_stage->name + ": " + run.overall->rule;
   } else {
     run.overall = dominant->analysis->bottleneck;

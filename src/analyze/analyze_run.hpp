@@ -30,6 +30,11 @@ std::optional<TraceAnalysis> analyze_run(ProfileRun& run, const DeviceDb& db, co
 // kernels' first items save of the range, launch overhead (latency-bound, unit "host"), the key issue saying what
 // the idle time went to (host work, host waits or launch gaps). Nothing otherwise.
 std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, const Thresholds& t);
+// The cause most of a stage's kernel time runs under, where its kernel groups differ and that is not its longest
+// group's cause: that cause's longest group's bottleneck, its key issue and root cause saying so (an unfused chain
+// whose DRAM-bound kernels together outlast the GEMM they follow: set 41's bias and GELU after a cuBLAS GEMM, set 46's
+// five-kernel Canny chain; every blind label named the range DRAM-bound). None for a single kernel group.
+std::optional<Bottleneck> time_bound(const Stage& stage);
 
 // One group's analysis against its effective declaration; `spec` may be null (no roofline then).
 KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,

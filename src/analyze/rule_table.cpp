@@ -149,7 +149,8 @@ std::vector<Rule> make_rules() {
        {specific(C::grid_too_small, R::grid_fill, kLatency,
                  {C::latency, C::memory_latency, C::tensor_underfed, C::fp32_pipe, C::fp16_pipe, C::int_pipe,
                   C::fp64_pipe, C::sfu_pipe, C::tensor_pipe, C::compute_bound, C::l1_bandwidth})},
-       {"classify.busy_pct", "classify.saturated_pct", "diagnosis.grid_leads_saturated_min_gain_pct"}},
+       {"classify.busy_pct", "classify.saturated_pct", "diagnosis.grid_leads_saturated_min_gain_pct",
+        "diagnosis.tiny_kernel_us"}},
       // What warps wait for, when one reason dominates: barriers (uneven work in a block), fences, sleeping, the
       // constant or instruction cache, branches, full queues, dependent instructions; or "not diagnosed".
       {"dominant_stall",

@@ -107,9 +107,30 @@ void detect_small_grid(RuleContext& r) {
   double blocks = val(m.grid_size);
   int sms = r.spec ? r.spec->sm_count : 0;
   if (blocks > 0 && sms > 0 && blocks < sms) {
+    // Latency-bound with the grid under one wave, the SMs that have a block idle most of their block slots too: more
+    // blocks add warps there as well as on the idle SMs (set 47's paged-attention decode: 128 blocks of 4 warps for
+    // 132 SMs, 0.12 waves, long-scoreboard waits; both blind labels split the context over more blocks). The gain is
+    // then the under-one-wave one below where it is larger than the idle SMs'.
+    // (The SM and memory figures average over every SM, the idle ones too: the active SMs' own is that over
+    // blocks / SMs.)
+    const bool few_warps = m.waves_per_sm && *m.waves_per_sm < 1.0 && r.latency_bound();
+    const double active_sol = std::min(100.0, r.sol_max() * sms / blocks);
+    const double slots = few_warps ? (1.0 - *m.waves_per_sm) * (1.0 - active_sol / 100.0) : 0.0;
+    const bool slots_lead = slots > 1.0 - blocks / sms;
+    // More blocks cannot take a kernel under a launch's own time (tiny_kernel_us): an 11-us kernel of 8 blocks gains
+    // at most half its time, however few of the GPU's slots it fills (set 21's per-sequence means).
+    const double floor_cap =
+        m.duration_ns && *m.duration_ns > 0 ? std::max(0.0, 1.0 - r.p("tiny_kernel_us") * 1e3 / *m.duration_ns) : 1.0;
     r.add(CauseId::grid_too_small, "grid too small (idle SMs)",
-          fmt::format("{:.0f} blocks for {} SMs: {} of the SMs get no work", blocks, sms, pct(1.0 - blocks / sms)),
-          1.0 - blocks / sms, fmt::format("blocks={:.0f}, sms={}", blocks, sms));
+          slots_lead ? fmt::format("{:.0f} blocks for {} SMs: {} of the SMs get no work, and at {:.2f} waves the grid "
+                                   "fills {} of the GPU's block slots while the SMs that have work stay {:.0f}% busy",
+                                   blocks, sms, pct(1.0 - blocks / sms), *m.waves_per_sm, pct(*m.waves_per_sm),
+                                   active_sol)
+                     : fmt::format("{:.0f} blocks for {} SMs: {} of the SMs get no work", blocks, sms,
+                                   pct(1.0 - blocks / sms)),
+          std::min(floor_cap, slots_lead ? slots : 1.0 - blocks / sms),
+          slots_lead ? fmt::format("blocks={:.0f}, sms={}, waves_per_sm={:.2f}", blocks, sms, *m.waves_per_sm)
+                     : fmt::format("blocks={:.0f}, sms={}", blocks, sms));
     return;
   }
   if (m.waves_per_sm && *m.waves_per_sm < 1.0 && r.latency_bound()) {

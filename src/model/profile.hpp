@@ -199,6 +199,10 @@ struct Stage {
   // diagnosis.launch_bound_idle_share of the typical range instance, cause launch_overhead (the host's launches,
   // waits or work), whatever its kernels' own causes.
   std::optional<Bottleneck> bound;
+  // What most of the stage's GPU time runs under, where its kernels differ and that is not its longest kernel's cause
+  // (analysis layer): an unfused chain of DRAM-bound kernels beside the GEMM they follow. The range as a whole is
+  // bound by it; the longest kernel stays its own row's.
+  std::optional<Bottleneck> time_bound;
   double total_duration_ns() const;  // sum over kernels of count × median
   // The work a kernel group of this stage declares: its own declaration, completed by the stage's when the stage
   // holds that single kernel (a stage's work cannot be split among several kernels without more information).

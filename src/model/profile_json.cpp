@@ -16,7 +16,7 @@ KPROF_JSON_DEFINE(KernelGroup, kernel, signature, label, launch, launches, durat
 KPROF_JSON_DEFINE(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
            graph_node_gaps_ns, poll_wait_ns, launches, host_waits, waits_between, link_copy_ns, device_fill_ns,
            link_copies, link_copy_bytes)
-KPROF_JSON_DEFINE(Stage, name, kernels, declared, range, bound)
+KPROF_JSON_DEFINE(Stage, name, kernels, declared, range, bound, time_bound)
 KPROF_JSON_DEFINE(ProfileRun, schema, mode, kernel, version, params, device, device_spec, timestamp, command, nvtx_include,
            sources, clock_control, clocks, stages, warnings, overall, program_opportunities)
 }  // namespace kprof

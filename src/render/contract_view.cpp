@@ -195,14 +195,15 @@ ContractView build_contract_view(const ProfileRun& run, const Comparison* vs_bas
   v.configuration.emplace_back("mode", v.mode);
 
   for (const auto& s : run.stages) {
-    if (s.bound && s.range) {
+    if ((s.bound || s.time_bound) && s.range) {
+      const Bottleneck& b = s.bound ? *s.bound : *s.time_bound;
       ContractStageRow r;
       r.stage = s.name;
       r.display = short_name(s.name) + " (range)";
       r.launches = static_cast<std::size_t>(std::max(0, s.range->instances));
       r.duration_ns = s.range->span_ns;
-      r.bottleneck = bottleneck_kind_name(s.bound->kind);
-      r.key_issue = s.bound->key_issue;
+      r.bottleneck = bottleneck_kind_name(b.kind);
+      r.key_issue = b.key_issue;
       r.scope = "range";
       v.stages.push_back(std::move(r));
     }

@@ -290,8 +290,8 @@ std::string render(const ProfileRun& run, const Comparison* vs_baseline, bool ve
     out += "\n### Roofline\n\n![Roofline: achieved TFLOP/s against arithmetic intensity](roofline.svg)\n";
   for (const auto& s : run.stages) {
     // A stage bound outside its kernels: what its range instances spent their time on, before its kernels.
-    if (s.bound && s.range)
-      out += "\n## Range: " + md_text(s.name) + "\n\n" + md_line(s.bound->root_cause) + "\n";
+    if ((s.bound || s.time_bound) && s.range)
+      out += "\n## Range: " + md_text(s.name) + "\n\n" + md_line((s.bound ? s.bound : s.time_bound)->root_cause) + "\n";
     for (const auto& g : s.kernels) {
       out += "\n## Kernel: " + md_text(stage_display(s, g)) + "\n";
       if (!g.signature.empty()) out += md_code(g.signature) + "\n";
