@@ -3817,3 +3817,40 @@ TEST(Advice, AGridUnderOneWaveThatLeavesSmsIdleAlsoCountsTheIdleSlotsOfTheBusyOn
   ASSERT_NE(fill, nullptr);
   EXPECT_LE(fill->est_gain_pct, (1.0 - 5.0 / 8.0) * 100.0 + 0.5);
 }
+
+// One 2-byte element per thread behind 64-bit index divisions (set 47's KV-cache append, set 7's 5-D permute): the
+// integer pipe's item says the index arithmetic is paid per element and what cuts it; a kernel whose integer work
+// writes little (a hash over its input) is not told so.
+TEST(Advice, IndexArithmeticAroundNarrowAccessesIsNamedOnTheIntegerPipesItem) {
+  CanonicalMetrics m;
+  m.duration_ns = 9.2e5;
+  m.sm_throughput_pct = 79;
+  m.memory_throughput_pct = 17;
+  m.dram_throughput_pct = 17;
+  m.l1_throughput_pct = 9;
+  m.l2_throughput_pct = 11;
+  m.issue_active_pct = 79;
+  m.fma_pipe_pct = 67;
+  m.fma_integer_share = 1.0;
+  m.alu_pipe_pct = 46;
+  m.grid_size = 524288;
+  m.block_size = 256;
+  m.waves_per_sm = 496;
+  m.achieved_occupancy_pct = 90;
+  m.theoretical_occupancy_pct = 100;
+  m.global_load_requests = 8388608;
+  m.global_load_sectors = 12582912;
+  m.global_store_requests = 4194304;
+  m.global_store_sectors = 8388074;
+  m.global_load_bytes_per_sector = 24;
+  const KernelAnalysis a = analyse(m, "reshape_and_cache_flat");
+  EXPECT_EQ(a.bottleneck.cause, "int_pipe");
+  const Opportunity* item = by_remedy(a.opportunities, "pipe_throughput");
+  ASSERT_NE(item, nullptr);
+  EXPECT_NE(item->rationale.find("16 bytes a lane"), std::string::npos) << item->rationale;
+  CanonicalMetrics hash = m;
+  hash.global_store_sectors = 1e5;
+  const Opportunity* h = by_remedy(analyse(hash, "sha_like").opportunities, "pipe_throughput");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->rationale.find("16 bytes a lane"), std::string::npos) << h->rationale;
+}

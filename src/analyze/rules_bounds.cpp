@@ -258,6 +258,29 @@ void detect_plain_bounds(RuleContext& r) {
                        fmt::format("{}={:.1f}%", pipe->metric, pipe_pct));
     if (at_roof || saturated) c.remedy = RemedyId::none;
     else if (pipe->id == CauseId::tensor_pipe && r.library_tensor_kernel()) c.remedy = RemedyId::library_tuning;
+    // Index arithmetic around narrow accesses: an integer pipe busy below its roof in a kernel that moves data (its
+    // stores at least half its loads' sectors), each warp access coalesced over narrow_access_bytes_max bytes per lane
+    // or fewer (a sector per request is 1 byte a lane; the lanes using what they fetch), DRAM below its bound. Each
+    // element pays the whole index computation, and fewer instructions per element, not more of them in flight, is
+    // what relieves the pipe: 32-bit or precomputed index arithmetic, or a lane moving 16 bytes and paying it once per
+    // 16 (set 7's and set 47's 5-D permute and KV-cache append: one 2-byte element per thread behind 64-bit divisions,
+    // the integer pipes 67-71% and issue 78-79% busy, DRAM 14-18%; set 7's label names the 32-bit indexing, pipe
+    // throughput, set 47's two the 16-byte accesses). The evidence says so; the estimate stays the pipe's (kprof does
+    // not count the instructions per element that would go).
+    else if (pipe->id == CauseId::int_pipe) {
+      const double requests = val(m.global_load_requests) + val(m.global_store_requests);
+      const double sectors = val(m.global_load_sectors) + val(m.global_store_sectors);
+      const double per_lane = requests > 0 ? sectors / requests : 0.0;  // bytes a lane moves, coalesced
+      const bool used = !m.global_load_bytes_per_sector || *m.global_load_bytes_per_sector >= r.p("sector_bytes_min");
+      if (per_lane > 0 && per_lane <= r.p("narrow_access_bytes_max") && used &&
+          val(m.global_store_sectors) >= 0.5 * val(m.global_load_sectors) && r.dram_pct() < r.p("dram_bound_pct")) {
+        c.evidence += fmt::format(", index arithmetic around global accesses of {:.1f} bytes a lane ({:.3g} "
+                                  "requests): each element pays it whole, so fewer instructions per element (32-bit "
+                                  "or precomputed indices, 16 bytes a lane with the indices once per chunk) relieve "
+                                  "the pipe",
+                                  per_lane, requests);
+      }
+    }
     return;
   }
   // On-chip bandwidth bounds the kernel when that unit is near its peak and at least about as busy as the SM:
