@@ -53,6 +53,14 @@ FIX_ITEMS = {
     "jax_lax_scan_ema_2048_steps_64x512_f32": ("loop_add_fusion", "Cut launch overhead"),
     "cupy_jacobi_laplace_2048sq_600_sweeps_f32": ("cupy_jacobi_laplace_2048sq_600_sweeps_f32",
                                                   "Remove host synchronisations between launches"),
+    # Set 47 (bench/fix_experiments/set47_fixes.cu: each labelled first fix, written by a helper who did not read
+    # kprof's estimates). The KV-cache append's and the paged-attention decode's items changed after set 47's capture
+    # (bench/RESULTS.md 9zk): their estimates were fitted on these kernels' counters, not their timings.
+    "prefill_qkv_proj_wmma_f16_4096x6144x4096": ("qkv_proj_wmma_f16", "Remove shared-memory bank conflicts"),
+    "kv_cache_append_paged_bf16_65536tok_8kvh": ("reshape_and_cache_flat", "Issue fewer, wider memory instructions"),
+    "paged_attention_decode_gqa_bf16_16seqs_ctx16k": ("paged_attention_decode", "Fill the GPU"),
+    "nf4_gemv_decode_gate_up_57344x8192": ("nf4_gemv_f16", "Make constant-memory indices uniform"),
+    "topk_sampling_k50_256x128256_f32": ("topk_sample_rows", "Keep per-thread data in registers"),
 }
 
 

@@ -261,23 +261,28 @@ void detect_plain_bounds(RuleContext& r) {
     // Index arithmetic around narrow accesses: an integer pipe busy below its roof in a kernel that moves data (its
     // stores at least half its loads' sectors), each warp access coalesced over narrow_access_bytes_max bytes per lane
     // or fewer (a sector per request is 1 byte a lane; the lanes using what they fetch), DRAM below its bound. Each
-    // element pays the whole index computation, and fewer instructions per element, not more of them in flight, is
-    // what relieves the pipe: 32-bit or precomputed index arithmetic, or a lane moving 16 bytes and paying it once per
-    // 16 (set 7's and set 47's 5-D permute and KV-cache append: one 2-byte element per thread behind 64-bit divisions,
-    // the integer pipes 67-71% and issue 78-79% busy, DRAM 14-18%; set 7's label names the 32-bit indexing, pipe
-    // throughput, set 47's two the 16-byte accesses). The evidence says so; the estimate stays the pipe's (kprof does
-    // not count the instructions per element that would go).
+    // element pays the whole index computation; a lane moving 16 bytes pays it once per 16 (set 47's KV-cache append:
+    // one bf16 per thread behind 64-bit divisions, the integer pipes 67% and issue 79% busy, DRAM 18%; both blind
+    // labels: 16-byte accesses, the index math once per chunk in 32-bit). The work removed is not capped by the pipe
+    // it kept busy, nor by the idle issue slots: the instructions shrink with the bytes per lane, down to the DRAM
+    // roof's time (timed on the H100: 935 -> 194 us, 79.2%, against this estimate's 81%;
+    // bench/fix_experiments/set47_fixes.cu). Set 7's 5-D permute, the same kernel kind, was labelled "32-bit
+    // indexing" (pipe_throughput) by its one labeller.
     else if (pipe->id == CauseId::int_pipe) {
       const double requests = val(m.global_load_requests) + val(m.global_store_requests);
       const double sectors = val(m.global_load_sectors) + val(m.global_store_sectors);
       const double per_lane = requests > 0 ? sectors / requests : 0.0;  // bytes a lane moves, coalesced
       const bool used = !m.global_load_bytes_per_sector || *m.global_load_bytes_per_sector >= r.p("sector_bytes_min");
-      if (per_lane > 0 && per_lane <= r.p("narrow_access_bytes_max") && used &&
-          val(m.global_store_sectors) >= 0.5 * val(m.global_load_sectors) && r.dram_pct() < r.p("dram_bound_pct")) {
+      // (A kernel that moves data: loads and stores both, DRAM at least narrow_access_dram_min_pct of its roof; set
+      // 12's runtime divisions store one word a thread and load nothing: the divisions are its work.)
+      if (per_lane > 0 && per_lane <= r.p("narrow_access_bytes_max") && used && val(m.global_load_requests) > 0 &&
+          val(m.global_store_sectors) >= 0.5 * val(m.global_load_sectors) &&
+          r.dram_pct() >= r.p("narrow_access_dram_min_pct") && r.dram_pct() < r.p("dram_bound_pct")) {
+        c.remedy = RemedyId::wider_accesses;
+        c.gain_pct = std::max(c.gain_pct, std::max(0.0, 1.0 - std::max(per_lane / 16.0, r.dram_pct() / 100.0)) * 100.0);
         c.evidence += fmt::format(", index arithmetic around global accesses of {:.1f} bytes a lane ({:.3g} "
-                                  "requests): each element pays it whole, so fewer instructions per element (32-bit "
-                                  "or precomputed indices, 16 bytes a lane with the indices once per chunk) relieve "
-                                  "the pipe",
+                                  "requests): each element pays it whole; 16 bytes a lane with the indices computed "
+                                  "once per chunk (in 32-bit) pays it once per 16 bytes, down to DRAM's time",
                                   per_lane, requests);
       }
     }
