@@ -1133,3 +1133,40 @@ TEST(Opportunities, ASpecialFunctionPipeBelowItsRoofWantsFewerMufuInstructions) 
   EXPECT_EQ(roof.bottleneck.cause, "sfu_pipe");
   EXPECT_EQ(by_remedy(roof.opportunities, "mio_pressure"), nullptr);
 }
+
+// sin() of a double expression in a nearest-facility search (set 48's haversine on the H100): the FP64 pipe the
+// busiest (49.5%) beside FP32 math, and L1 busier than the SM (78.8% against 74.3%) with nearly every load a hit: the
+// double-precision sine's coefficient-table reads, which FP32 does without. Computing in FP32 is the first fix, not
+// reuse on chip; with L1 missing to L2 the memory side is real and the rule stays out.
+TEST(Opportunities, Fp64MathWhoseTableReadsKeepL1BusyIsStillFp64Promotion) {
+  CanonicalMetrics m;
+  m.duration_ns = 4.545e6;
+  m.sm_throughput_pct = 74.3;
+  m.memory_throughput_pct = 76.4;
+  m.l1_throughput_pct = 78.8;
+  m.l1_hit_pct = 99.7;
+  m.l2_throughput_pct = 0.06;
+  m.dram_throughput_pct = 0.06;
+  m.issue_active_pct = 76.6;
+  m.fp64_pipe_pct = 49.5;
+  m.xu_pipe_pct = 46.6;
+  m.alu_pipe_pct = 17.5;
+  m.fma_pipe_pct = 12.4;
+  m.flops_fp64 = 4.94e10;
+  m.flops_fp32 = 8.64e9;
+  m.grid_size = 4096;
+  m.block_size = 256;
+  m.waves_per_sm = 5.17;
+  m.achieved_occupancy_pct = 70;
+  m.theoretical_occupancy_pct = 75;
+  m.global_load_requests = 2.02e8;
+  m.global_load_sectors = 2.06e8;
+  m.shared_wavefronts = 1.01e8;
+  const KernelAnalysis a = analyse(m, {}, "nearest_depot_haversine");
+  EXPECT_EQ(a.bottleneck.cause, "fp64_pipe");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "precision");
+  CanonicalMetrics missing = m;
+  missing.l1_hit_pct = 40;
+  EXPECT_NE(analyse(missing, {}, "nearest_depot_haversine").bottleneck.cause, "fp64_pipe");
+}

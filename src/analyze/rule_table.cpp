@@ -213,7 +213,7 @@ std::vector<Rule> make_rules() {
         "classify.saturated_pct", "diagnosis.mixed_wait_occupancy_max_pct", "diagnosis.reuse_reread_min",
         "diagnosis.stream_loads_min", "diagnosis.l1_data_min_bytes_per_clk", "diagnosis.uncoalesced_sectors_per_request", "diagnosis.issue_reread_min", "diagnosis.issue_reread_l1_hit_min_pct",
         "diagnosis.occupancy_low_pct", "diagnosis.dominant_stall_share", "diagnosis.pipe_saturated_stall_share",
-        "diagnosis.fp64_mixed_min_share", "diagnosis.narrow_access_bytes_max", "diagnosis.narrow_access_dram_min_pct",
+        "diagnosis.fp64_mixed_min_share", "diagnosis.narrow_access_bytes_max", "diagnosis.narrow_access_dram_min_pct", "diagnosis.l1_table_hit_min_pct",
         "diagnosis.sector_bytes_min"}},
       {"tensor_underfed",
        detect_tensor_underfed,

@@ -204,10 +204,19 @@ void detect_plain_bounds(RuleContext& r) {
   // chains) chose FP64. FP16 FLOPs do not count: the compiler moves constants with HFMA2.MMA, which Nsight Compute
   // counts as FP16 work (set 10's DFMA chains: 2.2 GFLOP "FP16" beside 17.7 of FP64, no FP16 in the source).
   // Only where Nsight Compute counted the FP32 FLOPs (CUPTI's counters have none).
+  // On the SM's side: SM throughput at least every memory unit's, L1 aside where nearly all of its loads hit
+  // (l1_table_hit_min_pct): the double-precision math functions read their coefficient tables through L1 (CUDA's
+  // sin and cos index a table per call), work the FP32 functions do in registers (set 48's haversine search: sin() of
+  // a double expression, L1 78.8% busy at 99.7% hits beside SM 74.3%, the FP64 pipe 49.5% the busiest; both blind
+  // labels: FP64 pipe, compute in FP32).
+  auto sm_side_of_fp64_math = [&] {
+    const double sm = val(m.sm_throughput_pct);
+    if (sm < std::max(val(m.l2_throughput_pct), val(m.dram_throughput_pct))) return false;
+    return sm >= val(m.l1_throughput_pct) || val(m.l1_hit_pct) >= r.p("l1_table_hit_min_pct");
+  };
   if (pipe && pipe->id == CauseId::fp64_pipe && m.flops_fp64 && *m.flops_fp64 > 0 && m.flops_fp32 &&
       *m.flops_fp32 >= r.p("fp64_mixed_min_share") * *m.flops_fp64 &&
-      val(m.flops_tensor) <= 0 && val(m.sm_throughput_pct) >= r.busy() &&
-      val(m.sm_throughput_pct) >= r.memory_max()) {
+      val(m.flops_tensor) <= 0 && val(m.sm_throughput_pct) >= r.busy() && sm_side_of_fp64_math()) {
     // FP32 runs the same instructions at the device's FP32:FP64 rate ratio (2 on the H100 and H200).
     double ratio = 2.0;
     if (r.spec)
