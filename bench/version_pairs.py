@@ -61,6 +61,14 @@ FIX_ITEMS = {
     "paged_attention_decode_gqa_bf16_16seqs_ctx16k": ("paged_attention_decode", "Fill the GPU"),
     "nf4_gemv_decode_gate_up_57344x8192": ("nf4_gemv_f16", "Make constant-memory indices uniform"),
     "topk_sampling_k50_256x128256_f32": ("topk_sample_rows", "Keep per-thread data in registers"),
+    # Set 48 (bench/fix_experiments/set48_fixes.cu, the same way). The geohash loop's fix (fewer integer instructions)
+    # has no item (kprof reads its ALU pipe at the roof), nor has the haversine's FP32 math with CUPTI's counters (no
+    # FP32 FLOP count): both show as "not among the items".
+    "geohash_encode_gps_64m_points_precision12": ("geohash_encode", "Raise pipe throughput"),
+    "ping_density_heatmap_grid_32m_pings_2048x2048": ("bin_pings", "Reduce atomic contention"),
+    "point_in_polygon_service_zones_4m_pings_256_zones": ("zones_of_pings", "Make constant-memory indices uniform"),
+    "nearest_depot_haversine_1m_pings_1024_depots": ("nearest_depot_haversine", "Compute in FP32"),
+    "knn_k16_uniform_grid_64k_queries_4m_points": ("knn_grid_bitonic", "Remove shared-memory bank conflicts"),
 }
 
 
