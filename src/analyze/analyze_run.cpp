@@ -423,8 +423,8 @@ std::optional<Bottleneck> time_bound(const Stage& stage) {
   const double share = top_ns / all * 100.0;
   const std::string rep_name = rep->label.empty() ? rep->kernel : rep->label;
   const std::string longest_name = longest->label.empty() ? longest->kernel : longest->label;
-  b.key_issue = fmt::format("{:.0f}% of the range's kernel time in {} kernel{} bound as {} ({})", share, groups[top],
-                            groups[top] == 1 ? "" : "s", rep_name, b.key_issue);
+  b.key_issue = fmt::format("{:.0f}% of the range's kernel time in {} kernel{} with {}'s cause ({})", share,
+                            groups[top], groups[top] == 1 ? "" : "s", rep_name, b.key_issue);
   b.root_cause = fmt::format(
       "{:.0f}% of the {} range's kernel time runs in {} of its kernels with the cause {} (the longest of them: {}), "
       "more than in its longest kernel's cause ({}, {}): the range as a whole is bound by {}. {}",
