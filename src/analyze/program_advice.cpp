@@ -1406,8 +1406,6 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     }
     return t;
   };
-  // In [lo, hi): the part of the shorter of the copies and the kernels that did not run beside the other (what
-  // overlapping them could hide).
   // In [lo, hi): the time merged spans `v` (sorted, disjoint) cover.
   auto busy_in = [](const std::vector<Span>& v, std::int64_t lo, std::int64_t hi) {
     double t = 0;
@@ -1437,6 +1435,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     }
     return std::max(0.0, std::min(kt, ct) - both);
   };
+  // In [lo, hi): the part of the shorter of the copies and the kernels that did not run beside the other (what
+  // overlapping them could hide).
   auto serial_copies = [&](std::int64_t lo, std::int64_t hi) {
     return shorter_alone(kernels_only, copies_only, lo, hi);
   };
@@ -1903,13 +1903,13 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
         for (const auto& g : stage->kernels) o.kernels.push_back(stage_kernel_label(*stage, g));
       out.push_back(std::move(o));
     }
-    // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default
-    // stream, or one stream for both): overlapping them hides the shorter.
     // Pageable uploads filling most of the range (the pinned-memory item below: have the input there ahead of use).
     const bool pageable_uploads_lead =
         !seen.pageable_up_share.empty() &&
         lower_median(seen.pageable_up_share) >= t.param("opportunities.pageable_upload_bytes_share") &&
         lower_median(seen.pageable_ns) >= t.param("opportunities.pageable_upload_range_share") * typical_span;
+    // Copies and kernels that never ran side by side (a two-stream pipeline serialised by work on the legacy default
+    // stream, or one stream for both): overlapping them hides the shorter.
     if (const double serial = lower_median(seen.serial); serial / typical_span >= min_share) {
       // The copies already on streams of their own, serialised by the host synchronising the whole device: the
       // device-wide waits are what to change.
