@@ -1674,9 +1674,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // and set 33's ocean frames, uploaded or read back from pageable memory one after each kernel on one stream:
       // every blind label named pinned buffers and copies overlapped with the kernels as one fix).
       const double kernels_ns = busy_in(kernels_only, lo, hi), copies_ns = busy_in(copies_only, lo, hi);
-      const double alone = per_stage[stage].serial.back();
+      const double hidden = per_stage[stage].serial.back();  // what overlapping alone hides (pushed above)
       const double faster = std::max(0.0, paged.ns - paged.pinned_ns);
-      per_stage[stage].serial_pinned.push_back(alone + std::max(0.0, std::min(faster, copies_ns - kernels_ns)));
+      per_stage[stage].serial_pinned.push_back(hidden + std::max(0.0, std::min(faster, copies_ns - kernels_ns)));
     }
     per_stage[stage].pageable_ns.push_back(paged.ns);
     per_stage[stage].pageable_bytes.push_back(paged.bytes);
