@@ -105,6 +105,14 @@ static int run(int argc, char** argv) {
     for (std::size_t i = 0; i < rows.size() && i < 8; ++i) std::cout << fmt::format("{:8.2f}  {}\n", rows[i].first, rows[i].second);
     return 0;
   }
+  // `diagnosis_score --ranges <folder> <program>`: each range's time split (span, idle, launch gaps, host work) as one
+  // capture folder gives it, to compare the timeline of an nsys-mode capture with that of a counter pass.
+  if (which == "--ranges" && argc > 3) {
+    const auto run = kprof::corpus::assemble(argv[2], kprof::corpus::Source::annotation_ncu, argv[3]);
+    for (const auto& st : run.stages)
+      if (st.range) std::cout << st.name << ": " << nlohmann::json(*st.range).dump() << "\n";
+    return 0;
+  }
   // `diagnosis_score --stage <set> <stage>`: every kernel of the stage in each capture source with its time, DRAM
   // bytes and cause, to read a pipeline miss (which kernel wrote what the next one read).
   if (which == "--stage" && argc > 3) {

@@ -3928,3 +3928,81 @@ TEST(Advice, PageableCopiesStagingTimeIsTheCopiesNotTheHostWaiting) {
   ASSERT_TRUE(pinned.stages[0].bound);
   EXPECT_NE(pinned.stages[0].bound->cause, "host_link");
 }
+
+// A loss of 30 small ops (2-us kernels), each issued by the host in 17 us (a 5-us launch call and 12 us of the
+// framework's dispatch), called twice, each time right after a 2-ms kernel of another range: its kernels queue behind
+// that one and run back to back, so its GPU span shows no gaps. Run on its own the call is host-paced (set 32's Dice
+// loss and detection-head decode): the host's issuing beyond the GPU's span is launch gaps, and a graph removes them.
+// Kernels of 8 us (over tiny_kernel_us), issued as slowly, are the host's other work hidden behind the queue: no gaps.
+TEST(Advice, AQueuedRangeOfShortKernelsIssuedSlowerThanTheyRunIsLaunchBound) {
+  auto make = [](std::int64_t kernel_ns) {
+    Trace trace;
+    trace.strings = {"", "dice_loss", "k_small", "cudaLaunchKernel", "prologue", "k_big"};
+    trace.info.api_traced = trace.info.nvtx_traced = true;
+    std::int64_t t = 0;
+    std::uint32_t corr = 1;
+    auto launch = [&](std::int64_t at, StringId fn, std::int64_t start, std::int64_t ns, int range) {
+      TraceApiCall call;
+      call.name = 3;
+      call.start_ns = at;
+      call.end_ns = at + 5000;
+      call.correlation = corr;
+      trace.api_calls.push_back(call);
+      TraceKernel k;
+      k.name = k.function = fn;
+      k.start_ns = start;
+      k.end_ns = start + ns;
+      k.correlation = corr++;
+      k.nvtx_range = range;
+      trace.kernels.push_back(k);
+      return k.end_ns;
+    };
+    for (int rep = 0; rep < 2; ++rep) {
+      TraceNvtxRange pro;
+      pro.name = 4;
+      pro.start_ns = t;
+      pro.end_ns = t + 10000;
+      trace.nvtx.push_back(pro);
+      std::int64_t gpu = launch(t, 5, t + 6000, 2000000, static_cast<int>(trace.nvtx.size()) - 1);
+      t += 10000;
+      TraceNvtxRange r;
+      r.name = 1;
+      r.start_ns = t;
+      const int ri = static_cast<int>(trace.nvtx.size());
+      trace.nvtx.push_back(r);
+      for (int i = 0; i < 30; ++i, t += 17000) gpu = launch(t, 2, gpu + 1000, kernel_ns, ri);
+      trace.nvtx[ri].end_ns = t;
+      t = gpu + 50000;
+    }
+    std::sort(trace.api_calls.begin(), trace.api_calls.end(),
+              [](const TraceApiCall& a, const TraceApiCall& b) { return a.start_ns < b.start_ns; });
+    std::sort(trace.kernels.begin(), trace.kernels.end(),
+              [](const TraceKernel& a, const TraceKernel& b) { return a.start_ns < b.start_ns; });
+    ProfileRun run = one_stage_run("dice_loss", "k_small", static_cast<double>(kernel_ns), 10);
+    run.stages[0].kernels[0].duration_ns.count = 60;
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    return run;
+  };
+  const ProfileRun paced = make(2000);
+  const Stage& s = paced.stages[0];
+  ASSERT_TRUE(s.range);
+  // Issued over 30 x 17 us = 510 us; run back to back in 30 x 3 us = 89 us.
+  EXPECT_NEAR(s.range->paced_gaps_ns, 510000 - 5000 - 89000, 20000);
+  EXPECT_GT(s.range->idle_ns, 0.7 * s.range->span_ns);
+  ASSERT_TRUE(s.bound);
+  EXPECT_EQ(s.bound->cause, "launch_overhead");
+  EXPECT_NE(s.bound->root_cause.find("issues its many short launches slower"), std::string::npos) << s.bound->root_cause;
+  bool graph = false;
+  for (const auto& o : paced.program_opportunities)
+    if (o.remedy == "launch_overhead" && o.scope == "stage") {
+      graph = true;
+      EXPECT_GT(o.est_gain_pct, 70.0) << o.trigger;
+      EXPECT_NE(o.rationale.find("queued behind earlier work"), std::string::npos) << o.rationale;
+    }
+  EXPECT_TRUE(graph);
+  const ProfileRun longer = make(8000);
+  ASSERT_TRUE(longer.stages[0].range);
+  EXPECT_EQ(longer.stages[0].range->paced_gaps_ns, 0.0);
+  EXPECT_LT(longer.stages[0].range->idle_ns, 0.2 * longer.stages[0].range->span_ns);
+}
+

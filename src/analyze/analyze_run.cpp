@@ -356,6 +356,11 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
   const double idle_pct = r.idle_ns / r.span_ns * 100.0;
   const char* what = "launch gaps";
   const char* sentence = "the GPU waits between launches for the host to issue the next";
+  // Most of the gaps are a queued instance's host pacing: its kernels ran back to back behind earlier work, but the
+  // host issued them slower than the GPU ran them.
+  if (r.paced_gaps_ns >= 0.5 * r.launch_gaps_ns && r.paced_gaps_ns > 0)
+    sentence = "the host issues its many short launches slower than the GPU runs them (here they queued behind earlier "
+               "work, so the gaps show when the call runs on its own)";
   // Most of the gaps follow a wait for the GPU: each wait drains the queue, and the next launch starts from idle.
   if (gaps_follow_waits(r)) {
     what = "launch gaps after host waits";

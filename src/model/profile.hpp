@@ -166,6 +166,10 @@ struct RangeTime {
   double host_work_ns = 0;
   double host_blocked_ns = 0;  // ... the host held in a CUDA call that waits for the GPU (a sync, a copy, a free)
   double launch_gaps_ns = 0;   // ... the rest: the GPU waiting for the host's next launch
+  // ... of them, an instance whose many short kernels all ran after the host had issued them (queued behind earlier
+  // work, so its GPU span shows no gaps): the time the host took to issue them beyond the GPU's span of them, the
+  // gaps the call shows when it runs alone (added to span_ns, idle_ns and launch_gaps_ns).
+  double paced_gaps_ns = 0;
   // Gaps between consecutive kernels (under 1 ms) during which the host began a wait for the GPU (a synchronisation,
   // a blocking read-back): the queue the wait drained.
   double wait_gaps_ns = 0;

@@ -13,7 +13,8 @@ KPROF_JSON_DEFINE(SampleStats, count, median, min, max, mean, p10, p90, stdev)
 KPROF_JSON_DEFINE(DeclaredWork, flops, min_bytes, precision)
 KPROF_JSON_DEFINE(KernelGroup, kernel, signature, label, launch, launches, duration_ns, samples_ns, metrics, representative,
            declared, span_ns, gpu_idle_ns, alone_min_ns, graph_node_launches, counters_status, counters_note, analysis)
-KPROF_JSON_DEFINE(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, wait_gaps_ns,
+KPROF_JSON_DEFINE(RangeTime, instances, span_ns, idle_ns, host_work_ns, host_blocked_ns, launch_gaps_ns, paced_gaps_ns,
+           wait_gaps_ns,
            graph_node_gaps_ns, poll_wait_ns, launches, host_waits, waits_between, link_copy_ns, device_fill_ns,
            link_copies, link_copy_bytes)
 KPROF_JSON_DEFINE(Stage, name, kernels, declared, range, bound, time_bound)
