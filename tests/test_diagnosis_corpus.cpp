@@ -1126,8 +1126,10 @@ TEST(DiagnosisHoldout, ThirtyFirstSetScoreDoesNotRegress) {
 // range's host work (the voxel keys' np.unique): cause 4/4/4. Twenty-second session: kernels of one range sharing an
 // under-filled launch shape are one grid-fill item (top-p's softmax, scan and reductions over 64 rows): first fix 5/5/5.
 TEST(DiagnosisHoldout, ThirtySecondSetScoreDoesNotRegress) {
-  // Thirty-second session: the 3-D grid_sample re-reads the volume L2 holds: scattered, locality.
-  expect_holdout_score(corpus::holdout_file(32), 10, {{5, 6}, {4, 5}, {5, 6}});
+  // Thirty-second session: the 3-D grid_sample re-reads the volume L2 holds: scattered, locality. Thirty-fourth: the
+  // Dice loss and the detection-head decode, queued behind earlier work, are paced by the host's launches (cause
+  // 7/6/7, first fix 8/7/8); the count-min sketch's L2 hits re-read hot entries of gathers (8/6/8, 9/7/9).
+  expect_holdout_score(corpus::holdout_file(32), 10, {{8, 9}, {6, 7}, {8, 9}});
 }
 
 // Set 33 (twenty-second session): ten hand-written CUDA cases written by a helper who did not read the rules, captured

@@ -100,7 +100,7 @@ std::vector<Rule> make_rules() {
         "diagnosis.rewrite_min_dram_write_mb", "diagnosis.store_rewrite_waste_min", "diagnosis.store_fill_min",
         "diagnosis.store_fill_max", "diagnosis.store_fill_writes_share", "diagnosis.dram_at_roof_pct",
         "classify.busy_pct", "classify.streaming_bytes_ratio", "diagnosis.strided_dram_per_sector_max", "diagnosis.strided_dram_min_pct",
-        "diagnosis.atomic_l2_sector_share", "diagnosis.gather_reread_min"}},
+        "diagnosis.atomic_l2_sector_share", "diagnosis.gather_reread_min", "diagnosis.strided_used_per_dram_min"}},
       // Removing a local array removes the instructions that address it: a pipe those instructions keep busy (the
       // integer pipe of a kernel with 8.8 GB of local traffic) does not bound the fix.
       {"local_memory",

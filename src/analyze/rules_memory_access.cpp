@@ -321,6 +321,15 @@ void detect_access_pattern(RuleContext& r) {
                           val(m.dram_read_bytes) > 0 && *m.global_load_bytes_per_sector < r.p("sector_bytes_min") &&
                           *load_used >= r.p("gather_reread_min") * *m.dram_read_bytes;
   if (l2_gathers) reused = false;
+  // L2 hits that are not a strided walk's re-use either: the lanes use under strided_used_per_dram_min of the bytes
+  // DRAM reads, so most of each sector DRAM brought in went unused, and the hits re-read a few hot entries (set 32's
+  // count-min sketch queries: 31 sectors per request, L1 hit 0%, L2 hit 60%, 4.85 bytes used a sector, the lanes
+  // using 0.30x DRAM's reads; both blind labels "scattered gathers, locality"). A strided walk fetches each sector
+  // from DRAM once and uses its bytes over the requests that step through it (0.45-1.04x in sets 1-45).
+  if (reused && !sectors_read_once && is_load && l1_hit < r.p("uncoalesced_l1_hit_min_pct") && load_used &&
+      *load_used > 0 && val(m.dram_read_bytes) > 0 &&
+      *load_used < r.p("strided_used_per_dram_min") * *m.dram_read_bytes)
+    reused = false;
   // Bound by L2 below the DRAM roof, re-fetched sectors are L2's work from a sector more than a coalesced 16-byte
   // access needs: a row gather whose 32-sector loads average 19.8 with the coalesced index loads beside them
   // (PyTorch's gather along dim 1 on the H200: L2 97% busy, DRAM 49%, L2 hit 65%). 16 is a stride-2 8-byte access
