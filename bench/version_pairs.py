@@ -53,7 +53,7 @@ FIX_ITEMS = {
     "jax_lax_scan_ema_2048_steps_64x512_f32": ("loop_add_fusion", "Cut launch overhead"),
     "cupy_jacobi_laplace_2048sq_600_sweeps_f32": ("cupy_jacobi_laplace_2048sq_600_sweeps_f32",
                                                   "Remove host synchronisations between launches"),
-    # Set 47 (bench/fix_experiments/set47_fixes.cu: each labelled first fix, written by a helper who did not read
+    # Set 47 (examples/programs/calib_pairs47.cu: each labelled first fix, written by a helper who did not read
     # kprof's estimates). The KV-cache append's and the paged-attention decode's items changed after set 47's capture
     # (bench/RESULTS.md 9zk): their estimates were fitted on these kernels' counters, not their timings.
     "prefill_qkv_proj_wmma_f16_4096x6144x4096": ("qkv_proj_wmma_f16", "Remove shared-memory bank conflicts"),
@@ -61,7 +61,7 @@ FIX_ITEMS = {
     "paged_attention_decode_gqa_bf16_16seqs_ctx16k": ("paged_attention_decode", "Fill the GPU"),
     "nf4_gemv_decode_gate_up_57344x8192": ("nf4_gemv_f16", "Make constant-memory indices uniform"),
     "topk_sampling_k50_256x128256_f32": ("topk_sample_rows", "Keep per-thread data in registers"),
-    # Set 48 (bench/fix_experiments/set48_fixes.cu, the same way). The geohash loop's fix (fewer integer instructions)
+    # Set 48 (examples/programs/calib_pairs48.cu, the same way). The geohash loop's fix (fewer integer instructions)
     # has no item (kprof reads its ALU pipe at the roof), nor has the haversine's FP32 math with CUPTI's counters (no
     # FP32 FLOP count): both show as "not among the items".
     "geohash_encode_gps_64m_points_precision12": ("geohash_encode", "Raise pipe throughput"),

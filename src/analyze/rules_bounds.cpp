@@ -275,7 +275,7 @@ void detect_plain_bounds(RuleContext& r) {
     // labels: 16-byte accesses, the index math once per chunk in 32-bit). The work removed is not capped by the pipe
     // it kept busy, nor by the idle issue slots: the instructions shrink with the bytes per lane, down to the DRAM
     // roof's time (timed on the H100: 935 -> 194 us, 79.2%, against this estimate's 81%;
-    // bench/fix_experiments/set47_fixes.cu). Set 7's 5-D permute, the same kernel kind, was labelled "32-bit
+    // examples/programs/calib_pairs47.cu). Set 7's 5-D permute, the same kernel kind, was labelled "32-bit
     // indexing" (pipe_throughput) by its one labeller.
     else if (pipe->id == CauseId::int_pipe) {
       const double requests = val(m.global_load_requests) + val(m.global_store_requests);
