@@ -518,6 +518,23 @@ TEST(Opportunities, EverySmHoldingABlockYetMostlyIdleIsImbalanceNotASmallGrid) {
   for (const auto& c : b.causes) EXPECT_NE(c.id, "sm_imbalance");
 }
 
+// Blocks of unequal work (set 12's skewed blocks on the H200: 1056 blocks, one wave, SMs active 16% of the kernel, the
+// FP32 pipe 64% busy and issue 92% on the active ones): balancing the work gives the SMs that drew short blocks work,
+// which the FP32 pipe's headroom on the busy SMs does not bound (it did: 36%). (With the SMs busy, an imbalance between
+// sub-partitions that Nsight Compute estimates stays bounded: set 9's instruction-cache kernel in the corpus tests.)
+TEST(Opportunities, BalancingBlocksOverMostlyIdleSmsIsNotBoundedByTheBusySmsPipe) {
+  auto m = holdout_base(3840256, 1056, 256);
+  m.sm_throughput_pct = 15.0, m.memory_throughput_pct = 0.01, m.dram_throughput_pct = 0.0, m.issue_active_pct = 92.4;
+  m.waves_per_sm = 1.0, m.sm_active_pct = 16.2, m.fma_pipe_pct = 64.1, m.alu_pipe_pct = 32.1, m.flops_fp32 = 4.0e10;
+  m.achieved_occupancy_pct = 43.8, m.theoretical_occupancy_pct = 100.0;
+  auto a = analyse(m, {}, "skewed_block_work");
+  EXPECT_EQ(a.bottleneck.cause, "sm_imbalance");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "imbalance");
+  EXPECT_GT(a.opportunities.front().est_gain_pct, 80.0);
+  EXPECT_EQ(a.opportunities.front().rationale.find("headroom left by the binding unit"), std::string::npos);
+}
+
 // cuBLAS's batched 32x32x32 GEMM loads through TMA: no LSU loads or stores, so 65k flag atomics are 100% of its LSU
 // requests but 0.2% of its L2 sectors. Not atomic contention; and at 44 FLOP/B, left of the bf16 ridge, the idle
 // tensor pipe is not what to feed: latency with memory waits is.

@@ -629,7 +629,12 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
       bound = issue_room;
       why = fmt::format("{:.0f}% of active cycles without an issued instruction", issue_room * 100.0);
     }
-    if (unit_room && beside_the_unit(c.remedy, unit_id) && *unit_room < bound) {
+    // Nor is spreading uneven blocks over SMs that idle much of the kernel's time (under imbalance_sm_active_max_pct
+    // active): the SMs that drew short blocks gain in full (set 12's skewed blocks: SMs active 16% of the time, the
+    // FP32 pipe 64% busy on the active ones). An imbalance between the sub-partitions of busy SMs stays bounded.
+    const bool to_idle_sms = c.remedy == RemedyId::imbalance && m.sm_active_pct &&
+                             *m.sm_active_pct < t.param("diagnosis.imbalance_sm_active_max_pct");
+    if (unit_room && !to_idle_sms && beside_the_unit(c.remedy, unit_id) && *unit_room < bound) {
       bound = *unit_room;
       why = fmt::format("{:.0f}% headroom left by the binding unit ({})", *unit_room * 100.0, unit_label);
       c.bounded_by_unit = c.raw_gain > bound;
