@@ -1127,9 +1127,8 @@ TEST(Advice, HostWorkInsideARangeIsNamedWhereItRecurs) {
   EXPECT_NEAR(ops[0].trigger_value.value_or(0), 4 * 50.0e6, 4 * 1000.0);
   EXPECT_NEAR(ops[0].est_gain_pct, 50.0 / 51.315 * 100.0, 0.5);
   EXPECT_NEAR(ops[0].run_gain_pct, ops[0].est_gain_pct, 0.5);  // the stage spans the whole trace
-  // One instance in which CUDA loaded the kernels it uses (a first call) cannot tell its set-up from the steady state;
-  // one with nothing loaded (a call warmed up before) names its host work as the instances do. Short gaps are launch
-  // costs, not host work.
+  // One instance in which CUDA loaded the kernels it uses (a first call), or whose host works most of it (set-up is
+  // the host's work), cannot tell its set-up from the steady state. Short gaps are launch costs, not host work.
   Trace cold = sampler(1, 50000000);
   cold.strings.push_back("cuLibraryLoadData");
   TraceApiCall load;
@@ -1140,9 +1139,7 @@ TEST(Advice, HostWorkInsideARangeIsNamedWhereItRecurs) {
   std::sort(cold.api_calls.begin(), cold.api_calls.end(),
             [](const TraceApiCall& a, const TraceApiCall& b) { return a.start_ns < b.start_ns; });
   EXPECT_TRUE(range_advice(run_of(cold), cold, span, shipped()).empty());
-  const auto warm_once = range_advice(run_of(sampler(1, 50000000)), sampler(1, 50000000), span, shipped());
-  ASSERT_EQ(warm_once.size(), 1u);
-  EXPECT_EQ(warm_once[0].remedy, "host_work");
+  EXPECT_TRUE(range_advice(run_of(sampler(1, 50000000)), sampler(1, 50000000), span, shipped()).empty());
   Trace busy = sampler(4, 500000);
   EXPECT_TRUE(range_advice(run_of(busy), busy, static_cast<double>(busy.nvtx[0].end_ns), shipped()).empty());
   // A stage of another name (the ranges place these launches elsewhere) gets nothing.

@@ -303,10 +303,8 @@ TEST(DiagnosisHoldout, ThirdSetScoreDoesNotRegress) {
 // Thirty-third: a range's cause is the one most of its kernel time runs under where that is not its longest kernel's
 // (Stage::time_bound): logsumexp's DRAM-bound max, exp and sum kernels outlast its main elementwise kernel (labelled
 // memory_latency from that kernel alone): cause 13/14/14.
-// Thirty-fourth: a range called once with nothing loaded in it has its figures (ncu mode ran one repetition): the
-// nonzero's range, idle most of its single instance, reads launch-bound there (labelled latency): ncu cause 13.
 TEST(DiagnosisHoldout, FourthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(4), 17, {{13, 12}, {14, 13}, {13, 12}});
+  expect_holdout_score(corpus::holdout_file(4), 17, {{13, 12}, {14, 13}, {14, 12}});
 }
 
 
@@ -844,10 +842,10 @@ TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
   // Twenty-sixth session: the eight serial expert launches' grid items are taken in by the range's "run them side
   // by side, or as one launch over all their blocks" (overlap_stages), where the label names the grouped launch
   // (grid_fill, "overlap_stages is the equivalent alternative"): first fix 10 in annotation.
-  // Thirty-fourth session: a range called once with nothing loaded in it has its figures: in ncu mode (one instance
-  // a repetition) the scratch allocation's range is bound outside its kernels (+1 cause, +1 first fix) and the serial
-  // experts take the range's overlap item (-1 first fix, as in annotation): 11/9.
-  expect_holdout_score(corpus::holdout_file(14), 12, {{12, 10}, {12, 10}, {11, 9}});
+  // Thirty-fourth session: a range called once with nothing loaded in it and little host work has its figures: in
+  // ncu mode (one instance a repetition) the serial experts take the range's overlap item (-1 first fix, as in
+  // annotation; the scratch allocation's range, the host's work most of it, still has none): 10/8.
+  expect_holdout_score(corpus::holdout_file(14), 12, {{12, 10}, {12, 10}, {10, 8}});
   // Set 15's ncu-mode capture stopped at its 150 s step limit before the message-passing case's kernels.
   // Twelfth session: its annotation forms captured again with copy records; the per-step pageable upload is told to
   // copy from pinned memory (first fix 9 / 8 in annotation). Thirteenth: the three-pass softmax at the DRAM roof is told
@@ -1053,8 +1051,8 @@ TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
   // bound outside its kernels: cause +1 with ncu counters. Thirtieth session: a range's launch-gap item counts the
   // typical instance once per instance, as its other items do: the FFT per new clip length's host work (3.25 ms of each
   // range) leads over its launch gaps (3.15 ms) with ncu counters too: first fix 12/12.
-  // Thirty-fourth session: a range called once with nothing loaded in it has its figures (ncu mode's one
-  // repetition): the per-parameter SGD loop is launch-bound there too: 9/7.
+  // Thirty-fourth session: a range called once with nothing loaded in it and little host work has its figures (ncu
+  // mode's one repetition): the per-parameter SGD loop is launch-bound there too: 9/7.
   expect_holdout_score(corpus::holdout_file(25), 12, {{12, 12}, {12, 12}, {9, 7}},
                        {"detect_anomaly_train_step_bf16", "nms_greedy_bool_index_loop",
                         "sgd_momentum_per_param_loop_f32"});
@@ -1437,7 +1435,7 @@ TEST(DiagnosisHoldout, FortySecondSetScoreDoesNotRegress) {
 // written; kprof kept them as ncu_holdout.interrupted), scores
 // cause 6, first fix 5: with one instance of each range there are no range figures (two are needed), so the three
 // program-level cases read as their kernels. Thirty-fourth session: one instance with nothing loaded in it (every
-// case was warmed up before the ranges) has its figures: 8/7.
+// case was warmed up before the ranges) and little host work has its figures: 8/7.
 TEST(DiagnosisHoldout, FortyThirdSetScoreDoesNotRegress) {
   expect_holdout_score(corpus::holdout_file(43), 10, {{8, 8}, {8, 8}, {8, 7}});
 }
@@ -1515,8 +1513,9 @@ TEST(DiagnosisHoldout, FortyEighthSetScoreDoesNotRegress) {
 // before any capture (2619b4f), captured on an H100 (ncu mode with one repetition), labelled blind twice (the
 // labellers agree on 7 causes and 9 fixes). As captured (fd374ee, before any change it prompted): cause 9/9/8, first
 // fix 10/10/8 (examples/h200/holdout/diag_holdout49-score-as-captured.txt). A range called once with nothing loaded
-// in it has its figures: the two samplers' ranges in ncu mode, 9/9/9 and 10/10/10. Left: the video sampler's cause
-// (host_link for the first labeller, launch_overhead, kprof's, for the second).
+// in it and little host work has its figures: the guided sampler's range in ncu mode, 9/9/9 and 10/10/9. Left: the
+// video sampler's cause (host_link for the first labeller, launch_overhead, kprof's, for the second) and, in ncu mode,
+// its first fix (its one instance is the host's work most of its span: no figures).
 TEST(DiagnosisHoldout, FortyNinthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(49), 10, {{9, 10}, {9, 10}, {9, 10}});
+  expect_holdout_score(corpus::holdout_file(49), 10, {{9, 10}, {9, 10}, {9, 9}});
 }

@@ -242,6 +242,11 @@ KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared,
 }
 
 namespace {
+// "1 instance", "2 instances": how many of a range's instances its figures are typical of.
+std::string instances_of(const RangeTime& r) {
+  return fmt::format("{} instance{}", r.instances, r.instances == 1 ? "" : "s");
+}
+
 // A range whose GPU span is mostly copies: over the host link (the link bounds it), or inside the device and memsets
 // (DRAM moving bytes no kernel computes on).
 // Whether the stage's longest kernel is bound on the DRAM side short of its roof: waiting on memory, L2 or the
@@ -282,10 +287,10 @@ std::optional<Bottleneck> copies_and_memory_kernels(const Stage& stage, const Ra
   b.unit = "DRAM";
   b.key_issue = fmt::format("device copies and memsets {:.0f}% of the range, its kernels memory-bound", pct);
   b.root_cause = fmt::format(
-      "Copies inside the device and memsets run {:.0f}% of each {} range's GPU span (typically {:.2f} of {:.2f} ms, {} "
-      "instances) beside kernels bound on the memory side: the range's time goes to moving bytes, and the copies, "
+      "Copies inside the device and memsets run {:.0f}% of each {} range's GPU span (typically {:.2f} of {:.2f} ms, {}) "
+      "beside kernels bound on the memory side: the range's time goes to moving bytes, and the copies, "
       "which no kernel computes on, are the first to go.",
-      pct, stage.name, r.device_fill_ns * 1e-6, r.span_ns * 1e-6, r.instances);
+      pct, stage.name, r.device_fill_ns * 1e-6, r.span_ns * 1e-6, instances_of(r));
   b.rule = fmt::format("range device-copy share {:.0f}% >= diagnosis.copy_memory_bound_share, memory-side kernel", pct);
   return b;
 }
@@ -306,9 +311,9 @@ std::optional<Bottleneck> copy_bound(const Stage& stage, const RangeTime& r, con
                               pct);
     b.root_cause = fmt::format(
         "{} copies between host and device of {:.1f} KiB each run {:.0f}% of each {} range's GPU span (typically "
-        "{:.2f} of {:.2f} ms, {} instances) at {:.2f} GB/s: each pays its call's fixed cost for a few KiB, so the number of "
+        "{:.2f} of {:.2f} ms, {}) at {:.2f} GB/s: each pays its call's fixed cost for a few KiB, so the number of "
         "copies, not the link's rate, sets the time. Its kernels' own tuning wins at most the rest.",
-        r.link_copies, each, pct, stage.name, r.link_copy_ns * 1e-6, r.span_ns * 1e-6, r.instances,
+        r.link_copies, each, pct, stage.name, r.link_copy_ns * 1e-6, r.span_ns * 1e-6, instances_of(r),
         r.link_copy_ns > 0 ? r.link_copy_bytes / r.link_copy_ns : 0.0);
     b.rule = fmt::format("range copy share {:.0f}% >= diagnosis.copy_bound_share, {} copies >= "
                          "diagnosis.small_copy_min_count of <= diagnosis.small_copy_max_bytes",
@@ -321,10 +326,10 @@ std::optional<Bottleneck> copy_bound(const Stage& stage, const RangeTime& r, con
   b.unit = link ? "host link" : "DRAM";
   b.key_issue = fmt::format("{} {:.0f}% of the range", link ? "host-device copies" : "device copies and memsets", pct);
   b.root_cause = fmt::format(
-      "{} run {:.0f}% of each {} range's GPU span (typically {:.2f} of {:.2f} ms, {} instances): {}. Its kernels' own "
+      "{} run {:.0f}% of each {} range's GPU span (typically {:.2f} of {:.2f} ms, {}): {}. Its kernels' own "
       "tuning wins at most the rest.",
       link ? "Copies between host and device" : "Copies inside the device and memsets", pct, stage.name,
-      (link ? r.link_copy_ns : r.device_fill_ns) * 1e-6, r.span_ns * 1e-6, r.instances,
+      (link ? r.link_copy_ns : r.device_fill_ns) * 1e-6, r.span_ns * 1e-6, instances_of(r),
       link ? "the host link moves the range's bytes, and only fewer of them (or overlapping them with work) shortens it"
            : "DRAM moves or clears bytes no kernel computes on");
   b.rule = fmt::format("range copy share {:.0f}% >= diagnosis.copy_bound_share", pct);
@@ -386,9 +391,9 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
   b.cause = std::string(name(CauseId::launch_overhead));
   b.unit = "host";
   b.key_issue = fmt::format("GPU idle {:.0f}% of the range ({})", idle_pct, what);
-  b.root_cause = fmt::format("GPU idle {:.0f}% of each {} range (typically {:.2f} of {:.2f} ms, {} instances): {}. "
+  b.root_cause = fmt::format("GPU idle {:.0f}% of each {} range (typically {:.2f} of {:.2f} ms, {}): {}. "
                              "Its kernels' own tuning wins at most the {:.0f}% of the range they run.",
-                             idle_pct, stage.name, r.idle_ns * 1e-6, r.span_ns * 1e-6, r.instances, sentence,
+                             idle_pct, stage.name, r.idle_ns * 1e-6, r.span_ns * 1e-6, instances_of(r), sentence,
                              100.0 - idle_pct);
   b.rule = idle_share >= t.param("diagnosis.launch_bound_idle_share")
                ? fmt::format("range idle share {:.0f}% >= diagnosis.launch_bound_idle_share", idle_pct)
