@@ -1330,14 +1330,14 @@ TEST(Advice, ARangeWhoseGpuIdlesIsBoundOutsideItsKernels) {
     ASSERT_NE(program, nullptr);
     EXPECT_EQ(program->remedy, "host_sync");
   }
-  // Under the program item's 50 launches, the range's own item: a graph (no waits between the launches), each
-  // launch's own cost (the 4 us launch call) kept.
+  // Under the program item's 50 launches, the range's own item: a graph (no waits between the launches), each node's
+  // own cost (graph_node_ns, 1 us) kept; not the 4-us launch call's, which a graph does not make.
   ProfileRun few = bound_of(loop_trace(4, 10, 5000, 15000, 0));
   const Opportunity* item = range_item(few);
   ASSERT_NE(item, nullptr);
   EXPECT_EQ(item->remedy, "launch_overhead");
   EXPECT_EQ(item->scope, "stage");
-  EXPECT_NEAR(item->est_gain_pct, (9 * 20000.0 - 10 * 4000.0) / (10 * 5000 + 9 * 20000) * 100.0, 0.01);
+  EXPECT_NEAR(item->est_gain_pct, (9 * 20000.0 - 10 * 1000.0) / (10 * 5000 + 9 * 20000) * 100.0, 0.01);
   // A one-off lead (the host computing 300 ms in the first instance before its first launch: a compile) is that
   // instance's host work, not GPU time the gaps' item is a share of: its run share stays.
   {
@@ -4111,4 +4111,54 @@ TEST(Advice, ARangeCalledOnceAfterAWarmUpHasItsFiguresAndAColdOneHasNone) {
   const ProfileRun cold = make(true);
   EXPECT_FALSE(cold.stages[0].range);
   EXPECT_FALSE(cold.stages[0].bound);
+}
+
+// A loop of 50 launches of a 1-us kernel whose launch calls take 7 us each, one right after another (the bundled
+// streams program's 2000-launch phase): the gaps are the launch calls' own time. A graph issues its nodes without a
+// call each (graph_node_ns apiece on the GPU), so it removes them; the call's cost is not left standing (it was: no
+// item, "None identified").
+TEST(Advice, LaunchGapsAsLongAsTheLaunchCallsAreWhatAGraphRemoves) {
+  Trace trace;
+  trace.strings = {"", "tiny_loop", "tiny", "cudaLaunchKernel"};
+  trace.info.api_traced = trace.info.nvtx_traced = true;
+  std::int64_t t = 0;
+  std::uint32_t corr = 1;
+  for (int rep = 0; rep < 2; ++rep) {
+    TraceNvtxRange r;
+    r.name = 1;
+    r.start_ns = t;
+    const int ri = static_cast<int>(trace.nvtx.size());
+    trace.nvtx.push_back(r);
+    for (int i = 0; i < 50; ++i, ++corr) {
+      TraceApiCall call;
+      call.name = 3;
+      call.start_ns = t;
+      call.end_ns = t + 7000;
+      call.correlation = corr;
+      trace.api_calls.push_back(call);
+      TraceKernel k;
+      k.name = k.function = 2;
+      k.start_ns = t + 6500;
+      k.end_ns = k.start_ns + 1000;
+      k.correlation = corr;
+      k.nvtx_range = ri;
+      trace.kernels.push_back(k);
+      t += 7000;
+    }
+    t += 1000;
+    trace.nvtx[ri].end_ns = t;
+    t += 20000;
+  }
+  ProfileRun run = one_stage_run("tiny_loop", "tiny", 1000, 1);
+  run.stages[0].kernels[0].duration_ns.count = 100;
+  analyze_run(run, datasheet_db(), shipped(), &trace, false);
+  ASSERT_TRUE(run.stages[0].range);
+  bool graph = false;
+  for (const auto& o : run.program_opportunities)
+    if (o.remedy == "launch_overhead" && o.trigger_metric == "range_gap_ns") {
+      graph = true;
+      // About 6 us of each 7 us goes: (50 x 6 - 50 x 1) / 351 us.
+      EXPECT_NEAR(o.est_gain_pct, (50 * 6.0 - 50 * 1.0) / 351.0 * 100.0, 3.0) << o.trigger;
+    }
+  EXPECT_TRUE(graph);
 }

@@ -2209,8 +2209,12 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // The gaps of a queued instance's host pacing (paced_gaps_ns) are beyond the GPU's span of its back-to-back
       // kernels, which holds the launches' own cost on the GPU already: a graph removes all of them.
       const double launch_cost = g.launches * launch_floor_ns;
+      // Without waits the remedy is a graph (or one kernel for the loop): its nodes need no host call each, and cost
+      // the GPU about graph_node_ns apiece, not the launch call's time (set 8's 2000 tiny launches, each call as long
+      // as the gap after it: the call's cost left nothing for the graph to save).
+      const double node_cost = g.launches * t.param("opportunities.graph_node_ns");
       const double gaps = g.paced_gaps_ns + std::max(0.0, g.launch_gaps_ns - g.paced_gaps_ns -
-                                                              (waits ? std::max(0.0, launch_cost - busy) : launch_cost));
+                                                              (waits ? std::max(0.0, launch_cost - busy) : node_cost));
       const double saved = gaps / g.span_ns;
       if (saved >= min_share) {
         // Kernels that already run as a graph's nodes: the gaps are between the graph's launches, so "capture them in
@@ -2272,8 +2276,9 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
                                         "launch ({:.1f} us) while the GPU works: the gaps go, less the launch calls' "
                                         "time beyond the GPU's busy time",
                                         launch_floor_ns * 1e-3)
-                          : fmt::format("the gaps go, less {:.1f} us per launch for the launch itself",
-                                        launch_floor_ns * 1e-3);
+                          : fmt::format("the loop runs as one graph: the gaps go, less {:.1f} us per kernel node on "
+                                        "the GPU (no launch call per kernel)",
+                                        t.param("opportunities.graph_node_ns") * 1e-3);
         out.push_back(std::move(o));
       }
     }
