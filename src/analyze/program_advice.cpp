@@ -2203,15 +2203,14 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       // loop be captured (blind labels of per-step .item()/bool() checks, sets 21, 25 and 29: host_sync).
       const bool waits = g.wait_gaps_ns >= 0.5 * g.launch_gaps_ns || g.waits_between >= 1;
       // The waits dropped, the host queues its launches while the GPU works: the launch calls' own cost stays idle
-      // only where it exceeds the GPU's busy time (a loop the host cannot keep ahead of). Without waits to drop, each
-      // launch keeps its call's cost.
+      // only where it exceeds the GPU's busy time (a loop the host cannot keep ahead of).
       const double busy = std::max(0.0, g.span_ns - g.idle_ns);
       // The gaps of a queued instance's host pacing (paced_gaps_ns) are beyond the GPU's span of its back-to-back
       // kernels, which holds the launches' own cost on the GPU already: a graph removes all of them.
       const double launch_cost = g.launches * launch_floor_ns;
       // Without waits the remedy is a graph (or one kernel for the loop): its nodes need no host call each, and cost
-      // the GPU about graph_node_ns apiece, not the launch call's time (set 8's 2000 tiny launches, each call as long
-      // as the gap after it: the call's cost left nothing for the graph to save).
+      // the GPU about graph_node_ns apiece, not the launch call's time (the bundled streams program's 2000 tiny
+      // launches, each call as long as the gap after it: the call's cost left nothing for the graph to save).
       const double node_cost = g.launches * t.param("opportunities.graph_node_ns");
       const double gaps = g.paced_gaps_ns + std::max(0.0, g.launch_gaps_ns - g.paced_gaps_ns -
                                                               (waits ? std::max(0.0, launch_cost - busy) : node_cost));
