@@ -4111,6 +4111,41 @@ TEST(Advice, ARangeCalledOnceAfterAWarmUpHasItsFiguresAndAColdOneHasNone) {
   const ProfileRun cold = make(true);
   EXPECT_FALSE(cold.stages[0].range);
   EXPECT_FALSE(cold.stages[0].bound);
+  // A tracer that kept CUPTI's overhead records but no driver call names it: lazy function loading in the instance.
+  ProfileRun lazy = one_stage_run("sgd_step", "k_small", 2000, 5);
+  lazy.stages[0].kernels[0].duration_ns.count = 40;
+  {
+    Trace trace;
+    trace.strings = {"", "sgd_step", "k_small", "cudaLaunchKernel"};
+    trace.info.api_traced = trace.info.nvtx_traced = true;
+    TraceNvtxRange r;
+    r.name = 1;
+    trace.nvtx.push_back(r);
+    TraceOverhead o;
+    o.kind = 5u << 16;  // CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING
+    o.start_ns = 1000;
+    o.end_ns = 4000;
+    trace.overheads.push_back(o);
+    std::int64_t t = 5000;
+    for (std::uint32_t i = 1; i <= 40; ++i, t += 25000) {
+      TraceApiCall call;
+      call.name = 3;
+      call.start_ns = t;
+      call.end_ns = t + 5000;
+      call.correlation = i;
+      trace.api_calls.push_back(call);
+      TraceKernel k;
+      k.name = k.function = 2;
+      k.start_ns = t + 7000;
+      k.end_ns = k.start_ns + 2000;
+      k.correlation = i;
+      k.nvtx_range = 0;
+      trace.kernels.push_back(k);
+    }
+    trace.nvtx[0].end_ns = t;
+    analyze_run(lazy, datasheet_db(), shipped(), &trace, false);
+  }
+  EXPECT_FALSE(lazy.stages[0].range);
 }
 
 // A loop of 50 launches of a 1-us kernel whose launch calls take 7 us each, one right after another (the bundled

@@ -1599,17 +1599,22 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
       }
       for (const auto& [label, ns] : by_label) per_stage[stage].annotated[label].push_back(ns);
     }
-    // A module or library loaded in the instance (CUDA's lazy loading of the kernels a first call uses): set-up.
+    // A module or library loaded in the instance (CUDA's lazy loading of the kernels a first call uses): set-up. The
+    // driver's calls name it, and CUPTI's overhead records where the tracer kept them (TraceOverhead: the driver's
+    // compiler, runtime module loading, lazy function loading).
     {
+      bool loads = std::any_of(trace.overheads.begin(), trace.overheads.end(), [&](const TraceOverhead& o) {
+        const std::uint32_t kind = o.kind >> 16;
+        return (o.kind == 1 || kind == 4 || kind == 5) && o.start_ns < hi && o.end_ns > lo;
+      });
       auto a = std::lower_bound(trace.api_calls.begin(), trace.api_calls.end(), lo,
                                 [](const TraceApiCall& c, std::int64_t at) { return c.start_ns < at; });
-      for (; a != trace.api_calls.end() && a->start_ns < hi; ++a)
-        if (const std::string_view n = trace.str(a->name);
-            n.find("LoadData") != std::string_view::npos || n.find("ModuleLoad") != std::string_view::npos ||
-            n.find("LibraryLoad") != std::string_view::npos) {
-          ++per_stage[stage].loading;
-          break;
-        }
+      for (; !loads && a != trace.api_calls.end() && a->start_ns < hi; ++a) {
+        const std::string_view n = trace.str(a->name);
+        loads = n.find("LoadData") != std::string_view::npos || n.find("ModuleLoad") != std::string_view::npos ||
+                n.find("LibraryLoad") != std::string_view::npos;
+      }
+      if (loads) ++per_stage[stage].loading;
     }
     // The GPU idle while the host polls is the polling's, not the host's work (its own item below).
     const Poll poll = polled(lo, hi);
