@@ -4006,7 +4006,8 @@ TEST(Advice, AQueuedRangeOfShortKernelsIssuedSlowerThanTheyRunIsLaunchBound) {
   EXPECT_GT(s.range->idle_ns, 0.7 * s.range->span_ns);
   ASSERT_TRUE(s.bound);
   EXPECT_EQ(s.bound->cause, "launch_overhead");
-  EXPECT_NE(s.bound->root_cause.find("issues its many short launches slower"), std::string::npos) << s.bound->root_cause;
+  EXPECT_NE(s.bound->root_cause.find("issues its many short launches slower"), std::string::npos)
+      << s.bound->root_cause;
   bool graph = false;
   for (const auto& o : paced.program_opportunities)
     if (o.remedy == "launch_overhead" && o.scope == "stage") {
@@ -4062,9 +4063,11 @@ TEST(Advice, L2HitsOfGathersThatLeaveMostOfWhatDramReadsUnusedAreNotAStridedWalk
 // A range called once (ncu mode ran sets 43 and 49's Python programs with one repetition, each case warmed up before
 // the ranges): 40 kernels of 2 us, each launched 25 us after the last. One instance cannot tell a first call's set-up
 // from the steady state, unless nothing was set up in it: with no module or library loaded inside, its figures stand
-// (launch-bound); with CUDA's lazy loading inside (cuLibraryLoadData), they do not.
+// (launch-bound); with CUDA's lazy loading inside (a cuLibraryLoadData call, or CUPTI's overhead record of it), they
+// do not.
 TEST(Advice, ARangeCalledOnceAfterAWarmUpHasItsFiguresAndAColdOneHasNone) {
-  auto make = [](bool loads) {
+  enum class Load { none, driver_call, overhead_record };
+  auto make = [](Load load) {
     Trace trace;
     trace.strings = {"", "sgd_step", "k_small", "cudaLaunchKernel", "cuLibraryLoadData"};
     trace.info.api_traced = trace.info.nvtx_traced = true;
@@ -4073,12 +4076,18 @@ TEST(Advice, ARangeCalledOnceAfterAWarmUpHasItsFiguresAndAColdOneHasNone) {
     r.start_ns = 0;
     trace.nvtx.push_back(r);
     std::int64_t t = 1000;
-    if (loads) {
-      TraceApiCall load;
-      load.name = 4;
-      load.start_ns = t;
-      load.end_ns = t + 3000;
-      trace.api_calls.push_back(load);
+    if (load == Load::driver_call) {
+      TraceApiCall call;
+      call.name = 4;
+      call.start_ns = t;
+      call.end_ns = t + 3000;
+      trace.api_calls.push_back(call);
+    } else if (load == Load::overhead_record) {  // a tracer that kept CUPTI's overhead records, no driver call names
+      TraceOverhead o;
+      o.kind = 5u << 16;  // CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING
+      o.start_ns = t;
+      o.end_ns = t + 3000;
+      trace.overheads.push_back(o);
     }
     t += 4000;
     for (std::uint32_t i = 1; i <= 40; ++i, t += 25000) {
@@ -4102,50 +4111,17 @@ TEST(Advice, ARangeCalledOnceAfterAWarmUpHasItsFiguresAndAColdOneHasNone) {
     analyze_run(run, datasheet_db(), shipped(), &trace, false);
     return run;
   };
-  const ProfileRun warm = make(false);
+  const ProfileRun warm = make(Load::none);
   ASSERT_TRUE(warm.stages[0].range);
   EXPECT_EQ(warm.stages[0].range->instances, 1);
   EXPECT_GT(warm.stages[0].range->idle_ns, 0.8 * warm.stages[0].range->span_ns);
   ASSERT_TRUE(warm.stages[0].bound);
   EXPECT_EQ(warm.stages[0].bound->cause, "launch_overhead");
-  const ProfileRun cold = make(true);
-  EXPECT_FALSE(cold.stages[0].range);
-  EXPECT_FALSE(cold.stages[0].bound);
-  // A tracer that kept CUPTI's overhead records but no driver call names it: lazy function loading in the instance.
-  ProfileRun lazy = one_stage_run("sgd_step", "k_small", 2000, 5);
-  lazy.stages[0].kernels[0].duration_ns.count = 40;
-  {
-    Trace trace;
-    trace.strings = {"", "sgd_step", "k_small", "cudaLaunchKernel"};
-    trace.info.api_traced = trace.info.nvtx_traced = true;
-    TraceNvtxRange r;
-    r.name = 1;
-    trace.nvtx.push_back(r);
-    TraceOverhead o;
-    o.kind = 5u << 16;  // CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING
-    o.start_ns = 1000;
-    o.end_ns = 4000;
-    trace.overheads.push_back(o);
-    std::int64_t t = 5000;
-    for (std::uint32_t i = 1; i <= 40; ++i, t += 25000) {
-      TraceApiCall call;
-      call.name = 3;
-      call.start_ns = t;
-      call.end_ns = t + 5000;
-      call.correlation = i;
-      trace.api_calls.push_back(call);
-      TraceKernel k;
-      k.name = k.function = 2;
-      k.start_ns = t + 7000;
-      k.end_ns = k.start_ns + 2000;
-      k.correlation = i;
-      k.nvtx_range = 0;
-      trace.kernels.push_back(k);
-    }
-    trace.nvtx[0].end_ns = t;
-    analyze_run(lazy, datasheet_db(), shipped(), &trace, false);
+  for (const Load cold : {Load::driver_call, Load::overhead_record}) {
+    const ProfileRun run = make(cold);
+    EXPECT_FALSE(run.stages[0].range);
+    EXPECT_FALSE(run.stages[0].bound);
   }
-  EXPECT_FALSE(lazy.stages[0].range);
 }
 
 // A loop of 50 launches of a 1-us kernel whose launch calls take 7 us each, one right after another (the bundled
