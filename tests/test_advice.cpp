@@ -174,6 +174,52 @@ TEST(Advice, AFloatingPointPipeWhoseWarpsWaitForItIsAtItsRoof) {
   EXPECT_EQ(first_fix(integer), "pipe_throughput");
 }
 
+// Fixed-latency waits (the "wait" stall) dominating a kernel whose busiest math pipe does half its cycles' work: the
+// results the warps wait for are that pipe's, and the pipe names the bound, short of its roof by the dependent chains
+// (set 37's float64 KDE: FP64 pipe 50.5%, 46% of the waiting fixed-latency; set 21's col2im, the FMA pipe 53% busy
+// with integer multiply-adds). Every blind label names the pipe. With the pipes under half busy the waits themselves
+// are the cause ("too little ILP"); the first fix is the same either way. Not for the tensor pipe (an MMA loop's waits
+// on its accumulators read as underfed).
+TEST(Advice, FixedLatencyWaitsOnAHalfBusyPipeNameThatPipe) {
+  auto kde = [](double fp64_pct) {
+    CanonicalMetrics m;
+    m.duration_ns = 3.0e6;
+    m.sm_throughput_pct = 63.4;
+    m.memory_throughput_pct = 34.1;
+    m.dram_throughput_pct = 0.5;
+    m.l1_throughput_pct = 35.1;
+    m.l2_throughput_pct = 0.3;
+    m.fp64_pipe_pct = fp64_pct;
+    m.fma_pipe_pct = 30.8;
+    m.alu_pipe_pct = 9.9;
+    m.xu_pipe_pct = 0.0;
+    m.issue_active_pct = 65.4;
+    m.flops_fp64 = 4.3e10;
+    m.flops_fp32 = 0.0;
+    m.grid_size = 1024;
+    m.block_size = 128;
+    m.waves_per_sm = 2.0;
+    m.achieved_occupancy_pct = 36.2;
+    m.theoretical_occupancy_pct = 62.5;
+    m.stalls = {{"wait", 2.55},         {"not_selected", 2.31}, {"math_pipe_throttle", 1.29}, {"long_scoreboard", 0.79},
+                {"dispatch_stall", 0.56}, {"short_scoreboard", 0.06}, {"barrier", 0.0}, {"mio_throttle", 0.0},
+                {"lg_throttle", 0.0},   {"no_instruction", 0.05}, {"branch_resolving", 0.05}, {"selected", 1.0}};
+    return m;
+  };
+  const KernelAnalysis half = analyse(kde(50.5));
+  EXPECT_EQ(half.bottleneck.cause, "fp64_pipe");
+  EXPECT_EQ(first_fix(half), "pipe_throughput");
+  const KernelAnalysis light = analyse(kde(30.0));
+  EXPECT_EQ(light.bottleneck.cause, "dependency_wait");
+  EXPECT_EQ(first_fix(light), "pipe_throughput");
+  // The same waits over a tensor pipe half busy: not a pipe bound by this reading.
+  CanonicalMetrics mma = kde(10.0);
+  mma.tensor_pipe_pct = 55.0;
+  mma.flops_tensor = 4.0e11;
+  mma.flops_fp64.reset();
+  EXPECT_NE(analyse(mma).bottleneck.cause, "tensor_pipe");
+}
+
 // Set 42's fp8 Triton GEMM on the H100: the tensor pipe 64% busy, its warps waiting at barriers 69% of their waiting
 // time: on Hopper a warpgroup MMA's wait (WARPGROUP.DEPBAR) samples as a barrier stall (62% of the samples by the
 // labellers' SASS reading). The MMA pipeline waits, not uneven work in the block: "tensor pipe underfed", feed it.

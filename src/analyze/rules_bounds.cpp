@@ -237,7 +237,18 @@ void detect_plain_bounds(RuleContext& r) {
   const bool issue_ahead = auxiliary && val(m.issue_active_pct) >= r.p("issue_bound_pct") &&
                            val(m.issue_active_pct) >= pipe_pct + r.p("issue_over_pipe_pct") && pipe_pct < pipe_roof &&
                            !(r.roof && r.roof->pct_of_roof >= roof_pct);
-  if (pipe && !issue_ahead && pipe_pct >= r.p("pipe_bound_pct") && pipe_pct >= std::max(l1, l2) - 10) {
+  // A pipe bounds the kernel from pipe_bound_pct; from wait_pipe_bound_pct where the warps wait mostly on fixed-latency
+  // dependencies (the "wait" stall, dominant_stall_share of the waiting or more): the results they wait for are that
+  // pipe's, its instructions chained one on the next (rules_stalls.cpp leaves such waits to this rule). Not the tensor
+  // pipe's: an MMA loop waiting on its accumulators is the tensor rules' (underfed).
+  const bool chained = [&] {
+    if (m.stalls.empty()) return false;
+    const double total = r.waiting_total();
+    const auto [top, top_v] = m.top_waiting_stall();
+    return total > 0 && top == "wait" && top_v / total >= r.p("dominant_stall_share");
+  }() && pipe && pipe->id != CauseId::tensor_pipe;
+  const double pipe_floor = chained ? std::min(r.p("pipe_bound_pct"), r.p("wait_pipe_bound_pct")) : r.p("pipe_bound_pct");
+  if (pipe && !issue_ahead && pipe_pct >= pipe_floor && pipe_pct >= std::max(l1, l2) - 10) {
     bool at_roof = pipe_pct >= pipe_roof || (r.roof && r.roof->pct_of_roof >= roof_pct);
     // A floating-point pipe whose warps, when they stall, mostly are ready but not picked or wait for the pipe
     // itself (not selected, math-pipe throttle, dispatch) takes instructions as fast as it accepts them, whatever its

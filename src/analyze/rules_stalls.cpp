@@ -127,6 +127,16 @@ void detect_dominant_stall(RuleContext& r) {
   // memory's (bank conflicts, shared atomics). Bank conflicts do not fill the global queue (cuFFT's strided pass on
   // the H200: lg_throttle 48% of waits beside 43% conflicted shared wavefronts).
   const CauseId id = *s->cause;
+  // Fixed-latency waits where one math pipe does half its cycles' work or more: the waited-on results are that
+  // pipe's, and the pipe is what the kernel runs on; the plain bounds name it (with the same remedy, independent
+  // chains or fewer of its instructions). Sets 28 and 37's FP64 kernels (FP64 pipe 68.5% and 50.5%, 47% and 46% of
+  // the waits fixed-latency) and set 21's col2im (the FMA pipe 53% busy with integer multiply-adds, 41%): every blind
+  // label names the pipe.
+  // (Not the tensor pipe: an MMA loop's waits on its accumulators are the tensor rules' to read, as underfed.)
+  if (id == CauseId::dependency_wait &&
+      std::max({val(m.fma_pipe_pct), val(m.alu_pipe_pct), val(m.fp64_pipe_pct), val(m.xu_pipe_pct)}) >=
+          r.p("wait_pipe_bound_pct"))
+    return;
   if (id == CauseId::lsu_queue)
     for (CauseId named : {CauseId::uncoalesced_global, CauseId::scattered_access, CauseId::local_memory,
                           CauseId::atomic_contention})
