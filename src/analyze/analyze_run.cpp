@@ -403,7 +403,38 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
   return b;
 }
 
-std::optional<Bottleneck> time_bound(const Stage& stage) {
+std::optional<Bottleneck> time_bound(const Stage& stage, const LayoutConversions* conversions) {
+  if (conversions && !conversions->conversions.empty()) {
+    // The library's layout conversions against the longest other kernel of the stage (its call, most often).
+    const auto& list = conversions->conversions;
+    double all = 0, longest_other = 0;
+    const KernelGroup* other = nullptr;
+    for (const auto& g : stage.kernels) {
+      const double ns = g.gpu_time_or_profiled_ns();
+      all += ns;
+      if (std::find(list.begin(), list.end(), &g) == list.end() && ns > longest_other) longest_other = ns, other = &g;
+    }
+    if (all > 0 && other && conversions->ns > longest_other) {
+      std::vector<std::string> names;
+      for (const auto* g : list) names.push_back(g->label.empty() ? g->kernel : g->label);
+      const std::string call = conversions->call->label.empty() ? conversions->call->kernel : conversions->call->label;
+      const double share = conversions->ns / all * 100.0;
+      Bottleneck b;
+      b.kind = BottleneckKind::memory;
+      b.cause = std::string(name(CauseId::memory_bound));
+      b.unit = "DRAM";
+      b.key_issue = fmt::format("{:.0f}% of the range's kernel time in the library's layout conversions ({})", share,
+                                fmt::join(names, ", "));
+      b.root_cause = fmt::format(
+          "{:.0f}% of the {} range's kernel time runs in the library's own layout conversions ({}) around {}, more "
+          "than in any other of its kernels: the range is bound by moving the call's tensors between layouts, data "
+          "movement the call does not need where its tensors come in the layout it computes in.",
+          share, stage.name, fmt::join(names, ", "), call);
+      b.rule = fmt::format("layout conversions {:.0f}% of the stage's kernel time, over its longest other kernel's {:.0f}%",
+                           share, longest_other / all * 100.0);
+      return b;
+    }
+  }
   // The stage's kernel time by each group's cause, and its longest group.
   std::map<std::string, double> by_cause;
   std::map<std::string, int> groups;
@@ -454,7 +485,8 @@ namespace {
 void apply_range_bounds(ProfileRun& run, const Thresholds& t) {
   for (auto& stage : run.stages) {
     stage.bound = stage.range ? range_bound(stage, *stage.range, t) : std::nullopt;
-    stage.time_bound = stage.bound ? std::nullopt : time_bound(stage);
+    const auto conversions = layout_conversions(stage, run.device_spec ? &*run.device_spec : nullptr, t);
+    stage.time_bound = stage.bound ? std::nullopt : time_bound(stage, conversions ? &*conversions : nullptr);
   }
   const Stage* dominant_stage = nullptr;
   const KernelGroup* dominant = nullptr;

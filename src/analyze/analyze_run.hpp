@@ -4,6 +4,7 @@
 #include "analyze/thresholds.hpp"
 #include <optional>
 
+#include "analyze/program_advice.hpp"
 #include "model/profile.hpp"
 #include "model/trace.hpp"
 #include "model/trace_analysis.hpp"
@@ -34,7 +35,10 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
 // group's cause: that cause's longest group's bottleneck, its key issue and root cause saying so (an unfused chain
 // whose DRAM-bound kernels together outlast the GEMM they follow: set 41's bias and GELU after a cuBLAS GEMM, set 46's
 // five-kernel Canny chain; every blind label named the range DRAM-bound). None for a single kernel group.
-std::optional<Bottleneck> time_bound(const Stage& stage);
+// A library call's own layout conversions (`conversions`, program_advice's layout_conversions) that outlast every
+// other kernel of the stage bind it as memory traffic, whatever their counters read one by one (set 34's NCHW
+// convolution: cuDNN's two transposes 60% of the range, one reading memory latency and one DRAM bandwidth).
+std::optional<Bottleneck> time_bound(const Stage& stage, const LayoutConversions* conversions = nullptr);
 
 // One group's analysis against its effective declaration; `spec` may be null (no roofline then).
 KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,

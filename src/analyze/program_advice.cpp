@@ -867,55 +867,67 @@ std::vector<Opportunity> shape_advice(const ProfileRun& run) {
   return out;
 }
 
+std::optional<LayoutConversions> layout_conversions(const Stage& s, const DeviceSpec* device, const Thresholds& t) {
+  if (s.kernels.size() < 2 || s.name.empty()) return std::nullopt;
+  const double min_bytes = t.param("opportunities.fusion_min_bytes");
+  const double size_change = t.param("opportunities.fold_size_change");
+  const double l2_bytes = device ? device->l2_mb * 1e6 : 0.0;
+  auto bytes = [](const KernelGroup& g, bool written) {
+    const auto& v = written ? g.metrics.dram_write_bytes : g.metrics.dram_read_bytes;
+    return v ? *v : 0.0;
+  };
+  // The library's matrix kernel of the stage with the most time: the call the conversions serve.
+  const KernelGroup* call = nullptr;
+  for (const auto& g : s.kernels)
+    if (!unmarked(s, g) && library_kernel_name(g.kernel, g.signature, t) && matrix_math(g.metrics) &&
+        (!call || g.gpu_time_or_profiled_ns() > call->gpu_time_or_profiled_ns()))
+      call = &g;
+  if (!call) return std::nullopt;
+  LayoutConversions out{.call = call};
+  // The library's own kernels beside it that change a layout, as many bytes out as in (not a cast), of the size of
+  // the call's input or output (below).
+  for (const auto& g : s.kernels) {
+    // A layout change by its name (cuDNN's scale the values as they move, a few FLOPs per element, so "no FLOPs"
+    // cannot find them; and a library's sort, gather or activation moves data without being a layout change).
+    const bool converts = names_match(g.signature.empty() ? g.kernel : g.signature, t,
+                                      "opportunities.layout_conversion_names") &&
+                          !matrix_math(g.metrics);
+    if (&g == call || !library_kernel_name(g.kernel, g.signature, t) || !converts) continue;
+    // As many bytes out as in: the counted writes fall short of the output by what L2 still held dirty when the
+    // kernel ended, up to L2's size (set 4's input conversion: 0.067 GB read, 0.050 GB counted written).
+    // (At most half the size tolerance again: a 2:1 narrowing cast does not pass.)
+    const double reads = bytes(g, false), writes = bytes(g, true);
+    const double dirty = std::min(l2_bytes, 0.5 * size_change * reads);
+    if (std::max(reads, writes) < min_bytes || reads <= 0 || writes > reads * (1.0 + size_change) ||
+        writes + dirty < reads * (1.0 - size_change))
+      continue;
+    // Of the call's input or output: no more than twice what the call reads, or what it writes (a convolution's
+    // reads hold its input several times over; set 4's transposed convolution reads 0.27 GB for a 0.067 GB input).
+    // And no less than fold_min_read_share of either: a small reorder beside a large product is not its operand.
+    const double call_reads = bytes(*call, false), call_writes = bytes(*call, true);
+    if (writes > 2.0 * call_reads && reads > 2.0 * call_writes) continue;
+    if (std::max(reads, writes) < t.param("opportunities.fold_min_read_share") * std::max(call_reads, call_writes))
+      continue;
+    out.conversions.push_back(&g);
+    out.ns += g.gpu_time_or_profiled_ns();
+  }
+  if (out.conversions.empty() || out.ns <= 0) return std::nullopt;
+  return out;
+}
+
 std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, const Thresholds& t) {
   std::vector<Opportunity> out;
   if (total_ns <= 0) return out;
-  const double min_bytes = t.param("opportunities.fusion_min_bytes");
-  const double size_change = t.param("opportunities.fold_size_change");
-  const double l2_bytes = run.device_spec ? run.device_spec->l2_mb * 1e6 : 0.0;
   auto bytes = [](const KernelGroup& g, bool written) {
     const auto& v = written ? g.metrics.dram_write_bytes : g.metrics.dram_read_bytes;
     return v ? *v : 0.0;
   };
   for (const auto& s : run.stages) {
-    if (s.kernels.size() < 2 || s.name.empty()) continue;
-    // The library's matrix kernel of the stage with the most time: the call the conversions serve.
-    const KernelGroup* call = nullptr;
-    for (const auto& g : s.kernels)
-      if (!unmarked(s, g) && library_kernel_name(g.kernel, g.signature, t) && matrix_math(g.metrics) &&
-          (!call || g.gpu_time_or_profiled_ns() > call->gpu_time_or_profiled_ns()))
-        call = &g;
-    if (!call) continue;
-    // The library's own kernels beside it that change a layout, as many bytes out as in (not a cast), of the size of
-    // the call's input or output (below).
-    std::vector<const KernelGroup*> conversions;
-    double own = 0;
-    for (const auto& g : s.kernels) {
-      // A layout change by its name (cuDNN's scale the values as they move, a few FLOPs per element, so "no FLOPs"
-      // cannot find them; and a library's sort, gather or activation moves data without being a layout change).
-      const bool converts = names_match(g.signature.empty() ? g.kernel : g.signature, t,
-                                        "opportunities.layout_conversion_names") &&
-                            !matrix_math(g.metrics);
-      if (&g == call || !library_kernel_name(g.kernel, g.signature, t) || !converts) continue;
-      // As many bytes out as in: the counted writes fall short of the output by what L2 still held dirty when the
-      // kernel ended, up to L2's size (set 4's input conversion: 0.067 GB read, 0.050 GB counted written).
-      // (At most half the size tolerance again: a 2:1 narrowing cast does not pass.)
-      const double reads = bytes(g, false), writes = bytes(g, true);
-      const double dirty = std::min(l2_bytes, 0.5 * size_change * reads);
-      if (std::max(reads, writes) < min_bytes || reads <= 0 || writes > reads * (1.0 + size_change) ||
-          writes + dirty < reads * (1.0 - size_change))
-        continue;
-      // Of the call's input or output: no more than twice what the call reads, or what it writes (a convolution's
-      // reads hold its input several times over; set 4's transposed convolution reads 0.27 GB for a 0.067 GB input).
-      // And no less than fold_min_read_share of either: a small reorder beside a large product is not its operand.
-      const double call_reads = bytes(*call, false), call_writes = bytes(*call, true);
-      if (writes > 2.0 * call_reads && reads > 2.0 * call_writes) continue;
-      if (std::max(reads, writes) < t.param("opportunities.fold_min_read_share") * std::max(call_reads, call_writes))
-        continue;
-      conversions.push_back(&g);
-      own += g.gpu_time_or_profiled_ns();
-    }
-    if (conversions.empty() || own <= 0) continue;
+    const auto found = layout_conversions(s, run.device_spec ? &*run.device_spec : nullptr, t);
+    if (!found) continue;
+    const KernelGroup* call = found->call;
+    const std::vector<const KernelGroup*>& conversions = found->conversions;
+    const double own = found->ns;
     Opportunity o = make(RemedyId::library_tuning, "stage");
     // The change is to the call (its tensors' layout); what it removes is DRAM traffic: both are the item's.
     o.kernel_remedy = std::string(name(RemedyId::dram_traffic));

@@ -58,6 +58,15 @@ std::vector<Opportunity> shape_advice(const ProfileRun& run);
 // says NHWC: opportunities.layout_nhwc_names, layout_to_nhwc_names); the conversions' whole time goes.
 std::vector<Opportunity> layout_advice(const ProfileRun& run, double total_ns, const Thresholds& t);
 
+// The layout conversions layout_advice reads in one stage: the library's matrix kernel (the call) and its own
+// conversion kernels around it, with their summed GPU time. None where the stage has no such call or conversion.
+struct LayoutConversions {
+  const KernelGroup* call = nullptr;
+  std::vector<const KernelGroup*> conversions;
+  double ns = 0;
+};
+std::optional<LayoutConversions> layout_conversions(const Stage& stage, const DeviceSpec* device, const Thresholds& t);
+
 // Launch gaps of a traced program (its timeline). With host waits between the launches, a kernel group whose own
 // cause is launch overhead gets host_sync in place of its launch_overhead item (a graph cannot capture a loop that
 // synchronises), and that item stands for the gaps: no whole-program item is added then.
