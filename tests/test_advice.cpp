@@ -2486,6 +2486,32 @@ TEST(Advice, IdleTimeOutweighingTheKernelsItemsBindsTheRange) {
   EXPECT_FALSE(range_bound(s, r, shipped()));
 }
 
+// Set 44's particle advection: each frame's kernel (near its compute roof, its first item 10% of its time) and then
+// its download to pinned memory on the same stream, one after the other: the copies are 33% of the range, under the
+// half that binds a range outright, yet more than its kernel's item saves of it (7%). The host link binds the range, as
+// both blind labels say. A kernel item saving more keeps the range to its kernel; a two-stream pipeline's exposed first
+// upload and last download (set 20's overlapped upload: 20% of its range) stay under copy_outweighs_min_share.
+TEST(Advice, CopiesOutweighingTheKernelsItemsBindTheRange) {
+  Stage s;
+  s.name = "frames";
+  s.kernels.push_back(stage_group("advect_rk4", 1228e3, 3.4e7, 1.1e7, 1));
+  KernelAnalysis ka;
+  ka.opportunities.push_back({.name = "Fuse FP instructions", .remedy = "fp_instructions", .est_gain_pct = 10});
+  s.kernels.back().analysis = ka;
+  RangeTime r;
+  r.instances = 2, r.span_ns = 7.38e6, r.link_copy_ns = 2.45e6, r.link_copies = 4, r.link_copy_bytes = 134217728;
+  r.launches = 4;
+  const auto b = range_bound(s, r, shipped());
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->cause, "host_link");
+  EXPECT_NE(b->rule.find("copy_outweighs_min_share"), std::string::npos) << b->rule;
+  s.kernels.back().analysis->opportunities.front().est_gain_pct = 80;  // 54% of the range: more than the copies
+  EXPECT_FALSE(range_bound(s, r, shipped()));
+  s.kernels.back().analysis->opportunities.front().est_gain_pct = 0;
+  r.link_copy_ns = 0.2 * r.span_ns;  // a pipeline's fill and drain
+  EXPECT_FALSE(range_bound(s, r, shipped()));
+}
+
 // A loop that waits every fourth launch: the kernels run back to back (the host launches ahead), except after each
 // wait, which drains the queue; the next launch comes 30 us later. The wait begins right after its kernel's launch
 // call, before that kernel starts: its return, in the gap after the kernel, places it. (Placed by its start, the
