@@ -122,6 +122,51 @@ TEST(Advice, AFixThatRemovesWorkIsNotCappedByThePipeThatWorkKeptBusy) {
   EXPECT_GT(a.opportunities[0].est_gain_pct, 40.0);
 }
 
+// Set 50's binomial trees on the H100: a 1024-thread block per option, two barriers per time step around a dozen
+// instructions; L1 81.4% busy with 172M shared wavefronts (8 MB through its tag stage), barrier 54% of the waiting.
+// The L1 traffic is the barrier steps' own: the barrier is the cause (both blind labels), and fewer, larger steps
+// remove the shared loads and stores with the barriers, so the estimate is not capped by L1 or the issue slots (the
+// ALU at 22% is what is left; both labellers 1.5-2x). The same L1 reading from global loads re-read through L1 (a tile
+// that should sit in shared memory) stays an L1 bound.
+TEST(Advice, BarrierStepsThatCarryTheirOwnSharedTrafficAreTheCauseAtTheL1Roof) {
+  CanonicalMetrics m;
+  m.duration_ns = 1.505e6;
+  m.sm_throughput_pct = 68.6;
+  m.memory_throughput_pct = 78.8;
+  m.dram_throughput_pct = 0.0;
+  m.dram_bytes = 41216;
+  m.l1_throughput_pct = 81.4;
+  m.l2_throughput_pct = 0.03;
+  m.lsu_pipe_pct = 70.6;
+  m.alu_pipe_pct = 22.2;
+  m.fma_pipe_pct = 16.9;
+  m.issue_active_pct = 61.1;
+  m.l1_bytes = 8.45e6;
+  m.l1_hit_pct = 96;
+  m.shared_wavefronts = 1.72e8;
+  m.shared_bank_conflicts = 3.36e7;
+  m.shared_mem_per_block_bytes = 12284;
+  m.global_load_requests = 262144;
+  m.global_load_sectors = 262144;
+  m.grid_size = 2048;
+  m.block_size = 1024;
+  m.waves_per_sm = 7.8;
+  m.achieved_occupancy_pct = 97;
+  m.theoretical_occupancy_pct = 100;
+  m.stalls = {{"barrier", 11.14}, {"short_scoreboard", 3.96}, {"mio_throttle", 3.49}, {"not_selected", 3.4},
+              {"wait", 1.95},     {"math_pipe_throttle", 0.21}, {"no_instruction", 0.15}, {"long_scoreboard", 0.07},
+              {"branch_resolving", 0.06}, {"dispatch_stall", 0.03}, {"selected", 1.0}};
+  const KernelAnalysis tree = analyse(m);
+  EXPECT_EQ(tree.bottleneck.cause, "barrier_stall");
+  ASSERT_FALSE(tree.opportunities.empty());
+  EXPECT_EQ(tree.opportunities.front().remedy, "block_balance");
+  EXPECT_GT(tree.opportunities.front().est_gain_pct, 30.0);
+  // L1 busy with global bytes re-read through it instead (no shared traffic to speak of): an L1 bound.
+  m.shared_wavefronts = 1e5;
+  m.l1_bytes = 2.0e10;
+  EXPECT_NE(analyse(m).bottleneck.cause, "barrier_stall");
+}
+
 // Set 50's Asian-option paths on the H100: each thread keeps its 252-step path in a local array (2.1 GB of local
 // traffic, 86% of L1's bytes) and reads and writes its 64-byte generator state once, at 32 sectors a request (0.17 GB
 // of global sectors). The scattered-sector waste is a share of all the traffic, local included: the local array

@@ -155,7 +155,7 @@ std::vector<Rule> make_rules() {
       // constant or instruction cache, branches, full queues, dependent instructions; or "not diagnosed".
       {"dominant_stall",
        detect_dominant_stall,
-       {specific(C::barrier_stall, R::block_balance, kLatency, kStallExplains),
+       {specific(C::barrier_stall, R::block_balance, kLatency, kMioExplains),
         specific(C::memory_fence, R::fences, kLatency, kFenceExplains),
         specific(C::sleeping, R::spin_wait, kLatency, kStallExplains),
         specific(C::constant_cache, R::constant_access, kLatency, kStallExplains),

@@ -85,9 +85,19 @@ void detect_dominant_stall(RuleContext& r) {
   const bool l1_carries = mio && m.l1_throughput_pct && l1 >= r.busy() && l1 < r.param("classify.saturated_pct") &&
                           l1 >= val(m.l2_throughput_pct) && l1 >= val(m.dram_throughput_pct) && l1_per_clk &&
                           *l1_per_clk < r.p("l1_data_min_bytes_per_clk");
+  // Barrier waits where L1 is busy with shared memory (more shared wavefronts than the global and local sectors through
+  // L1): each step of the block reads and writes shared memory and meets at a barrier, so the L1 traffic is the steps'
+  // own, and fewer, larger steps (several elements a thread, kept in registers, a barrier per batch) remove both; L1's
+  // roof is then not a bound the remedy runs into (set 50's binomial trees: a 1024-thread block per option, two
+  // barriers per time step around a dozen instructions; L1 81% busy with 172M shared wavefronts against 8 MB through
+  // its tag stage, barrier 54% of the waits; both blind labels: barrier stalls, fewer barriers).
+  const bool barrier_steps = top == "barrier" && m.shared_wavefronts &&
+                             *m.shared_wavefronts * 32.0 >= val(m.l1_bytes) && *m.shared_wavefronts > 0 &&
+                             l1 >= val(m.l2_throughput_pct) && l1 >= val(m.dram_throughput_pct);
   const double sol = sm_unnamed ? val(m.memory_throughput_pct)
-                     : l1_carries ? std::max({val(m.sm_throughput_pct), val(m.l2_throughput_pct), val(m.dram_throughput_pct)})
-                                  : r.sol_max();
+                     : l1_carries || barrier_steps
+                         ? std::max({val(m.sm_throughput_pct), val(m.l2_throughput_pct), val(m.dram_throughput_pct)})
+                         : r.sol_max();
   const bool at_roof = sol >= r.param("classify.saturated_pct") || val(m.dram_measured_pct) >= r.p("dram_bound_pct") ||
                        pipe >= r.param("classify.saturated_pct");
   // Fence waits are the exception: a fence moves no data, it holds each warp's next loads and stores until the last
@@ -146,8 +156,13 @@ void detect_dominant_stall(RuleContext& r) {
       if (r.found(named)) return;
   // Removing the wait turns that share of the waiting time into issued work at the kernel's current rate, as far
   // as no unit saturates (an unnamed SM unit is the one the waits are on: removing them frees it too).
+  // Fewer, larger barrier steps remove the shared loads and stores and the barriers themselves, the LSU's and the
+  // issue slots' work: only the math pipes and the memory side beyond L1 bound what they win (set 50's binomial trees:
+  // the ALU 22% busy, both labellers 1.5-2x).
+  const double room_sol =
+      barrier_steps ? std::max({pipe, val(m.l2_throughput_pct), val(m.dram_throughput_pct)}) : sol;
   const double room = at_roof ? std::max(0.0, 1.0 - std::max(sol, r.dram_pct()) / 100.0)
-                              : std::max(0.0, 1.0 - sol / r.param("classify.saturated_pct"));
+                              : std::max(0.0, 1.0 - room_sol / r.param("classify.saturated_pct"));
   static constexpr const char* kLabels[] = {"warps wait at block barriers (uneven work in the block)",
                                             "memory fences (membar)", "warps sleeping (spin-wait polling)",
                                             "constant-cache serialisation or misses",
@@ -166,6 +181,8 @@ void detect_dominant_stall(RuleContext& r) {
                      share * std::min(room, r.headroom), trigger);
   // Where L2 or DRAM is busier than L1, the memory side's load is not the MIO path's.
   if (mio && !l1_carries) f.does_not_explain = {CauseId::memory_bound, CauseId::l1_bandwidth};
+  // Barrier waits explain the memory bounds only where L1 carries the steps' shared traffic.
+  if (id == CauseId::barrier_stall && !barrier_steps) f.does_not_explain = {CauseId::memory_bound, CauseId::l1_bandwidth};
 }
 
 }  // namespace kprof::analyze
