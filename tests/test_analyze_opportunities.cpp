@@ -833,7 +833,16 @@ TEST(Opportunities, FloatMathPromotedToFp64IsTheFp64PipeAndWantsFp32) {
   EXPECT_EQ(a.bottleneck.cause, "fp64_pipe");
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_EQ(a.opportunities.front().remedy, "precision");
-  EXPECT_NEAR(a.opportunities.front().est_gain_pct, 49.23 * (1.0 - 34.0 / 67.0), 1.5);
+  // The rate ratio (67:34 TFLOP/s) and the float math functions' fewer instructions (fp64_math_instruction_ratio, 2).
+  EXPECT_NEAR(a.opportunities.front().est_gain_pct, 49.23 * (1.0 - 34.0 / 67.0 / 2.0), 1.5);
+  // Lanes masked off beside it (set 50's implied volatilities: 22 of 32 active): the promotion stays the cause and
+  // FP32 the first fix, worth more; divergence does not explain the FP64 work away.
+  auto diverged = m;
+  diverged.threads_per_instruction = 22.1;
+  auto d = analyse(diverged, {}, "bilateral_gray");
+  EXPECT_EQ(d.bottleneck.cause, "fp64_pipe");
+  ASSERT_FALSE(d.opportunities.empty());
+  EXPECT_EQ(d.opportunities.front().remedy, "precision");
   auto fp64_only = m;
   fp64_only.flops_fp32 = 0.0, fp64_only.flops_fp16 = 2.2e9;
   auto b = analyse(fp64_only, {}, "bilateral_gray");

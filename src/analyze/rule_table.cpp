@@ -215,7 +215,7 @@ std::vector<Rule> make_rules() {
         "diagnosis.stream_loads_min", "diagnosis.l1_data_min_bytes_per_clk", "diagnosis.uncoalesced_sectors_per_request", "diagnosis.issue_reread_min", "diagnosis.issue_reread_l1_hit_min_pct",
         "diagnosis.wait_pipe_bound_pct",
         "diagnosis.occupancy_low_pct", "diagnosis.dominant_stall_share", "diagnosis.pipe_saturated_stall_share",
-        "diagnosis.fp64_mixed_min_share", "diagnosis.narrow_access_bytes_max", "diagnosis.narrow_access_dram_min_pct", "diagnosis.l1_table_hit_min_pct",
+        "diagnosis.fp64_mixed_min_share", "diagnosis.fp64_math_instruction_ratio", "diagnosis.narrow_access_bytes_max", "diagnosis.narrow_access_dram_min_pct", "diagnosis.l1_table_hit_min_pct",
         "diagnosis.sector_bytes_min"}},
       {"tensor_underfed",
        detect_tensor_underfed,
