@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Device call: the fix experiments (bench/fix_experiments/README.md) on the calibration-pair harness. Builds
-# examples/programs/calib_pairs28.cu, calib_pairs35_fences.cu, calib_pairs47.cu and calib_pairs48.cu with nvcc (the
+# examples/programs/calib_pairs28.cu, calib_pairs35_fences.cu, calib_pairs47.cu, calib_pairs48.cu and calib_pairs50.cu
+# (PROGS="..." picks some) with nvcc (the
 # flags the old bench/fix_experiments/*.cu were built with, plus -lineinfo as CMake's kprof_test_program), runs each
 # once (default: 5 warm-up rounds, then 30 rounds of one call of each variant, alternating; a first argument sets the
 # rounds) and writes, with <gpu> the GPU's short name (h100, h200, ...) and <date> today's YYYY-MM-DD:
@@ -17,7 +18,7 @@ set -u
 ROUNDS=${1:-}
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" > /dev/null 2>&1 || NVCC=/usr/local/cuda/bin/nvcc
-PROGS="calib_pairs28 calib_pairs35_fences calib_pairs47 calib_pairs48"
+PROGS=${PROGS:-"calib_pairs28 calib_pairs35_fences calib_pairs47 calib_pairs48 calib_pairs50"}
 FLAGS=(-std=c++17 -O3 -arch=sm_90 -lineinfo --extended-lambda)
 RUN_TIMEOUT=${RUN_TIMEOUT:-240}
 
