@@ -156,11 +156,13 @@ void detect_dominant_stall(RuleContext& r) {
       if (r.found(named)) return;
   // Removing the wait turns that share of the waiting time into issued work at the kernel's current rate, as far
   // as no unit saturates (an unnamed SM unit is the one the waits are on: removing them frees it too).
-  // Fewer, larger barrier steps remove the shared loads and stores and the barriers themselves, the LSU's and the
-  // issue slots' work: only the math pipes and the memory side beyond L1 bound what they win (set 50's binomial trees:
-  // the ALU 22% busy, both labellers 1.5-2x).
+  // Fewer barriers fill the issue slots the waiting warps leave idle: instruction issue, the math pipes and the memory
+  // side beyond L1 bound what they win (the shared loads and stores may stay: set 50's binomial trees, issue 61%,
+  // the ALU 22%; one barrier a step and four nodes a thread realised 16.7% on the H100, both labellers had expected
+  // 1.5-2x; bounded by the SM's 68.6%, this estimate was 8%).
   const double room_sol =
-      barrier_steps ? std::max({pipe, val(m.l2_throughput_pct), val(m.dram_throughput_pct)}) : sol;
+      barrier_steps ? std::max({pipe, val(m.issue_active_pct), val(m.l2_throughput_pct), val(m.dram_throughput_pct)})
+                    : sol;
   const double room = at_roof ? std::max(0.0, 1.0 - std::max(sol, r.dram_pct()) / 100.0)
                               : std::max(0.0, 1.0 - room_sol / r.param("classify.saturated_pct"));
   static constexpr const char* kLabels[] = {"warps wait at block barriers (uneven work in the block)",
