@@ -158,6 +158,8 @@ TEST(Advice, BarrierStepsThatCarryTheirOwnSharedTrafficAreTheCauseAtTheL1Roof) {
               {"branch_resolving", 0.06}, {"dispatch_stall", 0.03}, {"selected", 1.0}};
   const KernelAnalysis tree = analyse(m);
   EXPECT_EQ(tree.bottleneck.cause, "barrier_stall");
+  ASSERT_FALSE(tree.causes.empty());
+  EXPECT_EQ(tree.causes.front().label.find("uneven"), std::string::npos) << tree.causes.front().label;
   ASSERT_FALSE(tree.opportunities.empty());
   EXPECT_EQ(tree.opportunities.front().remedy, "block_balance");
   EXPECT_NEAR(tree.opportunities.front().est_gain_pct, 0.54 * (1.0 - 61.1 / 80.0) * 100.0, 2.0);

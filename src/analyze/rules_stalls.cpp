@@ -176,10 +176,18 @@ void detect_dominant_stall(RuleContext& r) {
   static_assert(std::size(kLabels) ==
                 static_cast<std::size_t>(CauseId::undiagnosed_stall) - static_cast<std::size_t>(CauseId::barrier_stall));
   const std::size_t at = static_cast<std::size_t>(id) - static_cast<std::size_t>(CauseId::barrier_stall);
-  Finding& f = r.add(id, at < std::size(kLabels) ? kLabels[at] : std::string(name(id)),
+  // (Barrier steps over shared memory may be uneven work or a barrier after every few instructions, set 7's one
+  // working warp or set 50's binomial trees: the label claims neither.)
+  const bool steps = id == CauseId::barrier_stall && barrier_steps;
+  Finding& f = r.add(id,
+                     steps ? std::string("warps wait at block barriers between shared-memory steps")
+                     : at < std::size(kLabels) ? kLabels[at]
+                                               : std::string(name(id)),
                      fmt::format("{} of the warps' waiting time is spent waiting for {} (SM {:.1f}%, memory {:.1f}%{})",
                                  pct(share), what, val(m.sm_throughput_pct), val(m.memory_throughput_pct),
-                                 l1_carries ? fmt::format(", L1 {:.1f}% the busiest memory unit", l1) : std::string()),
+                                 l1_carries ? fmt::format(", L1 {:.1f}% the busiest memory unit", l1)
+                                 : steps ? fmt::format(", L1 {:.1f}% busy with the block's shared-memory traffic", l1)
+                                         : std::string()),
                      share * std::min(room, r.headroom), trigger);
   // Where L2 or DRAM is busier than L1, the memory side's load is not the MIO path's.
   if (mio && !l1_carries) f.does_not_explain = {CauseId::memory_bound, CauseId::l1_bandwidth};
