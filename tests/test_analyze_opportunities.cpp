@@ -821,7 +821,7 @@ TEST(Opportunities, AMatmulsLowOccupancyDoesNotExplainItsUnderfedTensorPipe) {
 // FP64 pipe, "use FP32" (no such fix id then). The cause is the FP64 pipe and the first fix computing in FP32, by at
 // least the FP64 pipe's time beyond FP32's rate (half of it on the H200). The same counters with no FP32 FLOPs (a
 // kernel of FP64 alone, which chose it) stay compute-bound, and FP16 FLOPs (the compiler's HFMA2.MMA constant moves)
-// do not count as float work.
+// do not count as float work. With CUPTI's counters, the FMA pipe's non-integer work stands for the FP32 FLOPs.
 TEST(Opportunities, FloatMathPromotedToFp64IsTheFp64PipeAndWantsFp32) {
   auto m = holdout_base(6550752, 32400, 256);
   m.sm_throughput_pct = 85.33, m.memory_throughput_pct = 2.28, m.issue_active_pct = 85.64, m.fp64_pipe_pct = 49.23;
@@ -851,6 +851,19 @@ TEST(Opportunities, FloatMathPromotedToFp64IsTheFp64PipeAndWantsFp32) {
   auto b = analyse(fp64_only, {}, "bilateral_gray");
   EXPECT_NE(b.bottleneck.cause, "fp64_pipe");
   for (const auto& o : b.opportunities) EXPECT_NE(o.remedy, "precision");
+  // CUPTI's counters count no SASS opcodes (no FP32 FLOPs): the FMA pipe's thread instructions less its integer
+  // share (the heavy/lite split) are the FP32 work, 8.7e9 instructions here; the same verdict. Where the split puts
+  // all of that pipe's work on integers (an FP64-only kernel's address math), nothing is promoted.
+  auto cupti = m;
+  cupti.flops_fp32.reset(), cupti.fp32_fma_instructions.reset(), cupti.flops_fp16.reset();
+  auto c = analyse(cupti, {}, "bilateral_gray");
+  EXPECT_EQ(c.bottleneck.cause, "fp64_pipe");
+  ASSERT_FALSE(c.opportunities.empty());
+  EXPECT_EQ(c.opportunities.front().remedy, "precision");
+  cupti.fma_integer_share = 1.0;
+  auto ci = analyse(cupti, {}, "bilateral_gray");
+  EXPECT_NE(ci.bottleneck.cause, "fp64_pipe");
+  for (const auto& o : ci.opportunities) EXPECT_NE(o.remedy, "precision");
 }
 
 // Set 46's NV12 -> RGBA conversion (H100, Nsight Compute's counters): 16-byte stores at a 32-byte lane stride use 16

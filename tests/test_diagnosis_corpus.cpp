@@ -886,7 +886,7 @@ TEST(DiagnosisHoldout, FourteenthAndFifteenthSetScoresDoNotRegress) {
 TEST(DiagnosisHoldout, SixteenthAndSeventeenthSetScoresDoNotRegress) {
   // Thirty-second session: float math promoted to FP64 is the FP64 pipe, fixed in FP32 (the exact GELU, labelled
   // fp_instructions as the nearest id to "use FP32"): cause and first fix +1 with Nsight Compute's counters.
-  expect_holdout_score(corpus::holdout_file(16), 12, {{11, 11}, {10, 10}, {11, 10}});
+  expect_holdout_score(corpus::holdout_file(16), 12, {{11, 11}, {11, 11}, {11, 10}});
   // Twenty-first session: at the DRAM roof, DRAM reading fewer bytes than the loads' sectors is no gather (the cast
   // of fp32 weights with CUPTI counters: cause and first fix +1); occupancy limits apply where issue has slots to
   // spare (the Fourier-feature kernel in ncu mode at SM 60.2%: cause and first fix +1).
@@ -1507,7 +1507,7 @@ TEST(DiagnosisHoldout, FortyFifthSetScoreDoesNotRegress) {
 // Thirty-third session: the Canny chain's DRAM-bound kernels hold most of its kernel time (Stage::time_bound): cause
 // +1 in every source.
 TEST(DiagnosisHoldout, FortySixthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(46), 10, {{10, 10}, {8, 8}, {10, 10}});
+  expect_holdout_score(corpus::holdout_file(46), 10, {{10, 10}, {9, 9}, {10, 10}});
 }
 
 // Set 47 (large-language-model inference and serving kernels in hand-written CUDA C++; H100), written by a helper who
@@ -1533,7 +1533,7 @@ TEST(DiagnosisHoldout, FortySeventhSetScoreDoesNotRegress) {
 // pipe, 93%, at the roof), the GPS uploads' first fix (prefetch or overlap; kprof's pageable item is host_sync, its
 // copies 51% of the range by their DMA time alone), and with CUPTI counters the haversine (no FP32 FLOP count).
 TEST(DiagnosisHoldout, FortyEighthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(48), 10, {{10, 8}, {8, 6}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(48), 10, {{10, 8}, {9, 7}, {10, 8}});
 }
 
 // Set 49 (thirty-fourth session): ten fragments of diffusion-model inference in PyTorch 2.11 (cuBLAS, cuDNN, SDPA,
@@ -1559,6 +1559,9 @@ TEST(DiagnosisHoldout, FortyNinthSetScoreDoesNotRegress) {
 // pageable copies (labelled overlap_stages; kprof's pinned-copy item is host_sync), the implied volatilities with
 // CUPTI's counters (no FP32 FLOP count: divergence), and in ncu mode the trees' first fix (Nsight Compute's
 // ThreadDivergence estimate, 21%, over the barrier item's 12%, which its fix experiment realised as 16.7%).
+// Thirty-sixth session: DRAM at 80% of the measured roof is at the roof (Black-Scholes: first fix +1 with ncu
+// counters and in ncu mode), and with CUPTI's counters the FMA pipe's non-integer instructions stand for the FP32
+// FLOPs (the implied volatilities: +1 cause and first fix): 10/10/10, 9/9/8.
 TEST(DiagnosisHoldout, FiftiethSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(50), 10, {{10, 9}, {9, 8}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(50), 10, {{10, 9}, {10, 9}, {10, 8}});
 }

@@ -203,7 +203,6 @@ void detect_plain_bounds(RuleContext& r) {
   // by every labeller). A kernel of FP64 math alone (no FP32 FLOPs: set 28's tracer, set 37's KDE, set 10's DFMA
   // chains) chose FP64. FP16 FLOPs do not count: the compiler moves constants with HFMA2.MMA, which Nsight Compute
   // counts as FP16 work (set 10's DFMA chains: 2.2 GFLOP "FP16" beside 17.7 of FP64, no FP16 in the source).
-  // Only where Nsight Compute counted the FP32 FLOPs (CUPTI's counters have none).
   // On the SM's side: SM throughput at least every memory unit's, L1 aside where nearly all of its loads hit
   // (l1_table_hit_min_pct): the double-precision math functions read their coefficient tables through L1 (CUDA's
   // sin and cos index a table per call), work the FP32 functions do in registers (set 48's haversine search: sin() of
@@ -214,8 +213,19 @@ void detect_plain_bounds(RuleContext& r) {
     if (sm < std::max(val(m.l2_throughput_pct), val(m.dram_throughput_pct))) return false;
     return sm >= val(m.l1_throughput_pct) || val(m.l1_hit_pct) >= r.p("l1_table_hit_min_pct");
   };
-  if (pipe && pipe->id == CauseId::fp64_pipe && m.flops_fp64 && *m.flops_fp64 > 0 && m.flops_fp32 &&
-      *m.flops_fp32 >= r.p("fp64_mixed_min_share") * *m.flops_fp64 &&
+  // The FP32 work beside it: Nsight Compute's FP32 FLOPs; without them (CUPTI's counters count no SASS opcodes) the
+  // FMA pipe's thread instructions less its integer share (the heavy/lite split) and its FP16 ones: FP32
+  // instructions, a lower bound on their FLOPs (sets 16, 46, 48 and 50's promoted kernels: 0.016, 0.094, 0.172 and
+  // 0.189 of the FP64 FLOPs, against Nsight Compute's 0.012, 0.114, 0.175 and 0.216; 0 on the FP64-only kernels).
+  std::optional<double> fp32_work = m.flops_fp32;
+  const char* fp32_what = "FP32 FLOPs";
+  if (!fp32_work && m.fma_pipe_instructions && m.fma_integer_share) {
+    fp32_work = std::max(0.0, *m.fma_pipe_instructions * (1.0 - *m.fma_integer_share) -
+                                  val(m.fp16_pipe_instructions));
+    fp32_what = "FP32 instructions";
+  }
+  if (pipe && pipe->id == CauseId::fp64_pipe && m.flops_fp64 && *m.flops_fp64 > 0 && fp32_work &&
+      *fp32_work >= r.p("fp64_mixed_min_share") * *m.flops_fp64 &&
       val(m.flops_tensor) <= 0 && val(m.sm_throughput_pct) >= r.busy() && sm_side_of_fp64_math()) {
     // FP32 runs the same instructions at the device's FP32:FP64 rate ratio (2 on the H100 and H200).
     double ratio = 2.0;
@@ -224,17 +234,17 @@ void detect_plain_bounds(RuleContext& r) {
         ratio = std::max(1.0, f32->value / f64->value);
     Finding& c = r.add(CauseId::fp64_pipe, "FP64 pipe bound (float math promoted to FP64)",
                        fmt::format("the FP64 pipe is the busiest pipe ({:.1f}% of active cycles, issue {:.1f}%) with "
-                                   "{:.3g} FP64 FLOPs beside {:.3g} FP32 FLOPs: float expressions computed in double, "
+                                   "{:.3g} FP64 FLOPs beside {:.3g} {}: float expressions computed in double, "
                                    "at 1/{:.0f} of FP32's rate here",
-                                   pipe_pct, val(m.issue_active_pct), *m.flops_fp64, *m.flops_fp32, ratio),
+                                   pipe_pct, val(m.issue_active_pct), *m.flops_fp64, *fp32_work, fp32_what, ratio),
                        // (Fewer instructions too: the float math functions take about 1/fp64_math_instruction_ratio
                        // of the double versions' instructions, hardware approximations against FP64's software
                        // sequences. Set 48's haversine search, FP64 -> FP32 on the H100: realised 43.5%; the rate
                        // ratio alone gave 20%, with the instructions 37%.)
                        std::min(headroom,
                                 pipe_pct / 100.0 * (1.0 - 1.0 / (ratio * r.p("fp64_math_instruction_ratio")))),
-                       fmt::format("fp64_pipe={:.1f}%, flops_fp64={:.3g}, flops_fp32={:.3g}", pipe_pct, *m.flops_fp64,
-                                   *m.flops_fp32));
+                       fmt::format("fp64_pipe={:.1f}%, flops_fp64={:.3g}, {}={:.3g}", pipe_pct, *m.flops_fp64,
+                                   m.flops_fp32 ? "flops_fp32" : "fp32_instructions", *fp32_work));
     c.remedy = RemedyId::precision;
     // Its remedy moves the work off the FP64 pipe, as the host link's moves it off the link: no other cause explains
     // it away (set 50's implied volatilities, double erfc and exp in a float Newton loop: 22 of 32 lanes active beside
