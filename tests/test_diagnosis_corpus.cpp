@@ -1561,7 +1561,8 @@ TEST(DiagnosisHoldout, FortyNinthSetScoreDoesNotRegress) {
 // ThreadDivergence estimate, 21%, over the barrier item's 12%, which its fix experiment realised as 16.7%).
 // Thirty-sixth session: DRAM at 80% of the measured roof is at the roof (Black-Scholes: first fix +1 with ncu
 // counters and in ncu mode), and with CUPTI's counters the FMA pipe's non-integer instructions stand for the FP32
-// FLOPs (the implied volatilities: +1 cause and first fix): 10/10/10, 9/9/8.
+// FLOPs (the implied volatilities: +1 cause and first fix), and in ncu mode ThreadDivergence's estimate for lanes
+// kprof counts active (32 of 32 per executed instruction) no longer leads the trees' barrier item: 10/10/10, 9/9/9.
 TEST(DiagnosisHoldout, FiftiethSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(50), 10, {{10, 9}, {10, 9}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(50), 10, {{10, 9}, {10, 9}, {10, 9}});
 }
