@@ -1212,3 +1212,33 @@ TEST(Opportunities, Fp64MathWhoseTableReadsKeepL1BusyIsStillFp64Promotion) {
   missing.l1_hit_pct = 40;
   EXPECT_NE(analyse(missing, {}, "nearest_depot_haversine").bottleneck.cause, "fp64_pipe");
 }
+
+// Set 51's sampled-softmax column lookups (H100, Nsight Compute's counters): items gathered by column from a 64 x 2M
+// row-major fp32 matrix. 17.3 sectors per load request carry 10.9 used bytes of 32 each, L2 84% busy: the sectors
+// beyond 16 a request read 7% waste; the bytes the lanes leave unused (less L1's re-hits) are 35% of the traffic.
+// Both blind labels: uncoalesced, store the table by item. Without the count of used bytes (CUPTI's counters) the
+// excess over 16 stays the estimate.
+TEST(Opportunities, SectorsJustOverSixteenAreWeighedByTheBytesTheLanesUse) {
+  auto m = holdout_base(229504, 65536, 128);
+  m.sm_throughput_pct = 44.48, m.memory_throughput_pct = 84.0, m.l2_throughput_pct = 84.0, m.l1_throughput_pct = 38.02;
+  m.dram_throughput_pct = 54.48, m.dram_measured_pct = 59.79, m.dram_read_bytes = 2.896e8, m.dram_write_bytes = 1.294e8;
+  m.dram_bytes = 4.19e8, m.l2_bytes = 1.2347e9, m.l1_bytes = 1.2937e9, m.l1_hit_pct = 26.62, m.l2_hit_pct = 72.29;
+  m.issue_active_pct = 45.13, m.alu_pipe_pct = 36.28, m.fma_pipe_pct = 23.81, m.achieved_occupancy_pct = 68.43;
+  m.global_load_requests = 2097152.0, m.global_load_sectors = 36229888.0, m.global_load_bytes_per_sector = 10.91;
+  m.global_store_requests = 1048576.0, m.global_store_sectors = 4194304.0, m.global_store_bytes_per_sector = 32.0;
+  m.threads_per_instruction = 32.0;
+  m.stalls = {{"long_scoreboard", 17.5}, {"wait", 2.4}, {"not_selected", 0.61}, {"selected", 1.0}};
+  auto a = analyse(m, {}, "index_elementwise_kernel");
+  EXPECT_EQ(a.bottleneck.cause, "uncoalesced_global");
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "coalesce");
+  const double unused = (1.0 - 10.91 / 32.0 - 0.2662) * 36229888.0 / (36229888.0 + 4194304.0);
+  EXPECT_NEAR(a.opportunities.front().est_gain_pct, unused * 100.0, 3.0);
+  auto cupti = m;
+  cupti.global_load_bytes_per_sector.reset(), cupti.global_store_bytes_per_sector.reset();
+  auto c = analyse(cupti, {}, "index_elementwise_kernel");
+  ASSERT_FALSE(c.opportunities.empty());
+  const Opportunity* co = by_remedy(c.opportunities, "coalesce");
+  ASSERT_NE(co, nullptr);
+  EXPECT_LT(co->est_gain_pct, 10.0);
+}
