@@ -351,7 +351,8 @@ void detect_access_pattern(RuleContext& r) {
     // Set 51's column lookups into a 64 x 2M row-major matrix: 17.3 sectors per load request carrying 10.9 used
     // bytes of 32 each, L2 84% busy; the excess over 16 read 7%, the unused bytes 35%; both blind labels:
     // uncoalesced, store the table by item. (From uncoalesced_sectors_per_request the excess over 16 stays the
-    // estimate, as calibrated before.)
+    // estimate: the used bytes would raise every strided kernel's there, set 1's transpose 50% -> 76%, with no fix
+    // experiment yet to check it.)
     double waste = excess_share(16.0);
     const bool bandwidth = r.dram_pct() >= r.p("dram_bound_pct") || val(m.l2_throughput_pct) >= r.p("onchip_bound_pct");
     if (const auto used_bytes = is_load ? m.global_load_bytes_per_sector : m.global_store_bytes_per_sector;
