@@ -167,11 +167,7 @@ TEST(Advice, BarrierStepsThatCarryTheirOwnSharedTrafficAreTheCauseAtTheL1Roof) {
   // with 28.5 of 32 lanes active per instruction (over kprof's divergence cut, 24) those idle lanes are the barrier
   // steps' cost, and balancing the steps stays the first fix (realised 16.7%). Under the cut the divergence is
   // kprof's own finding too, and the rule's estimate stands.
-  RuleResult divergence;
-  divergence.name = "ThreadDivergence";
-  divergence.type = "OPT";
-  divergence.speedup_pct = 21.0;
-  divergence.speedup_type = "global";
+  const RuleResult divergence{"WarpStateStats", "ThreadDivergence", "OPT", "Text.", "global", 21.0};
   m.threads_per_instruction = 28.5;
   const KernelAnalysis ncu = analyse_on_h200(m, {divergence});
   EXPECT_EQ(ncu.bottleneck.cause, "barrier_stall");
