@@ -219,9 +219,8 @@ void detect_plain_bounds(RuleContext& r) {
   // 0.189 of the FP64 FLOPs, against Nsight Compute's 0.012, 0.114, 0.175 and 0.216; 0 on the FP64-only kernels).
   std::optional<double> fp32_work = m.flops_fp32;
   const char* fp32_what = "FP32 FLOPs";
-  if (!fp32_work && m.fma_pipe_instructions && m.fma_integer_share) {
-    fp32_work = std::max(0.0, *m.fma_pipe_instructions * (1.0 - *m.fma_integer_share) -
-                                  val(m.fp16_pipe_instructions));
+  if (const auto fp = m.fma_pipe_float_instructions(); !fp32_work && fp) {
+    fp32_work = std::max(0.0, *fp - val(m.fp16_pipe_instructions));
     fp32_what = "FP32 instructions";
   }
   if (pipe && pipe->id == CauseId::fp64_pipe && m.flops_fp64 && *m.flops_fp64 > 0 && fp32_work &&

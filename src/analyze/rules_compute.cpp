@@ -69,7 +69,8 @@ void detect_matmul_off_tensor(RuleContext& r) {
   // byte) reduces over 9 taps, not over channels, and has nothing for the tensor cores. Matrix math reuses each
   // byte many times; the FLOPs (or 2 per FMA-pipe thread instruction where FLOPs are not counted) per DRAM
   // byte must reach matmul_min_counted_intensity.
-  const double work = scalar_flops > 0 ? scalar_flops : 2.0 * val(m.fma_pipe_instructions) * (1.0 - integer_share);
+  const double work = scalar_flops > 0 ? scalar_flops
+                                       : 2.0 * m.fma_pipe_float_instructions().value_or(val(m.fma_pipe_instructions));
   if (work > 0 && m.dram_bytes && *m.dram_bytes > 0 && work / *m.dram_bytes < r.p("matmul_min_counted_intensity"))
     return;
   // The memory side of a scalar matmul is usually its operands re-read through L1/L2; MMA tiles stage those

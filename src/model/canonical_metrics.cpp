@@ -80,6 +80,10 @@ std::optional<double> CanonicalMetrics::load_bytes_used() const {
 std::optional<double> CanonicalMetrics::store_bytes_used() const {
   return bytes_used(global_store_sectors, global_store_bytes_per_sector);
 }
+std::optional<double> CanonicalMetrics::fma_pipe_float_instructions() const {
+  if (!fma_pipe_instructions || !fma_integer_share) return std::nullopt;
+  return std::max(0.0, *fma_pipe_instructions * (1.0 - std::clamp(*fma_integer_share, 0.0, 1.0)));
+}
 std::optional<double> CanonicalMetrics::bank_conflict_share() const {
   return ratio(shared_bank_conflicts, shared_wavefronts);
 }

@@ -124,6 +124,10 @@ struct CanonicalMetrics {
   // memory, which the SASS count does not see).
   std::optional<double> load_bytes_used() const;
   std::optional<double> store_bytes_used() const;
+  // The FMA pipe's floating-point thread instructions: its thread instructions less its integer share (IMAD, from
+  // the heavy/lite split). Where no SASS opcode counts exist (CUPTI's counters) they stand for the FP32 (and FP16)
+  // math; none without both counts.
+  std::optional<double> fma_pipe_float_instructions() const;
   // Share of shared-memory wavefronts spent on bank conflicts, 0..1.
   std::optional<double> bank_conflict_share() const;
   // Shared-memory wavefronts per shared atomic instruction (1 when a warp's lanes do not collide), and the shared
