@@ -303,6 +303,12 @@ void detect_access_pattern(RuleContext& r) {
                  std::max(0.0, val(m.local_memory_bytes)) / 32.0;
     return all > 0 ? excess / all : 0.0;
   };
+  // The share of a sector's 32 bytes the lanes leave unused, by Nsight Compute's used-bytes count; for loads less
+  // what L1 serves again (partial coalescing below says why).
+  auto unused_share = [&](double bytes_per_sector, bool load) {
+    const double unused = std::clamp(1.0 - bytes_per_sector / 32.0, 0.0, 1.0);
+    return load ? std::max(0.0, unused - l1_hit / 100.0) : unused;
+  };
   // Strided access re-uses the sectors it fetched (the same thread or its neighbours read the rest of them
   // later: L1 or L2 hits); random gathers do not.
   bool reused = l1_hit >= r.p("uncoalesced_l1_hit_min_pct") || l2_hit >= r.p("uncoalesced_l2_hit_min_pct");
@@ -360,9 +366,7 @@ void detect_access_pattern(RuleContext& r) {
       const double sectors_of = val(is_load ? m.global_load_sectors : m.global_store_sectors);
       const double all = val(m.global_load_sectors) + val(m.global_store_sectors) +
                          std::max(0.0, val(m.local_memory_bytes)) / 32.0;
-      double unused = std::clamp(1.0 - *used_bytes / 32.0, 0.0, 1.0);
-      if (is_load) unused = std::max(0.0, unused - l1_hit / 100.0);
-      if (all > 0) waste = std::max(waste, sectors_of * unused / all);
+      if (all > 0) waste = std::max(waste, sectors_of * unused_share(*used_bytes, is_load) / all);
     }
     Finding& f = r.add(CauseId::uncoalesced_global, std::string("uncoalesced global ") + what + "s",
           fmt::format("{:.1f} sectors per global {} request (a coalesced warp access needs at most 16), L1 hit "
@@ -443,8 +447,7 @@ void detect_access_pattern(RuleContext& r) {
     // which the SASS count does not see.
     if (!side.bytes_per_sector || *side.bytes_per_sector < 1.0 || !side.sectors || *side.sectors <= 0) continue;
     sectors += *side.sectors;
-    double unused = std::clamp(1.0 - *side.bytes_per_sector / 32.0, 0.0, 1.0);
-    if (side.what == sides[0].what) unused = std::max(0.0, unused - l1_hit / 100.0);
+    const double unused = unused_share(*side.bytes_per_sector, side.what == sides[0].what);
     wasted += *side.sectors * unused;
     if (unused > 0 && (!worst || *side.bytes_per_sector < *worst->bytes_per_sector)) worst = &side;
   }
