@@ -121,6 +121,15 @@ inline std::string& drop_metrics() {
   return pattern;
 }
 
+// The shipped thresholds, with a user's file over them where KPROF_THRESHOLDS names one (as kprof itself reads it):
+// to score a threshold change before making it.
+inline analyze::Thresholds thresholds() {
+  analyze::Thresholds t;
+  t.apply_file(KPROF_SOURCE_DIR + "/data/thresholds.toml");
+  if (const char* user = std::getenv("KPROF_THRESHOLDS"); user && *user) t.apply_file(user);
+  return t;
+}
+
 // Assembles the run from the captured raw files through the session's own assemble() (what a live run and
 // `kprof analyze <artifact>` do), then analyses it with the shipped data.
 inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& program, bool reanalysis = false) {
@@ -169,8 +178,7 @@ inline ProfileRun assemble(const fs::path& dir, Source s, const std::string& pro
     session::rederive_metrics(run);
   }
   auto db = analyze::DeviceDb::parse(read_file(KPROF_SOURCE_DIR + "/data/devices.json"), "devices.json");
-  analyze::Thresholds t;
-  t.apply_file(KPROF_SOURCE_DIR + "/data/thresholds.toml");
+  const analyze::Thresholds t = thresholds();
   // With the trace, as a live run: the program's launch gaps are advice too.
   analyze::analyze_run(run, db, t, assembled.trace ? &*assembled.trace : nullptr, false);
   return run;
@@ -387,8 +395,7 @@ inline Score score_case(const ProfileRun& run, const Expected& e, Source s, doub
     // necessarily the main kernel (set 21's per-sequence means: 452 launches of an 11 us mean, bound by its grid, and
     // 60 of a 7 us one that owns the gaps). That item is the range's, and leads as the range's own item would.
     if (st.bound) {
-      analyze::Thresholds t;
-      t.apply_file(KPROF_SOURCE_DIR + "/data/thresholds.toml");
+      const analyze::Thresholds t = thresholds();
       for (const auto& k : st.kernels)
         if (&k != g && analyze::owns_launch_gaps(k, t) && k.analysis)
           for (const auto& o : k.analysis->opportunities)
