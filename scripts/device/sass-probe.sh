@@ -5,7 +5,7 @@
 # per sector through the API (with each kernel's time unpatched and patched) and through Nsight Compute
 # (--clock-control none), and prints both last. Writes $OUT/sass-metrics-list.txt, sass-run*.txt, sass-ncu.csv.
 set -uo pipefail
-. "$(dirname "$0")/steps.sh"; cd "$ROOT"
+. "$(dirname "$0")/steps.sh"; cd "$ROOT" || exit 1
 W=/tmp/kprof-sass; mkdir -p $W
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 {
