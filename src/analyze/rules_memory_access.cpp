@@ -407,8 +407,19 @@ void detect_access_pattern(RuleContext& r) {
   // sectors per load request of 16-byte loads, 30.75 bytes used per sector, DRAM moving the input once).
   const std::optional<double> used = is_load ? m.global_load_bytes_per_sector : m.global_store_bytes_per_sector;
   const bool words_used = used && *used >= r.p("sector_bytes_min");
+  // Gathers mixed with coalesced loads (a CSR product's values and column indices beside its gathers from x) average
+  // fewer sectors a request than either: the bytes say it. The lanes use under strided_used_per_dram_min of what DRAM
+  // reads, and DRAM reads more than the loads' sectors (a scattered sector pulls a 64-byte DRAM atom; a strided walk
+  // reads each sector once, within strided_dram_per_sector_max), with few L1 hits: sectors fetched for a few bytes and
+  // not used again (set 40's cuSPARSE CSR product over a permuted torus Laplacian: 10.2 sectors a load request, 11.7
+  // bytes used a sector, the lanes using 0.25x DRAM's reads at 1.43x the sectors, L1 hit 10%, L2 hit 15%; both blind
+  // labels: gathers, renumber the matrix).
+  const bool mixed_gathers = is_load && load_used && *load_used > 0 && val(m.dram_read_bytes) > 0 &&
+                             *load_used < r.p("strided_used_per_dram_min") * *m.dram_read_bytes &&
+                             dram_per_load_sector > r.p("strided_dram_per_sector_max") &&
+                             l1_hit < r.p("uncoalesced_l1_hit_min_pct") && l2_hit < r.p("uncoalesced_l2_hit_min_pct");
   bool scattered = !words_used &&
-                   (spr >= r.p("uncoalesced_sectors_per_request") ||
+                   (spr >= r.p("uncoalesced_sectors_per_request") || mixed_gathers ||
                     (spr >= r.p("scattered_sectors_per_request") &&
                      (l2_gathers || (m.l2_hit_pct && l2_hit < r.p("scattered_l2_hit_max_pct") &&
                                      val(m.dram_measured_pct) < r.p("dram_bound_pct")))));
@@ -419,6 +430,12 @@ void detect_access_pattern(RuleContext& r) {
                             "using {:.1f}x the bytes DRAM reads: gathers that re-read data L2 holds, each access "
                             "pulling a whole sector from L2 for the few bytes one lane wants",
                             spr, what, l1_hit, l2_hit, *load_used / *m.dram_read_bytes)
+          : mixed_gathers && spr < r.p("scattered_sectors_per_request")
+              ? fmt::format("{:.1f} sectors per global load request with L1 hit {:.0f}% and L2 hit {:.0f}%, the lanes "
+                            "using {:.2f}x the bytes DRAM reads and DRAM reading {:.2f}x the sectors' bytes: gathers "
+                            "among coalesced loads, each pulling a sector (and a DRAM atom) for a few bytes no other "
+                            "access uses",
+                            spr, l1_hit, l2_hit, *load_used / *m.dram_read_bytes, dram_per_load_sector)
               : fmt::format("{:.1f} sectors per global {} request with L1 hit {:.0f}% and L2 hit {:.0f}%: each small "
                             "access pulls a whole sector that nothing else uses",
                             spr, what, l1_hit, l2_hit),
