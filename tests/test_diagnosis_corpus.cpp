@@ -1112,7 +1112,9 @@ TEST(DiagnosisHoldout, TwentyEighthSetScoreDoesNotRegress) {
   // Thirty-fifth session: the FP64 tracer's fixed-latency waits on its FP64 pipe (68.5%) name the pipe (cause +1 in
   // every source); its estimate is then the pipe's room to 80% (14%), over the designed label's "nothing to gain"
   // (first fix -1; the second labeller asked for pipe throughput).
-  expect_holdout_score(corpus::holdout_file(28), 10, {{10, 9}, {9, 7}, {10, 9}});
+  // Thirty-seventh session: a short range's blocking calls get their item by their share, not a 1 ms floor (the edge
+  // histograms with CUPTI's counters: first fix +1).
+  expect_holdout_score(corpus::holdout_file(28), 10, {{10, 9}, {9, 8}, {10, 9}});
 }
 
 // Set 30 (nineteenth session): ten hand-written CUDA cases by a helper who did not read the rules (register- and
@@ -1414,8 +1416,10 @@ TEST(DiagnosisHoldout, ThirtyNinthSetScoreDoesNotRegress) {
 // named only "kernel" is known by its template arguments (cuSOLVER's: "batch the calls"): 8/8/8, 7/6/8.
 // Thirtieth session: a library's kernel at the DRAM roof moves fewer bytes through its call (library_tuning): the
 // Bluestein passes, and the particle sort with CUPTI counters: first fix 8/8/8.
+// Thirty-seventh session: gathers among coalesced loads are scattered access by the bytes DRAM reads (the CSR
+// product: +1 cause, +1 first fix with ncu counters and in ncu mode).
 TEST(DiagnosisHoldout, FortiethSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(40), 10, {{8, 9}, {8, 9}, {8, 9}});
+  expect_holdout_score(corpus::holdout_file(40), 10, {{9, 10}, {8, 9}, {9, 10}});
 }
 
 // Set 41 (a GPT-2-small training step written by hand in CUDA C++; H100), written by a helper who did not read the
