@@ -4291,6 +4291,10 @@ TEST(Advice, GathersAmongCoalescedLoadsAreScatteredByTheBytesDramReads) {
   EXPECT_EQ(a.bottleneck.cause, "scattered_access");
   ASSERT_FALSE(a.opportunities.empty());
   EXPECT_EQ(a.opportunities.front().remedy, "locality");
+  // The same loads as a sliver of L2's traffic (tiles moving by TMA beside a few scalar loads): not gathers.
+  CanonicalMetrics tma = m;
+  tma.l2_bytes = 32.0 * 1e12;
+  EXPECT_NE(analyse(tma).bottleneck.cause, "scattered_access");
   // The same waste with each sector read once from DRAM (a walk stepping over unused fields): not gathers.
   m.dram_read_bytes = 1.0 * 32.0 * 196173208;
   m.dram_bytes = *m.dram_read_bytes + *m.dram_write_bytes;

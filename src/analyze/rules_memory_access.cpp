@@ -414,7 +414,13 @@ void detect_access_pattern(RuleContext& r) {
   // not used again (set 40's cuSPARSE CSR product over a permuted torus Laplacian: 10.2 sectors a load request, 11.7
   // bytes used a sector, the lanes using 0.25x DRAM's reads at 1.43x the sectors, L1 hit 10%, L2 hit 15%; both blind
   // labels: gathers, renumber the matrix).
-  const bool mixed_gathers = is_load && load_used && *load_used > 0 && val(m.dram_read_bytes) > 0 &&
+  // (Not where the loads are a sliver of L2's traffic, fewer than atomic_l2_sector_share LSU requests per L2 sector:
+  // tiles that move by TMA or cp.async.bulk fill DRAM's reads beside a few scalar loads.)
+  const double lsu_requests =
+      val(m.global_load_requests) + val(m.global_store_requests) + val(m.global_atomic_requests);
+  const bool lsu_traffic = !m.l2_bytes || *m.l2_bytes <= 0 ||
+                           lsu_requests / (*m.l2_bytes / 32.0) >= r.p("atomic_l2_sector_share");
+  const bool mixed_gathers = is_load && lsu_traffic && load_used && *load_used > 0 && val(m.dram_read_bytes) > 0 &&
                              *load_used < r.p("strided_used_per_dram_min") * *m.dram_read_bytes &&
                              dram_per_load_sector > r.p("strided_dram_per_sector_max") &&
                              l1_hit < r.p("uncoalesced_l1_hit_min_pct") && l2_hit < r.p("uncoalesced_l2_hit_min_pct");
@@ -489,11 +495,7 @@ void detect_access_pattern(RuleContext& r) {
   // atomic_l2_sector_share per L2 sector, as for the atomics): its few LSU sectors are that share of what keeps L2
   // busy, not all of it (set 34's cuDNN convolution: one 4-byte store sector and 1028 flag atomics against 94 M L2
   // sectors read "87.5% of the global traffic is bytes nobody uses").
-  if (m.l2_bytes && *m.l2_bytes > 0) {
-    const double requests = val(m.global_load_requests) + val(m.global_store_requests) + val(m.global_atomic_requests);
-    if (requests / (*m.l2_bytes / 32.0) < r.p("atomic_l2_sector_share"))
-      waste *= std::min(1.0, 32.0 * sectors / *m.l2_bytes);
-  }
+  if (!lsu_traffic) waste *= std::min(1.0, 32.0 * sectors / *m.l2_bytes);
   if (!l2_bound && m.dram_read_bytes && m.dram_write_bytes && *m.dram_read_bytes + *m.dram_write_bytes > 0) {
     double excess = 0;
     if (load_used) excess += std::max(0.0, *m.dram_read_bytes - *load_used);
