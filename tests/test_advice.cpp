@@ -3995,6 +3995,52 @@ TEST(Advice, ARangeWhoseKernelTimeRunsMostlyUnderAnotherCauseThanItsLongestKerne
   EXPECT_EQ(gemm.overall->cause, "tensor_pipe");
 }
 
+// A two-kernel chain whose fusion leads its range, both kernels on the memory side (set 30's Euler step: the
+// right-hand side waiting on memory at 48% of the DRAM roof, the update at 96% moving most of the pair's bytes): the
+// range is DRAM-bound, whatever its longest kernel reads. None of the chain at the roof (set 45's decode-filter-sum):
+// memory-bound. Most of the bytes below the roof, or a kernel bound elsewhere, or no fusion leading: no chain bound.
+TEST(Advice, AFusedChainOfMemoryBoundKernelsBindsItsRangeByWhereItsBytesMove) {
+  auto kernel = [](const std::string& name, double ns, double bytes, const char* cause, double first_gain) {
+    KernelGroup g = stage_group(name, ns, bytes / 2, bytes / 2, 50);
+    KernelAnalysis a;
+    a.bottleneck.cause = cause;
+    Opportunity o;
+    o.remedy = "memory_parallelism";
+    o.run_gain_pct = first_gain;
+    a.opportunities.push_back(o);
+    g.analysis = a;
+    return g;
+  };
+  auto stage = [&](const char* rhs_cause, const char* update_cause, double update_bytes) {
+    Stage s;
+    s.name = "euler_step";
+    s.kernels.push_back(kernel("rd_rhs", 130e3, 0.25e9, rhs_cause, 5));
+    s.kernels.push_back(kernel("rd_update", 92e3, update_bytes, update_cause, 1));
+    return s;
+  };
+  Opportunity fuse;
+  fuse.remedy = "fuse_stages";
+  fuse.scope = "pipeline";
+  fuse.kernels = {"euler_step · rd_rhs", "euler_step · rd_update"};
+  fuse.run_gain_pct = 8;
+  const std::vector<Opportunity> program = {fuse};
+  auto bound = chain_bound(stage("memory_latency", "dram_bandwidth", 0.38e9), program);
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_EQ(bound->cause, "dram_bandwidth");
+  EXPECT_NE(bound->root_cause.find("at the DRAM roof in rd_update"), std::string::npos) << bound->root_cause;
+  bound = chain_bound(stage("memory_latency", "memory_latency", 0.38e9), program);
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_EQ(bound->cause, "memory_bound");
+  // Most of the bytes in the kernel below the roof: the kernels' own causes stand.
+  EXPECT_FALSE(chain_bound(stage("memory_latency", "dram_bandwidth", 0.2e9), program).has_value());
+  // A kernel bound in the SM: not a memory chain.
+  EXPECT_FALSE(chain_bound(stage("compute_bound", "dram_bandwidth", 0.38e9), program).has_value());
+  // A kernel's own first item worth more of the run than the fusion: the fusion does not lead.
+  std::vector<Opportunity> small = program;
+  small[0].run_gain_pct = 2;
+  EXPECT_FALSE(chain_bound(stage("memory_latency", "dram_bandwidth", 0.38e9), small).has_value());
+}
+
 // 128 blocks of four warps for 132 SMs at 0.12 waves, warps waiting on memory (set 47's paged-attention decode): the
 // SMs that have a block idle most of their block slots too, so more blocks gain far more than the 4 idle SMs' 3%. A
 // kernel of a few microseconds gains at most down to a launch's own time (tiny_kernel_us).

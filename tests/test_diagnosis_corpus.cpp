@@ -1128,7 +1128,9 @@ TEST(DiagnosisHoldout, TwentyEighthSetScoreDoesNotRegress) {
 // state, and the producer's counted writes may fall short of half the consumer's reads by L2's size: first fix 9/8/9.
 TEST(DiagnosisHoldout, ThirtiethSetScoreDoesNotRegress) {
   // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels (the diffusion steps, 43% idle): cause +1 per source.
-  expect_holdout_score(corpus::holdout_file(30), 10, {{9, 9}, {8, 8}, {9, 9}});
+  // Thirty-seventh session: a fused chain of memory-side kernels binds its range (the Euler step: dram_bandwidth, as
+  // both labels; +1 cause in every source).
+  expect_holdout_score(corpus::holdout_file(30), 10, {{10, 9}, {9, 8}, {10, 9}});
 }
 
 // Set 31 (twentieth session, captured on an H100): PyTorch and Triton cases written by a helper who did not read the
@@ -1493,7 +1495,9 @@ TEST(DiagnosisHoldout, FortyFourthSetScoreDoesNotRegress) {
 // pageable CSV uploads' first fix (labelled overlap_stages, "no pinned-memory fix id"; kprof: copy from pinned memory
 // asynchronously, host_sync).
 TEST(DiagnosisHoldout, FortyFifthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(45), 10, {{8, 9}, {9, 9}, {8, 9}});
+  // Thirty-seventh session: the decode-filter-sum chain, no kernel at the DRAM roof, is memory-bound (both labels):
+  // +1 cause with Nsight Compute's counters and in ncu mode.
+  expect_holdout_score(corpus::holdout_file(45), 10, {{9, 9}, {9, 9}, {9, 9}});
 }
 
 // Set 46 (image, video and signal processing, vision and graphics in hand-written CUDA C++; H100), written by a helper

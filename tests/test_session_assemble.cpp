@@ -156,9 +156,13 @@ TEST(SessionAssemble, RawOutputsFromTheH200ReassembleIntoTheRecordedRuns) {
       // Recorded artifacts from before the codes hold the sentences only: the text is what must match.
       const bool recorded_before = std::any_of(recorded.warnings.begin(), recorded.warnings.end(),
                                                [&](const Warning& r) { return r.text == w.text; });
-      if (!new_refusal) EXPECT_TRUE(recorded_before) << w.text;
+      if (!new_refusal) {
+        EXPECT_TRUE(recorded_before) << w.text;
+      }
     }
-    if (r.dir == std::string("profiles/annotation_triton")) EXPECT_FALSE(refused.empty());
+    if (r.dir == std::string("profiles/annotation_triton")) {
+      EXPECT_FALSE(refused.empty());
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analyze/cause_ids.hpp"
 #include "analyze/classify.hpp"
@@ -490,6 +491,76 @@ std::optional<Bottleneck> time_bound(const Stage& stage, const LayoutConversions
   return b;
 }
 
+// A stage whose leading item fuses its kernels (a pipeline item naming two or more of them, worth more of the run than
+// any of its kernels' own first items), each of those kernels bound on the memory side: the chain moves its
+// intermediates through DRAM, and that traffic is the range's bound, DRAM's where most of the chain's bytes move at
+// the DRAM roof, memory's where none do (set 30's Euler step: the right-hand side waiting on memory at 48% of the roof
+// beside the update at 96%, which moves 60% of the pair's bytes; both blind labels DRAM-bound, where the longest
+// kernel's cause read memory latency; set 45's decode-filter-sum chain at 43-58% of the roof, both blind labels
+// memory-bound, "no kernel is near the roof").
+std::optional<Bottleneck> chain_bound(const Stage& stage, const std::vector<Opportunity>& program) {
+  if (stage.kernels.size() < 2) return std::nullopt;
+  const Opportunity* fuse = nullptr;
+  std::vector<const KernelGroup*> chain;
+  for (const auto& o : program) {
+    if (o.remedy != name(RemedyId::fuse_stages) || o.scope != "pipeline") continue;
+    std::vector<const KernelGroup*> named;
+    for (const auto& g : stage.kernels)
+      if (std::find(o.kernels.begin(), o.kernels.end(), stage_kernel_label(stage, g)) != o.kernels.end())
+        named.push_back(&g);
+    if (named.size() >= 2 && (!fuse || o.run_gain_pct > fuse->run_gain_pct)) fuse = &o, chain = named;
+  }
+  if (!fuse) return std::nullopt;
+  for (const auto& g : stage.kernels)
+    if (g.analysis && !g.analysis->opportunities.empty() &&
+        g.analysis->opportunities.front().run_gain_pct > fuse->run_gain_pct)
+      return std::nullopt;
+  static const std::set<std::string> memory_side = {
+      std::string(name(CauseId::dram_bandwidth)), std::string(name(CauseId::memory_bound)),
+      std::string(name(CauseId::memory_latency)), std::string(name(CauseId::l2_bandwidth)),
+      std::string(name(CauseId::uncoalesced_global)), std::string(name(CauseId::scattered_access))};
+  const KernelGroup* at_roof = nullptr;
+  const KernelGroup* longest = nullptr;
+  double bytes = 0, roof_bytes = 0;  // the chain's DRAM traffic over all its launches, and the share at the roof
+  for (const auto* g : chain) {
+    if (!g->analysis || !memory_side.count(g->analysis->bottleneck.cause)) return std::nullopt;
+    const double moved = (g->metrics.dram_read_bytes.value_or(0) + g->metrics.dram_write_bytes.value_or(0)) *
+                         static_cast<double>(std::max<std::size_t>(1, g->launch_count()));
+    bytes += moved;
+    if (g->analysis->bottleneck.cause == name(CauseId::dram_bandwidth)) {
+      roof_bytes += moved;
+      if (!at_roof || g->gpu_time_or_profiled_ns() > at_roof->gpu_time_or_profiled_ns()) at_roof = g;
+    }
+    if (!longest || g->gpu_time_or_profiled_ns() > longest->gpu_time_or_profiled_ns()) longest = g;
+  }
+  // DRAM's where most of the chain's bytes move at its roof; memory's where none do; in between, the kernels' own
+  // causes stand (set 19's attention weights: a third of the bytes in a reduction at the roof, two thirds in a softmax
+  // waiting on memory, labelled memory latency).
+  if (at_roof && roof_bytes < 0.5 * bytes) return std::nullopt;
+  Bottleneck b = at_roof ? at_roof->analysis->bottleneck : Bottleneck{};
+  if (!at_roof) {
+    b.kind = BottleneckKind::memory;
+    b.cause = std::string(name(CauseId::memory_bound));
+    b.unit = "DRAM";
+  }
+  std::vector<std::string> names, causes;
+  for (const auto* g : chain) {
+    names.push_back(g->label.empty() ? g->kernel : g->label);
+    causes.push_back(g->analysis->bottleneck.cause);
+  }
+  b.key_issue = fmt::format("{} kernels passing intermediates through DRAM ({})", chain.size(), fmt::join(names, ", "));
+  b.root_cause = fmt::format(
+      "The {} range's kernels {} hand their intermediates to each other through DRAM, each bound on the memory side "
+      "({}): the chain's traffic binds the range, {}. Fusing them keeps the intermediates on chip.",
+      stage.name, fmt::join(names, ", "), fmt::join(causes, ", "),
+      at_roof ? fmt::format("at the DRAM roof in {}", at_roof->label.empty() ? at_roof->kernel : at_roof->label)
+              : std::string("below the DRAM roof in every kernel"));
+  b.rule = fmt::format("the stage's leading item fuses {} memory-side kernels{}", chain.size(),
+                       at_roof ? ", one at the DRAM roof" : "");
+  if (b.cause == (longest && longest->analysis ? longest->analysis->bottleneck.cause : std::string())) return std::nullopt;
+  return b;
+}
+
 namespace {
 // Each stage's bound from its range figures (none without them), and the whole run's bottleneck: its dominant
 // kernel's, or, where that kernel's stage is bound outside its kernels, the stage's (a training step whose GPU idles
@@ -499,7 +570,8 @@ void apply_range_bounds(ProfileRun& run, const Thresholds& t) {
   for (auto& stage : run.stages) {
     stage.bound = stage.range ? range_bound(stage, *stage.range, t) : std::nullopt;
     const auto conversions = layout_conversions(stage, run.device_spec ? &*run.device_spec : nullptr, t);
-    stage.time_bound = stage.bound ? std::nullopt : time_bound(stage, conversions ? &*conversions : nullptr);
+    stage.time_bound = stage.bound ? std::nullopt : chain_bound(stage, run.program_opportunities);
+    if (!stage.bound && !stage.time_bound) stage.time_bound = time_bound(stage, conversions ? &*conversions : nullptr);
   }
   const Stage* dominant_stage = nullptr;
   const KernelGroup* dominant = nullptr;

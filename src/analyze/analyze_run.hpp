@@ -39,6 +39,12 @@ std::optional<Bottleneck> range_bound(const Stage& stage, const RangeTime& r, co
 // other kernel of the stage bind it as memory traffic, whatever their counters read one by one (set 34's NCHW
 // convolution: cuDNN's two transposes 60% of the range, one reading memory latency and one DRAM bandwidth).
 std::optional<Bottleneck> time_bound(const Stage& stage, const LayoutConversions* conversions = nullptr);
+// A stage whose leading item fuses two or more of its kernels (a pipeline fuse_stages item of `program` worth more
+// of the run than any of its kernels' first items), each bound on the memory side: the chain's traffic binds the
+// range, DRAM's (the cause of its longest kernel at the roof) where most of the chain's bytes move at the DRAM roof,
+// memory_bound where none do. None where the chain's kernels' own causes stand: some bytes at the roof but not most,
+// or a kernel bound elsewhere, or the result is the longest kernel's cause anyway. Ahead of time_bound.
+std::optional<Bottleneck> chain_bound(const Stage& stage, const std::vector<Opportunity>& program);
 
 // One group's analysis against its effective declaration; `spec` may be null (no roofline then).
 KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,
