@@ -496,7 +496,7 @@ std::optional<Bottleneck> time_bound(const Stage& stage, const LayoutConversions
 // intermediates through DRAM, and that traffic is the range's bound, DRAM's where most of the chain's bytes move at
 // the DRAM roof, memory's where none do (set 30's Euler step: the right-hand side waiting on memory at 48% of the roof
 // beside the update at 96%, which moves 60% of the pair's bytes; both blind labels DRAM-bound, where the longest
-// kernel's cause read memory latency; set 45's decode-filter-sum chain at 43-58% of the roof, both blind labels
+// kernel's cause read memory latency; set 45's decode-filter-sum chain at 47-58% of the roof, both blind labels
 // memory-bound, "no kernel is near the roof").
 std::optional<Bottleneck> chain_bound(const Stage& stage, const std::vector<Opportunity>& program) {
   if (stage.kernels.size() < 2) return std::nullopt;
