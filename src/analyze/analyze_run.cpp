@@ -555,8 +555,9 @@ std::optional<Bottleneck> chain_bound(const Stage& stage, const std::vector<Oppo
       stage.name, fmt::join(names, ", "), fmt::join(causes, ", "),
       at_roof ? fmt::format("at the DRAM roof in {}", at_roof->label.empty() ? at_roof->kernel : at_roof->label)
               : std::string("below the DRAM roof in every kernel"));
-  b.rule = fmt::format("the stage's leading item fuses {} memory-side kernels{}", chain.size(),
-                       at_roof ? ", one at the DRAM roof" : "");
+  b.rule = fmt::format("the stage's leading item fuses {} memory-side kernels, {:.0f}% of their DRAM bytes in kernels "
+                       "at the DRAM roof",
+                       chain.size(), bytes > 0 ? roof_bytes / bytes * 100.0 : 0.0);
   if (b.cause == (longest && longest->analysis ? longest->analysis->bottleneck.cause : std::string())) return std::nullopt;
   return b;
 }
