@@ -3885,15 +3885,25 @@ TEST(Advice, FenceWaitsNearTheDramRoofAreWorthTheRoomLeftToIt) {
 // link's rate; the overlap item counts both and leads the pinned-copies item. Where the copies are the shorter, the
 // overlap hides them whole and pinning adds nothing to it.
 TEST(Advice, PageableCopiesLongerThanTheKernelsAreOverlappedFromPinnedMemory) {
-  auto pipeline = [](std::int64_t kernel_ns) {
+  // `head_ns`: the range begins while the GPU still runs earlier work (another step's kernel, outside the range) for
+  // that long before its first copy.
+  auto pipeline = [](std::int64_t kernel_ns, std::int64_t head_ns = 0) {
     Trace trace;
-    trace.strings = {"", "batches", "parse"};
+    trace.strings = {"", "batches", "parse", "earlier"};
     std::int64_t t = 0;
     for (int rep = 0; rep < 2; ++rep) {
       TraceNvtxRange r;
       r.name = 1;
       r.start_ns = t;
       const int ri = static_cast<int>(trace.nvtx.size());
+      if (head_ns > 0) {
+        TraceKernel e;
+        e.name = e.function = 3;
+        e.start_ns = t - 1000;
+        e.end_ns = t + head_ns;
+        trace.kernels.push_back(e);
+        t += head_ns;
+      }
       for (int i = 0; i < 8; ++i) {
         TraceMemcpy c;
         c.kind = i % 2 ? MemcpyKind::dtoh : MemcpyKind::htod;
@@ -3922,8 +3932,8 @@ TEST(Advice, PageableCopiesLongerThanTheKernelsAreOverlappedFromPinnedMemory) {
     return trace;
   };
   const double pinned = shipped().param("opportunities.pinned_copy_gbps");
-  auto items = [&](std::int64_t kernel_ns) {
-    const Trace trace = pipeline(kernel_ns);
+  auto items = [&](std::int64_t kernel_ns, std::int64_t head_ns = 0) {
+    const Trace trace = pipeline(kernel_ns, head_ns);
     return range_advice(one_stage_run("batches", "parse", static_cast<double>(kernel_ns), 2), trace,
                         static_cast<double>(trace.nvtx.back().end_ns), shipped());
   };
@@ -3950,6 +3960,13 @@ TEST(Advice, PageableCopiesLongerThanTheKernelsAreOverlappedFromPinnedMemory) {
   ASSERT_NE(hidden, nullptr);
   EXPECT_NEAR(hidden->est_gain_pct, 8.0 / 17.6 * 100.0, 1.0);
   EXPECT_EQ(hidden->rationale.find("pageable"), std::string::npos) << hidden->rationale;
+  // Each range entered while the GPU still runs 10 ms of earlier work (set 36's loader: its first pageable copy call
+  // waits 13 ms for the previous case's kernels): that time is not the range's, and the shares stay those of its own
+  // 12.8 ms.
+  const auto behind = items(600000, 10000000);
+  const Opportunity* same = by_metric(behind, "serial_copy_ns");
+  ASSERT_NE(same, nullptr);
+  EXPECT_NEAR(same->est_gain_pct, (4.8 + 3.2) / 12.8 * 100.0, 1.0);
 }
 
 // One range of a GEMM and the bias and GELU kernels it leaves unfused (set 41's MLP, set 46's Canny chain): the
