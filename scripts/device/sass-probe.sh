@@ -21,7 +21,7 @@ grep -i "global\|sector\|bytes" $OUT/sass-metrics-list.txt | cut -c1-160 | head 
 timeout 180 $W/probe run mem_global_op_ld > $OUT/sass-run.txt 2>&1; echo "run rc=$?"
 timeout 180 $W/probe run sectors data_bytes > $OUT/sass-run-bytes.txt 2>&1; echo "run bytes rc=$?"
 timeout 180 ncu --clock-control none --csv --page raw --print-units base \
-  --metrics smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio,smsp__sass_sectors_mem_global_op_ld.sum,smsp__sass_data_bytes_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum \
+  --metrics smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum \
   --log-file $OUT/sass-ncu.csv $W/probe plain > $W/ncu.out 2>&1; echo "ncu rc=$?"
 echo "== CUPTI SASS Metrics API (sums over the kernel's patched instructions; expected bytes per sector) =="
 cat $OUT/sass-run.txt $OUT/sass-run-bytes.txt
