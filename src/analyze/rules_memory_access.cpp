@@ -524,20 +524,10 @@ void detect_local_memory(RuleContext& r) {
   if (share < r.p("local_traffic_share")) return;
   bool spills = val(m.spill_requests) > 0;
   double memory_share = std::min(1.0, r.memory_max() / 100.0);
-  // Keeping the data in registers removes its traffic, not the kernel's other instructions: the time cannot fall
-  // below what instruction issue already takes, so the saving is at most the idle share of the issue slots (set 50's
-  // Asian-option paths: a 252-float array per thread, DRAM at its roof, issue 71% busy with the random-number
-  // generation; the traffic's share read 68%, the fix experiment realised 12.7% on the H100, this bound 29%). (The
-  // local loads and stores leave the issue slots too; where they are most of them this bound is low.)
-  const double traffic = share * memory_share;
-  const double issue_room = m.issue_active_pct ? std::max(0.0, 1.0 - *m.issue_active_pct / 100.0) : 1.0;
   r.add(CauseId::local_memory, spills ? "register spills to local memory" : "local memory (spills or per-thread arrays)",
-        fmt::format("{:.3g} B of local-memory traffic, {} of the bytes through L1{}{}", lb, pct(share),
-                    spills ? fmt::format(" ({:.3g} spill requests)", val(m.spill_requests)) : "",
-                    issue_room < traffic ? fmt::format("; at most the {} of issue slots left idle (issue {:.1f}% busy)",
-                                                       pct(issue_room), *m.issue_active_pct)
-                                         : std::string()),
-        std::min(traffic, issue_room), fmt::format("local_memory_bytes={:.3g} B ({} of L1 bytes)", lb, pct(share)));
+        fmt::format("{:.3g} B of local-memory traffic, {} of the bytes through L1{}", lb, pct(share),
+                    spills ? fmt::format(" ({:.3g} spill requests)", val(m.spill_requests)) : ""),
+        share * memory_share, fmt::format("local_memory_bytes={:.3g} B ({} of L1 bytes)", lb, pct(share)));
 }
 
 }  // namespace kprof::analyze
