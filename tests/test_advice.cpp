@@ -1048,6 +1048,30 @@ TEST(Advice, AChainOfFusableStagesIsOneItem) {
   EXPECT_TRUE(run.program_opportunities.empty());
 }
 
+// Set 51's feature hashing under Nsight Compute: each elementwise step of one range writes a 68 MB int64 tensor the
+// next reads back whole, at the DRAM roof; 47 MB of each write are counted (L2 holds the rest dirty at the kernel's
+// end). The intermediate is its consumer's read, above the 64 MiB an intermediate must have to be fused, though the
+// counted writes are not: an item. A write counted at less than half of what the consumer read is no evidence of an
+// intermediate that large (the consumer's other input), nor is an intermediate that L2 could hold.
+TEST(Advice, AnIntermediateShortOfItsCountedWritesByL2sDirtyBytesIsStillFused) {
+  auto pair_run = [](double counted_writes, double consumer_reads) {
+    ProfileRun run;
+    run.device.name = "NVIDIA H200";
+    Stage s;
+    s.name = "feature_hashing";
+    s.kernels.push_back(stage_group("xorshift_step", 45e3, 6.8e7, counted_writes, 88.0));
+    s.kernels.push_back(stage_group("mod_step", 47e3, consumer_reads, counted_writes, 88.0));
+    run.stages.push_back(s);
+    analyze_run(run, datasheet_db(), shipped());
+    std::size_t fuse = 0;
+    for (const auto& o : run.program_opportunities) fuse += o.remedy == "fuse_stages";
+    return fuse;
+  };
+  EXPECT_EQ(pair_run(4.7e7, 6.8e7), 1u);
+  EXPECT_EQ(pair_run(2.0e7, 6.8e7), 0u);
+  EXPECT_EQ(pair_run(4.7e7, 4.8e7), 0u);
+}
+
 // Set 41's MLP in one range: cuBLASLt's GEMM writes a 50 MB bf16 output, of which 33 MB are counted (L2 still held
 // the rest dirty when it ended); a bias kernel reads all 50 MB back and writes as much (29 MB counted), a GELU kernel
 // reads that and writes as much, each near the DRAM roof with no shared-memory traffic. Both belong in the library
@@ -2017,12 +2041,20 @@ TEST(Advice, CopiesThatNeverOverlapTheKernelsAreNamed) {
   EXPECT_EQ(ops[0].remedy, "host_sync");
   EXPECT_NE(ops[0].name.find("not the whole device"), std::string::npos) << ops[0].name;
   EXPECT_NEAR(ops[0].est_gain_pct, 50.0, 1.0);
-  // On the kernels' own stream the device-wide wait is not what serialises them: overlap.
+  // The range is bound by that synchronisation, as its item says, not by the host link its copies use.
+  auto bound_of = [&](const Trace& trace) {
+    ProfileRun run = run_of();
+    analyze_run(run, datasheet_db(), shipped(), &trace, false);
+    return run.stages[0].bound ? run.stages[0].bound->cause : std::string("none");
+  };
+  EXPECT_EQ(bound_of(synced), "launch_overhead");
+  // On the kernels' own stream the device-wide wait is not what serialises them: overlap, and the link binds.
   Trace same_stream = synced;
   for (auto& c : same_stream.memcpys) c.stream = 1;
   ops = range_advice(run_of(), same_stream, static_cast<double>(same_stream.nvtx.back().end_ns), shipped());
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].remedy, "overlap_stages");
+  EXPECT_EQ(bound_of(same_stream), "host_link");
   // On a side stream with no device-wide synchronisation: overlap too (something else serialises them).
   Trace unsynced = synced;
   std::erase_if(unsynced.api_calls, [&](const TraceApiCall& a) { return unsynced.str(a.name) == "cudaDeviceSynchronize"; });

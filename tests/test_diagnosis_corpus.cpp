@@ -1030,7 +1030,10 @@ TEST(DiagnosisHoldout, TwentyFirstSetScoreDoesNotRegress) {
 TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
   // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels: cause and first fix +1 with CUPTI counters.
   // Twenty-sixth session: the six serial option-pricing launches get "run them side by side" (both labels): 11.
-  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 12}, {12, 11}, {12, 12}}, {"graph_rebuilt_per_step"});
+  // Thirty-eighth: an intermediate's size is what its consumer reads where the producer's counted writes fall short by
+  // L2's dirty bytes (opportunities.l2_dirty_share): the renormalised database's 64 MiB now gets "fuse the norm into the
+  // scoring" (the second label's fix; the first label's is dram_traffic, hoisting the norm out of the loop): 11/10/11.
+  expect_holdout_score(corpus::holdout_file(22), 12, {{12, 11}, {12, 10}, {12, 11}}, {"graph_rebuilt_per_step"});
 }
 
 // Set 24 (fifteenth session): hand-written CUDA cases (blocks of 40 threads, a volatile poll, loop-invariant Lanczos
@@ -1046,7 +1049,9 @@ TEST(DiagnosisHoldout, TwentySecondSetScoreDoesNotRegress) {
 TEST(DiagnosisHoldout, TwentyFourthSetScoreDoesNotRegress) {
   // Twentieth session: a range idle at least 20% of its span, and more than its kernels' first items save of it, is bound outside its kernels: cause +1 per source.
   // Twenty-third: DRAM at/above 81.5% of the measured roof is at it (the padded transpose at 82.6%): first fix +1.
-  expect_holdout_score(corpus::holdout_file(24), 12, {{11, 12}, {11, 12}, {11, 12}});
+  // Thirty-eighth: copies on a side stream held behind a device-wide synchronisation bind the range by that
+  // synchronisation (launch_overhead, as both labels read the checkpoint copy), not by the host link: cause +1.
+  expect_holdout_score(corpus::holdout_file(24), 12, {{12, 12}, {12, 12}, {12, 12}});
 }
 
 // Set 25 (fifteenth session): PyTorch and Triton cases (a 7x7 stride-1 average pool, fake quantisation at the roof,
@@ -1353,8 +1358,11 @@ TEST(DiagnosisHoldout, ThirtyFifthSetScoreDoesNotRegress) {
 // only the stream) leads in annotation too: 7/7/7, 8/8/8.
 // Thirty-fifth session: host-device copies outweighing what the kernels' items save bind the range to the host link
 // (copy_outweighs_min_share): the pageable loader batches and the prefetched weights, cause +2 in every source.
+// Thirty-eighth session: the prefetched weights' copies, on a side stream held behind torch.cuda.synchronize(), bind
+// the range by that synchronisation (launch_overhead, as set 24's labels read the same pattern) where both of this
+// set's labels read the link (page_migration): cause -1 in every source.
 TEST(DiagnosisHoldout, ThirtySixthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(36), 10, {{9, 8}, {9, 8}, {9, 8}});
+  expect_holdout_score(corpus::holdout_file(36), 10, {{8, 8}, {8, 8}, {8, 8}});
   for (auto src : {corpus::Source::annotation_ncu, corpus::Source::annotation_cupti}) {
     const auto run = corpus::assemble(corpus::capture_dir("diag_holdout36", src), src, "diag_holdout36");
     // The prefetch range's own item: the copies serialised by device-wide synchronisations.
@@ -1583,6 +1591,8 @@ TEST(DiagnosisHoldout, FiftiethSetScoreDoesNotRegress) {
 // 8/8/8. Left: the host columns' forty small pageable copies (labelled host_link / prefetch; kprof launch_overhead /
 // host_sync), the feature hashing's nine-kernel chain with Nsight Compute's counters (no fusion item: fuse_stages
 // labelled), and the column lookups with CUPTI's counters (no count of used bytes).
+// Thirty-eighth session: the feature hashing's intermediates counted short by L2's dirty bytes are still fused (its
+// chain gets its fusion item with Nsight Compute's counters): first fix 9/8/9.
 TEST(DiagnosisHoldout, FiftyFirstSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(51), 10, {{9, 8}, {9, 8}, {9, 8}});
+  expect_holdout_score(corpus::holdout_file(51), 10, {{9, 9}, {9, 8}, {9, 9}});
 }
