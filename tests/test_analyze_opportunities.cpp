@@ -158,6 +158,14 @@ TEST(Opportunities, AtTheRoofOtherRulesAreCappedByWhatTheRoofLeaves) {
   auto a = analyse(m, {rule("C", "FPInstructions", "global", 15)});
   EXPECT_EQ(a.bottleneck.cause, "sfu_pipe");
   for (const auto& o : a.opportunities) EXPECT_LE(o.est_gain_pct, 3.0 + 1e-9) << o.name;
+  // Its lever is fewer MUFU instructions (their work moved to the FMA pipe), with no figure: first, unestimated, as
+  // DRAM's "move fewer bytes" at DRAM's roof (held-out set 26's Fourier series at 98% of the XU pipe).
+  ASSERT_FALSE(a.opportunities.empty());
+  EXPECT_EQ(a.opportunities.front().remedy, "mio_pressure");
+  EXPECT_FALSE(a.opportunities.front().estimated);
+  // Below its roof the pipe keeps its estimated item (its headroom), and no roof lever.
+  m.xu_pipe_pct = 70, m.sm_throughput_pct = 70;
+  for (const auto& o : analyse(m, {}).opportunities) EXPECT_TRUE(o.estimated) << o.name;
 }
 
 TEST(Opportunities, RunLevelShareRanksOpportunitiesAcrossKernels) {

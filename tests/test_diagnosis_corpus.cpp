@@ -1092,8 +1092,10 @@ TEST(DiagnosisHoldout, TwentyFifthSetScoreDoesNotRegress) {
 // cause 8/7/8, first fix 7/7/7 (bench/RESULTS.md §9v). After the changes they prompted (waits on MIO results want
 // fewer MIO instructions; the host link binds a zero-copy kernel like a saturated unit, its item prefetch; device
 // copies beside a kernel waiting on memory make the range memory bound): set 26 cause 10/10/10, set 27 first fix 9/9/9.
+// Thirty-eighth session: at the special-function pipe's roof the lever is fewer MUFU instructions, unestimated
+// (the Fourier series): first fix 9/9/9.
 TEST(DiagnosisHoldout, TwentySixthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(26), 10, {{10, 8}, {10, 8}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(26), 10, {{10, 9}, {10, 9}, {10, 9}});
 }
 
 TEST(DiagnosisHoldout, TwentySeventhSetScoreDoesNotRegress) {

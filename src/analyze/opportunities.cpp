@@ -139,6 +139,31 @@ void l2_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, std
   out.push_back(std::move(k));
 }
 
+// At the special-function pipe's roof (rules_bounds.cpp): only fewer MUFU instructions make the kernel faster, and
+// unlike an FP32 or FP64 pipe at its roof, that work can move to another pipe: a recurrence (sin and cos of k*theta
+// by angle addition from one sincos), a polynomial or a table on the FMA pipe, which issues eight times as many
+// instructions a cycle, or a call hoisted out of a loop. How many can go kprof cannot tell, so the item has no
+// figure (held-out set 26's Fourier series at 98% of the XU pipe: both blind labels name fewer MUFU instructions).
+void sfu_work(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
+  if (causes.empty() || causes.front().id != name(CauseId::sfu_pipe) ||
+      causes.front().remedy != name(RemedyId::none))
+    return;
+  const Remedy* r = find_remedy(RemedyId::mio_pressure);
+  Candidate k = measured_candidate(*r, "xu_pipe_pct", m.xu_pipe_pct.value_or(0));
+  k.op.name = "Issue fewer special-function instructions (recurrences, FMA polynomials or tables for sin, cos, exp)";
+  k.op.trigger = causes.front().trigger;
+  k.op.rationale = fmt::format(
+      "{}: the special-function pipe runs at its roof, so only fewer MUFU instructions make the kernel faster. Their "
+      "work can move to the FMA pipe, which issues eight times as many instructions a cycle: sin and cos of multiples "
+      "of an angle by angle addition from one sincos, a short polynomial, a table in shared memory, or a call hoisted "
+      "out of a loop. kprof cannot tell how many can go: the gain is the share of them removed.",
+      causes.front().evidence);
+  k.op.assumes = "how many MUFU instructions can go is unknown; the time falls with the share removed";
+  k.op.estimated = false;
+  k.roof_lever = true;
+  out.push_back(std::move(k));
+}
+
 // A kernel bound by the host link, reading host memory through L2 (rules_bounds.cpp): the data belongs in device
 // memory, copied over once and read from there by every call after. The cause carries the gain: the same bytes at
 // DRAM's rate. Where the kernel reads them once per copy, the copy takes the link time the kernel takes now.
@@ -556,6 +581,7 @@ std::vector<Opportunity> find_opportunities(const std::vector<Cause>& causes, co
   from_causes(causes, all);
   dram_traffic(causes, m, declared, all);
   l2_traffic(causes, m, all);
+  sfu_work(causes, m, all);
   host_memory(causes, m, all);
   unfused_fp(causes, m, t, all);
   from_ncu_rules(rules, causes, m, t, all);
