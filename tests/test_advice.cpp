@@ -4090,6 +4090,45 @@ TEST(Advice, AFusedChainOfMemoryBoundKernelsBindsItsRangeByWhereItsBytesMove) {
   EXPECT_FALSE(chain_bound(stage("memory_latency", "dram_bandwidth", 0.38e9), small).has_value());
 }
 
+// Set 32's top-p sampling: a radix sort's pass (the longest kernel, waiting on latency) beside a scan and a softmax
+// over one 64-block row each. Filling the GPU in those two saves more of the run than any kernel's own first item:
+// the range is bound by its grid.
+TEST(Advice, AStageWhoseLeadingItemFillsTheGpuInSeveralKernelsIsBoundByItsGrid) {
+  auto kernel = [](const std::string& name, double ns, const char* cause, double first_gain) {
+    KernelGroup g = stage_group(name, ns, 1e7, 1e7, 20);
+    KernelAnalysis a;
+    a.bottleneck.cause = cause;
+    Opportunity o;
+    o.remedy = "memory_parallelism";
+    o.run_gain_pct = first_gain;
+    a.opportunities.push_back(o);
+    g.analysis = a;
+    return g;
+  };
+  Stage s;
+  s.name = "top_p";
+  s.kernels.push_back(kernel("onesweep", 400e3, "latency", 6));
+  s.kernels.push_back(kernel("scan_innermost", 210e3, "grid_too_small", 5));
+  s.kernels.push_back(kernel("softmax_forward", 130e3, "grid_too_small", 3));
+  Opportunity fill;
+  fill.remedy = "grid_fill";
+  fill.scope = "stage";
+  fill.kernels = {"top_p · scan_innermost", "top_p · softmax_forward"};
+  fill.trigger_value = 64;
+  fill.run_gain_pct = 9;
+  auto bound = shape_bound(s, {fill});
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_EQ(bound->cause, "grid_too_small");
+  EXPECT_NE(bound->root_cause.find("onesweep"), std::string::npos) << bound->root_cause;
+  // A kernel's own first item worth more of the run: the grid does not lead.
+  fill.run_gain_pct = 5;
+  EXPECT_FALSE(shape_bound(s, {fill}).has_value());
+  // One kernel named: no stage of several kernels to speak for.
+  fill.run_gain_pct = 9;
+  fill.kernels = {"top_p · scan_innermost"};
+  EXPECT_FALSE(shape_bound(s, {fill}).has_value());
+}
+
 // 128 blocks of four warps for 132 SMs at 0.12 waves, warps waiting on memory (set 47's paged-attention decode): the
 // SMs that have a block idle most of their block slots too, so more blocks gain far more than the 4 idle SMs' 3%. A
 // kernel of a few microseconds gains at most down to a launch's own time (tiny_kernel_us).

@@ -1166,7 +1166,9 @@ TEST(DiagnosisHoldout, ThirtySecondSetScoreDoesNotRegress) {
   // Thirty-second session: the 3-D grid_sample re-reads the volume L2 holds: scattered, locality. Thirty-fourth: the
   // Dice loss and the detection-head decode, queued behind earlier work, are paced by the host's launches (cause
   // 7/6/7, first fix 8/7/8); the count-min sketch's L2 hits re-read hot entries of gathers (8/6/8, 9/7/9).
-  expect_holdout_score(corpus::holdout_file(32), 10, {{8, 9}, {6, 7}, {8, 9}});
+  // Thirty-eighth: a stage whose leading item fills the GPU in several kernels is bound by its grid (top-p sampling's
+  // 64-block scan, softmaxes and reductions): cause 9/7/9.
+  expect_holdout_score(corpus::holdout_file(32), 10, {{9, 9}, {7, 7}, {9, 9}});
 }
 
 // Set 33 (twenty-second session): ten hand-written CUDA cases written by a helper who did not read the rules, captured

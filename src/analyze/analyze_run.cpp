@@ -562,6 +562,53 @@ std::optional<Bottleneck> chain_bound(const Stage& stage, const std::vector<Oppo
   return b;
 }
 
+// A stage whose leading item fills the GPU in several of its kernels at once (shape_advice: kernels launching one
+// block count under the SM count, worth more of the run together than any of its kernels' own first items): the
+// range as a whole is bound by its grid, though its longest kernel may be bound otherwise (set 32's top-p sampling:
+// the scan, softmaxes and reductions over one 64-block row each, 0.8 ms of the range beside a radix sort's 0.8 ms;
+// both blind labels read the grid).
+std::optional<Bottleneck> shape_bound(const Stage& stage, const std::vector<Opportunity>& program) {
+  if (stage.kernels.size() < 2) return std::nullopt;
+  const Opportunity* fill = nullptr;
+  std::vector<const KernelGroup*> named;
+  for (const auto& o : program) {
+    if (o.remedy != name(RemedyId::grid_fill) || o.scope != "stage") continue;
+    std::vector<const KernelGroup*> in;
+    for (const auto& g : stage.kernels)
+      if (std::find(o.kernels.begin(), o.kernels.end(), stage_kernel_label(stage, g)) != o.kernels.end())
+        in.push_back(&g);
+    if (in.size() >= 2 && (!fill || o.run_gain_pct > fill->run_gain_pct)) fill = &o, named = in;
+  }
+  if (!fill) return std::nullopt;
+  const KernelGroup* longest = nullptr;
+  for (const auto& g : stage.kernels) {
+    if (!g.analysis) continue;
+    if (!g.analysis->opportunities.empty() && g.analysis->opportunities.front().run_gain_pct > fill->run_gain_pct)
+      return std::nullopt;
+    if (!longest || g.gpu_time_or_profiled_ns() > longest->gpu_time_or_profiled_ns()) longest = &g;
+  }
+  const KernelGroup* rep = nullptr;
+  for (const auto* g : named)
+    if (g->analysis && g->analysis->bottleneck.cause == name(CauseId::grid_too_small) &&
+        (!rep || g->gpu_time_or_profiled_ns() > rep->gpu_time_or_profiled_ns()))
+      rep = g;
+  if (!rep || !longest || longest->analysis->bottleneck.cause == name(CauseId::grid_too_small)) return std::nullopt;
+  Bottleneck b = rep->analysis->bottleneck;
+  std::vector<std::string> names;
+  for (const auto* g : named) names.push_back(g->label.empty() ? g->kernel : g->label);
+  b.key_issue = fmt::format("{} kernels of {:.0f} blocks each for the GPU's SMs ({})", named.size(), fill->trigger_value.value_or(0),
+                            fmt::join(names, ", "));
+  b.root_cause = fmt::format(
+      "The {} range's kernels {} each launch {:.0f} blocks, fewer than the GPU has SMs: filling the GPU in them saves "
+      "more of the range than any of its kernels' own first items (its longest, {}, is {}), so the range as a whole "
+      "is bound by its grid. {}",
+      stage.name, fmt::join(names, ", "), fill->trigger_value.value_or(0),
+      longest->label.empty() ? longest->kernel : longest->label, longest->analysis->bottleneck.cause, b.root_cause);
+  b.rule = fmt::format("the stage's leading item fills the GPU in {} kernels of {:.0f} blocks", named.size(),
+                       fill->trigger_value.value_or(0));
+  return b;
+}
+
 namespace {
 // Each stage's bound from its range figures (none without them), and the whole run's bottleneck: its dominant
 // kernel's, or, where that kernel's stage is bound outside its kernels, the stage's (a training step whose GPU idles
@@ -603,6 +650,7 @@ void apply_range_bounds(ProfileRun& run, const Thresholds& t, const std::vector<
       if (auto synced = synced_copies(stage, *stage.bound, items)) stage.bound = synced;
     const auto conversions = layout_conversions(stage, run.device_spec ? &*run.device_spec : nullptr, t);
     stage.time_bound = stage.bound ? std::nullopt : chain_bound(stage, run.program_opportunities);
+    if (!stage.bound && !stage.time_bound) stage.time_bound = shape_bound(stage, run.program_opportunities);
     if (!stage.bound && !stage.time_bound) stage.time_bound = time_bound(stage, conversions ? &*conversions : nullptr);
   }
   const Stage* dominant_stage = nullptr;

@@ -45,6 +45,10 @@ std::optional<Bottleneck> time_bound(const Stage& stage, const LayoutConversions
 // memory_bound where none do. None where the chain's kernels' own causes stand: some bytes at the roof but not most,
 // or a kernel bound elsewhere, or the result is the longest kernel's cause anyway. Ahead of time_bound.
 std::optional<Bottleneck> chain_bound(const Stage& stage, const std::vector<Opportunity>& program);
+// A stage whose leading item fills the GPU in two or more of its kernels (shape_advice's grid_fill item at stage scope,
+// worth more of the run than any of its kernels' own first items) is bound by its grid (grid_too_small), where its
+// longest kernel's cause differs. Empty otherwise.
+std::optional<Bottleneck> shape_bound(const Stage& stage, const std::vector<Opportunity>& program);
 
 // One group's analysis against its effective declaration; `spec` may be null (no roofline then).
 KernelAnalysis analyze_group(const KernelGroup& g, const DeclaredWork& declared, const DeviceSpec* spec,
