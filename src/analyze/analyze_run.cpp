@@ -596,8 +596,8 @@ std::optional<Bottleneck> shape_bound(const Stage& stage, const std::vector<Oppo
   Bottleneck b = rep->analysis->bottleneck;
   std::vector<std::string> names;
   for (const auto* g : named) names.push_back(g->label.empty() ? g->kernel : g->label);
-  b.key_issue = fmt::format("{} kernels of {:.0f} blocks each for the GPU's SMs ({})", named.size(), fill->trigger_value.value_or(0),
-                            fmt::join(names, ", "));
+  b.key_issue = fmt::format("{} kernels of {:.0f} blocks each for the GPU's SMs ({})", named.size(),
+                            fill->trigger_value.value_or(0), fmt::join(names, ", "));
   b.root_cause = fmt::format(
       "The {} range's kernels {} each launch {:.0f} blocks, fewer than the GPU has SMs: filling the GPU in them saves "
       "more of the range than any of its kernels' own first items (its longest, {}, is {}), so the range as a whole "
@@ -610,10 +610,6 @@ std::optional<Bottleneck> shape_bound(const Stage& stage, const std::vector<Oppo
 }
 
 namespace {
-// Each stage's bound from its range figures (none without them), and the whole run's bottleneck: its dominant
-// kernel's, or, where that kernel's stage is bound outside its kernels, the stage's (a training step whose GPU idles
-// most of each range is bound by the host, not by the GEMM that takes most of the GPU time), or by the cause most of
-// its kernel time runs under (Stage::time_bound).
 // Copies binding a range over the host link that run on a stream of their own, put there to run beside the kernels,
 // and only wait for them because the host synchronises the whole device each step: the synchronisation binds the range,
 // not the link (its own item, "synchronise only the stream whose result the host needs", says so). Set 24's checkpoint
@@ -641,6 +637,10 @@ std::optional<Bottleneck> synced_copies(const Stage& stage, const Bottleneck& co
   return std::nullopt;
 }
 
+// Each stage's bound from its range figures (none without them), and the whole run's bottleneck: its dominant
+// kernel's, or, where that kernel's stage is bound outside its kernels, the stage's (a training step whose GPU idles
+// most of each range is bound by the host, not by the GEMM that takes most of the GPU time), or by the cause most of
+// its kernel time runs under (Stage::time_bound).
 void apply_range_bounds(ProfileRun& run, const Thresholds& t, const std::vector<Opportunity>* more = nullptr) {
   std::vector<const std::vector<Opportunity>*> items{&run.program_opportunities};
   if (more) items.push_back(more);

@@ -499,7 +499,8 @@ std::vector<Opportunity> fusion_advice(const ProfileRun& run, double total_ns, c
       epilogue = a.metrics.flops_tensor.value_or(0) > 0 && elementwise(m) && held >= whole * reads &&
                  held >= whole * written && wrote_about(written, held) && writes <= held / whole &&
                  wrote_about(writes, held);
-      if (epilogue || (held_dirty(written, reads) >= min_bytes && std::min(written + l2_bytes, reads) >= 0.5 * reads)) {
+      if (epilogue ||
+          (held_dirty(written, reads) >= min_bytes && std::min(written + l2_bytes, reads) >= 0.5 * reads)) {
         in = epilogue ? held : std::min(written, reads);
         producer = &a;
         kernels.push_back(stage_kernel_label(*order[prev - 1].stage, a));
