@@ -904,6 +904,18 @@ KernelGroup stage_group(const std::string& kernel, double dur_ns, double read, d
   return g;
 }
 
+// A stage group already analysed: its cause and a first item worth `first_gain` percent of the run.
+KernelGroup analysed_group(KernelGroup g, const char* cause, double first_gain) {
+  KernelAnalysis a;
+  a.bottleneck.cause = cause;
+  Opportunity o;
+  o.remedy = "memory_parallelism";
+  o.run_gain_pct = first_gain;
+  a.opportunities.push_back(o);
+  g.analysis = a;
+  return g;
+}
+
 }  // namespace
 
 // MLA v4's shape: a GEMM writes 1.07 GB of fp32 scores, softmax reads them back and writes 0.53 GB that the next
@@ -4050,15 +4062,7 @@ TEST(Advice, ARangeWhoseKernelTimeRunsMostlyUnderAnotherCauseThanItsLongestKerne
 // memory-bound. Most of the bytes below the roof, or a kernel bound elsewhere, or no fusion leading: no chain bound.
 TEST(Advice, AFusedChainOfMemoryBoundKernelsBindsItsRangeByWhereItsBytesMove) {
   auto kernel = [](const std::string& name, double ns, double bytes, const char* cause, double first_gain) {
-    KernelGroup g = stage_group(name, ns, bytes / 2, bytes / 2, 50);
-    KernelAnalysis a;
-    a.bottleneck.cause = cause;
-    Opportunity o;
-    o.remedy = "memory_parallelism";
-    o.run_gain_pct = first_gain;
-    a.opportunities.push_back(o);
-    g.analysis = a;
-    return g;
+    return analysed_group(stage_group(name, ns, bytes / 2, bytes / 2, 50), cause, first_gain);
   };
   auto stage = [&](const char* rhs_cause, const char* update_cause, double update_bytes) {
     Stage s;
@@ -4095,15 +4099,7 @@ TEST(Advice, AFusedChainOfMemoryBoundKernelsBindsItsRangeByWhereItsBytesMove) {
 // the range is bound by its grid.
 TEST(Advice, AStageWhoseLeadingItemFillsTheGpuInSeveralKernelsIsBoundByItsGrid) {
   auto kernel = [](const std::string& name, double ns, const char* cause, double first_gain) {
-    KernelGroup g = stage_group(name, ns, 1e7, 1e7, 20);
-    KernelAnalysis a;
-    a.bottleneck.cause = cause;
-    Opportunity o;
-    o.remedy = "memory_parallelism";
-    o.run_gain_pct = first_gain;
-    a.opportunities.push_back(o);
-    g.analysis = a;
-    return g;
+    return analysed_group(stage_group(name, ns, 1e7, 1e7, 20), cause, first_gain);
   };
   Stage s;
   s.name = "top_p";

@@ -491,6 +491,33 @@ std::optional<Bottleneck> time_bound(const Stage& stage, const LayoutConversions
   return b;
 }
 
+namespace {
+// The stage's item of `program` with this remedy and scope that names two or more of its kernels (the one worth most
+// of the run), with those kernels, where it saves more of the run than every one of the stage's kernels' first items:
+// the stage's leading item across its kernels. Empty otherwise.
+std::pair<const Opportunity*, std::vector<const KernelGroup*>> leading_item(const Stage& stage,
+                                                                           const std::vector<Opportunity>& program,
+                                                                           RemedyId remedy, std::string_view scope) {
+  const Opportunity* lead = nullptr;
+  std::vector<const KernelGroup*> kernels;
+  if (stage.kernels.size() < 2) return {lead, kernels};
+  for (const auto& o : program) {
+    if (o.remedy != name(remedy) || o.scope != scope) continue;
+    std::vector<const KernelGroup*> named;
+    for (const auto& g : stage.kernels)
+      if (std::find(o.kernels.begin(), o.kernels.end(), stage_kernel_label(stage, g)) != o.kernels.end())
+        named.push_back(&g);
+    if (named.size() >= 2 && (!lead || o.run_gain_pct > lead->run_gain_pct)) lead = &o, kernels = named;
+  }
+  if (lead)
+    for (const auto& g : stage.kernels)
+      if (g.analysis && !g.analysis->opportunities.empty() &&
+          g.analysis->opportunities.front().run_gain_pct > lead->run_gain_pct)
+        return {nullptr, {}};
+  return {lead, kernels};
+}
+}  // namespace
+
 // A stage whose leading item fuses its kernels (a pipeline item naming two or more of them, worth more of the run than
 // any of its kernels' own first items), each of those kernels bound on the memory side: the chain moves its
 // intermediates through DRAM, and that traffic is the range's bound, DRAM's where most of the chain's bytes move at
@@ -499,22 +526,8 @@ std::optional<Bottleneck> time_bound(const Stage& stage, const LayoutConversions
 // kernel's cause read memory latency; set 45's decode-filter-sum chain at 47-58% of the roof, both blind labels
 // memory-bound, "no kernel is near the roof").
 std::optional<Bottleneck> chain_bound(const Stage& stage, const std::vector<Opportunity>& program) {
-  if (stage.kernels.size() < 2) return std::nullopt;
-  const Opportunity* fuse = nullptr;
-  std::vector<const KernelGroup*> chain;
-  for (const auto& o : program) {
-    if (o.remedy != name(RemedyId::fuse_stages) || o.scope != "pipeline") continue;
-    std::vector<const KernelGroup*> named;
-    for (const auto& g : stage.kernels)
-      if (std::find(o.kernels.begin(), o.kernels.end(), stage_kernel_label(stage, g)) != o.kernels.end())
-        named.push_back(&g);
-    if (named.size() >= 2 && (!fuse || o.run_gain_pct > fuse->run_gain_pct)) fuse = &o, chain = named;
-  }
+  const auto [fuse, chain] = leading_item(stage, program, RemedyId::fuse_stages, "pipeline");
   if (!fuse) return std::nullopt;
-  for (const auto& g : stage.kernels)
-    if (g.analysis && !g.analysis->opportunities.empty() &&
-        g.analysis->opportunities.front().run_gain_pct > fuse->run_gain_pct)
-      return std::nullopt;
   static const std::set<std::string> memory_side = {
       std::string(name(CauseId::dram_bandwidth)), std::string(name(CauseId::memory_bound)),
       std::string(name(CauseId::memory_latency)), std::string(name(CauseId::l2_bandwidth)),
@@ -568,25 +581,11 @@ std::optional<Bottleneck> chain_bound(const Stage& stage, const std::vector<Oppo
 // the scan, softmaxes and reductions over one 64-block row each, 0.8 ms of the range beside a radix sort's 0.8 ms;
 // both blind labels read the grid).
 std::optional<Bottleneck> shape_bound(const Stage& stage, const std::vector<Opportunity>& program) {
-  if (stage.kernels.size() < 2) return std::nullopt;
-  const Opportunity* fill = nullptr;
-  std::vector<const KernelGroup*> named;
-  for (const auto& o : program) {
-    if (o.remedy != name(RemedyId::grid_fill) || o.scope != "stage") continue;
-    std::vector<const KernelGroup*> in;
-    for (const auto& g : stage.kernels)
-      if (std::find(o.kernels.begin(), o.kernels.end(), stage_kernel_label(stage, g)) != o.kernels.end())
-        in.push_back(&g);
-    if (in.size() >= 2 && (!fill || o.run_gain_pct > fill->run_gain_pct)) fill = &o, named = in;
-  }
+  const auto [fill, named] = leading_item(stage, program, RemedyId::grid_fill, "stage");
   if (!fill) return std::nullopt;
   const KernelGroup* longest = nullptr;
-  for (const auto& g : stage.kernels) {
-    if (!g.analysis) continue;
-    if (!g.analysis->opportunities.empty() && g.analysis->opportunities.front().run_gain_pct > fill->run_gain_pct)
-      return std::nullopt;
-    if (!longest || g.gpu_time_or_profiled_ns() > longest->gpu_time_or_profiled_ns()) longest = &g;
-  }
+  for (const auto& g : stage.kernels)
+    if (g.analysis && (!longest || g.gpu_time_or_profiled_ns() > longest->gpu_time_or_profiled_ns())) longest = &g;
   const KernelGroup* rep = nullptr;
   for (const auto* g : named)
     if (g->analysis && g->analysis->bottleneck.cause == name(CauseId::grid_too_small) &&

@@ -117,51 +117,54 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   out.push_back(std::move(k));
 }
 
-// At the measured L2 bandwidth (rules_bounds.cpp): only fewer L2 bytes make the kernel faster, data a block
-// re-reads held in shared memory or registers; how many of the re-reads one block could keep kprof cannot tell (a
-// stream over an L2-resident buffer that every block reads in turn keeps none), so the item has no figure.
-void l2_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
-  if (causes.empty() || causes.front().id != name(CauseId::l2_bandwidth) ||
-      causes.front().remedy != name(RemedyId::none))
-    return;
-  const Remedy* r = find_remedy(RemedyId::onchip_reuse);
-  Candidate k = measured_candidate(*r, "l2_measured_pct", m.l2_measured_pct.value_or(0));
-  k.op.name = "Re-read fewer bytes from L2 (hold what a block re-reads in shared memory or registers)";
-  k.op.trigger = causes.front().trigger + (m.l2_bytes ? fmt::format(", l2_bytes={:.3g} B", *m.l2_bytes) : "");
-  k.op.rationale = fmt::format(
-      "{}: the kernel streams at L2's roof, so only fewer L2 bytes make it faster, re-reads served from shared "
-      "memory or registers where one block reads the same data again. kprof cannot tell how many re-reads a block "
-      "could keep: the gain is the share of L2 bytes removed.",
-      causes.front().evidence);
-  k.op.assumes = "how many L2 bytes can go is unknown; the time falls with the share removed";
+// The lever of a unit at its roof whose first cause is `cause` with nothing left to gain there (remedy none): only
+// less work on that unit makes the kernel faster, and the counters cannot say how much of it the work needs, so the
+// item has no figure and ranks as a roof lever. `what` names the work ("L2 bytes"); the rationale follows the cause's
+// evidence.
+void roof_lever(const std::vector<Cause>& causes, CauseId cause, RemedyId remedy, const char* metric, double value,
+                std::string name_, std::string trigger, const char* rationale, const char* what,
+                std::vector<Candidate>& out) {
+  if (causes.empty() || causes.front().id != name(cause) || causes.front().remedy != name(RemedyId::none)) return;
+  Candidate k = measured_candidate(*find_remedy(remedy), metric, value);
+  k.op.name = std::move(name_);
+  k.op.trigger = std::move(trigger);
+  k.op.rationale = causes.front().evidence + ": " + rationale;
+  k.op.assumes = fmt::format("how many {} can go is unknown; the time falls with the share removed", what);
   k.op.estimated = false;
   k.roof_lever = true;
   out.push_back(std::move(k));
 }
 
+// At the measured L2 bandwidth (rules_bounds.cpp): only fewer L2 bytes make the kernel faster, data a block
+// re-reads held in shared memory or registers; how many of the re-reads one block could keep kprof cannot tell (a
+// stream over an L2-resident buffer that every block reads in turn keeps none).
+void l2_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
+  roof_lever(causes, CauseId::l2_bandwidth, RemedyId::onchip_reuse, "l2_measured_pct", m.l2_measured_pct.value_or(0),
+             "Re-read fewer bytes from L2 (hold what a block re-reads in shared memory or registers)",
+             causes.empty()
+                 ? std::string()
+                 : causes.front().trigger + (m.l2_bytes ? fmt::format(", l2_bytes={:.3g} B", *m.l2_bytes) : ""),
+             "the kernel streams at L2's roof, so only fewer L2 bytes make it faster, re-reads served from shared "
+             "memory or registers where one block reads the same data again. kprof cannot tell how many re-reads a "
+             "block could keep: the gain is the share of L2 bytes removed.",
+             "L2 bytes", out);
+}
+
 // At the special-function pipe's roof (rules_bounds.cpp): only fewer MUFU instructions make the kernel faster, and
 // unlike an FP32 or FP64 pipe at its roof, that work can move to another pipe: a recurrence (sin and cos of k*theta
 // by angle addition from one sincos), a polynomial or a table on the FMA pipe, which issues eight times as many
-// instructions a cycle, or a call hoisted out of a loop. How many can go kprof cannot tell, so the item has no
-// figure (held-out set 26's Fourier series at 98% of the XU pipe: both blind labels name fewer MUFU instructions).
+// instructions a cycle, or a call hoisted out of a loop (held-out set 26's Fourier series at 98% of the XU pipe: both
+// blind labels name fewer MUFU instructions).
 void sfu_work(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
-  if (causes.empty() || causes.front().id != name(CauseId::sfu_pipe) ||
-      causes.front().remedy != name(RemedyId::none))
-    return;
-  const Remedy* r = find_remedy(RemedyId::mio_pressure);
-  Candidate k = measured_candidate(*r, "xu_pipe_pct", m.xu_pipe_pct.value_or(0));
-  k.op.name = "Issue fewer special-function instructions (recurrences, FMA polynomials or tables for sin, cos, exp)";
-  k.op.trigger = causes.front().trigger;
-  k.op.rationale = fmt::format(
-      "{}: the special-function pipe runs at its roof, so only fewer MUFU instructions make the kernel faster. Their "
-      "work can move to the FMA pipe, which issues eight times as many instructions a cycle: sin and cos of multiples "
-      "of an angle by angle addition from one sincos, a short polynomial, a table in shared memory, or a call hoisted "
-      "out of a loop. kprof cannot tell how many can go: the gain is the share of them removed.",
-      causes.front().evidence);
-  k.op.assumes = "how many MUFU instructions can go is unknown; the time falls with the share removed";
-  k.op.estimated = false;
-  k.roof_lever = true;
-  out.push_back(std::move(k));
+  roof_lever(causes, CauseId::sfu_pipe, RemedyId::mio_pressure, "xu_pipe_pct", m.xu_pipe_pct.value_or(0),
+             "Issue fewer special-function instructions (recurrences, FMA polynomials or tables for sin, cos, exp)",
+             causes.empty() ? std::string() : causes.front().trigger,
+             "the special-function pipe runs at its roof, so only fewer MUFU instructions make the kernel faster. "
+             "Their work can move to the FMA pipe, which issues eight times as many instructions a cycle: sin and cos "
+             "of multiples of an angle by angle addition from one sincos, a short polynomial, a table in shared "
+             "memory, or a call hoisted out of a loop. kprof cannot tell how many can go: the gain is the share of "
+             "them removed.",
+             "MUFU instructions", out);
 }
 
 // A kernel bound by the host link, reading host memory through L2 (rules_bounds.cpp): the data belongs in device
