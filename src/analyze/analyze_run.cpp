@@ -616,7 +616,7 @@ namespace {
 // synchronisation (launch overhead), with that item as the fix.
 std::optional<Bottleneck> synced_copies(const Stage& stage, const Bottleneck& copies,
                                         const std::vector<const std::vector<Opportunity>*>& items) {
-  if (copies.cause != name(CauseId::host_link)) return std::nullopt;
+  if (copies.cause != name(CauseId::host_link) || !stage.range || stage.range->span_ns <= 0) return std::nullopt;
   for (const auto* list : items)
     for (const auto& o : *list)
       if (o.remedy == name(RemedyId::host_sync) && o.trigger_metric == "serial_copy_ns" &&
@@ -626,10 +626,13 @@ std::optional<Bottleneck> synced_copies(const Stage& stage, const Bottleneck& co
         b.cause = std::string(name(CauseId::launch_overhead));
         b.unit = "host";
         b.key_issue = copies.key_issue + ", held behind the host's device-wide synchronisations";
-        b.root_cause = copies.root_cause.substr(0, copies.root_cause.find(':')) +
-                       ": the copies run on a stream of their own, put there to run beside the kernels, but the host "
-                       "synchronises the whole device in each range, which waits for them too, so the next kernels "
-                       "wait behind them. The synchronisation binds the range, not the link.";
+        const RangeTime& r = *stage.range;  // (copy_bound named the copies from it)
+        b.root_cause = fmt::format(
+            "Copies between host and device run {:.0f}% of each {} range's GPU span (typically {:.2f} of {:.2f} ms, "
+            "{}) on a stream of their own, put there to run beside the kernels; but the host synchronises the whole "
+            "device in each range, which waits for them too, so the next kernels wait behind them. The "
+            "synchronisation binds the range, not the link.",
+            r.link_copy_ns / r.span_ns * 100.0, stage.name, r.link_copy_ns * 1e-6, r.span_ns * 1e-6, instances_of(r));
         b.rule = copies.rule + "; the copies' stream holds no kernel and the host synchronises the device each range";
         return b;
       }

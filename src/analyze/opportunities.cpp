@@ -80,6 +80,27 @@ Candidate measured_candidate(const Remedy& r, const char* metric, double value) 
   return k;
 }
 
+// Whether the kernel's first cause is `cause` with nothing left to gain at its roof (remedy none): a unit at its roof,
+// where only less work on that unit makes the kernel faster.
+bool first_at_roof(const std::vector<Cause>& causes, CauseId cause) {
+  return !causes.empty() && causes.front().id == name(cause) && causes.front().remedy == name(RemedyId::none);
+}
+
+// That unit's lever: the counters cannot say how much of its work the kernel needs, so the item has no figure and
+// ranks as a roof lever (before items estimated under roof_lever_lead_max_pct). `op` holds its name, trigger and
+// assumption; its rationale follows the first cause's evidence.
+void push_roof_lever(const std::vector<Cause>& causes, RemedyId remedy, Opportunity op, std::vector<Candidate>& out) {
+  Candidate k;
+  k.remedy = remedy;
+  k.op = std::move(op);
+  k.op.remedy = name(remedy);
+  k.op.rationale = causes.front().evidence + ": " + k.op.rationale;
+  k.op.source = "kprof";
+  k.op.estimated = false;
+  k.roof_lever = true;
+  out.push_back(std::move(k));
+}
+
 void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, const DeclaredWork& declared,
                   std::vector<Candidate>& out) {
   if (!has_cause(causes, CauseId::dram_bandwidth)) return;
@@ -87,24 +108,16 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   // kernel faster, and kprof cannot tell how many of them the work needs, so the item has no figure. It leads a kernel
   // with nothing estimated at roof_lever_lead_max_pct or more (a three-pass softmax, a GEMV run once per query, a per-call cast of
   // fp32 weights, each at 95% or more of the measured roof on the H200).
-  if (!declared.min_bytes && causes.front().id == name(CauseId::dram_bandwidth) &&
-      causes.front().remedy == name(RemedyId::none)) {
-    Candidate k;
-    k.remedy = RemedyId::dram_traffic;
-    k.op.name = "Move fewer DRAM bytes (fuse with the ops around it, a narrower dtype, read each input once)";
-    k.op.remedy = name(RemedyId::dram_traffic);
-    k.op.trigger_metric = causes.front().trigger.substr(0, causes.front().trigger.find('='));
-    k.op.trigger = causes.front().trigger + (m.dram_bytes ? fmt::format(", dram_bytes={:.3g} B", *m.dram_bytes) : "");
-    k.op.rationale = fmt::format(
-        "{}: the kernel streams at the roof, so only moving fewer bytes makes it faster (fusing it with its producer "
-        "or consumer, a narrower dtype, reading each input once). With no declared minimum kprof cannot tell how "
-        "many of its bytes the work needs: the gain is the share of them removed.",
-        causes.front().evidence);
-    k.op.source = "kprof";
-    k.op.assumes = "with no declared minimum of bytes, how many can go is unknown; the time falls with the share removed";
-    k.op.estimated = false;
-    k.roof_lever = true;
-    out.push_back(std::move(k));
+  if (!declared.min_bytes && first_at_roof(causes, CauseId::dram_bandwidth)) {
+    Opportunity op;
+    op.name = "Move fewer DRAM bytes (fuse with the ops around it, a narrower dtype, read each input once)";
+    op.trigger_metric = causes.front().trigger.substr(0, causes.front().trigger.find('='));
+    op.trigger = causes.front().trigger + (m.dram_bytes ? fmt::format(", dram_bytes={:.3g} B", *m.dram_bytes) : "");
+    op.rationale = "the kernel streams at the roof, so only moving fewer bytes makes it faster (fusing it with its "
+                   "producer or consumer, a narrower dtype, reading each input once). With no declared minimum kprof "
+                   "cannot tell how many of its bytes the work needs: the gain is the share of them removed.";
+    op.assumes = "with no declared minimum of bytes, how many can go is unknown; the time falls with the share removed";
+    push_roof_lever(causes, RemedyId::dram_traffic, std::move(op), out);
     return;
   }
   if (!declared.min_bytes || !m.dram_bytes || *m.dram_bytes <= *declared.min_bytes || *m.dram_bytes <= 0) return;
@@ -117,37 +130,21 @@ void dram_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, c
   out.push_back(std::move(k));
 }
 
-// The lever of a unit at its roof whose first cause is `cause` with nothing left to gain there (remedy none): only
-// less work on that unit makes the kernel faster, and the counters cannot say how much of it the work needs, so the
-// item has no figure and ranks as a roof lever. `what` names the work ("L2 bytes"); the rationale follows the cause's
-// evidence.
-void roof_lever(const std::vector<Cause>& causes, CauseId cause, RemedyId remedy, const char* metric, double value,
-                std::string name_, std::string trigger, const char* rationale, const char* what,
-                std::vector<Candidate>& out) {
-  if (causes.empty() || causes.front().id != name(cause) || causes.front().remedy != name(RemedyId::none)) return;
-  Candidate k = measured_candidate(*find_remedy(remedy), metric, value);
-  k.op.name = std::move(name_);
-  k.op.trigger = std::move(trigger);
-  k.op.rationale = causes.front().evidence + ": " + rationale;
-  k.op.assumes = fmt::format("how many {} can go is unknown; the time falls with the share removed", what);
-  k.op.estimated = false;
-  k.roof_lever = true;
-  out.push_back(std::move(k));
-}
-
 // At the measured L2 bandwidth (rules_bounds.cpp): only fewer L2 bytes make the kernel faster, data a block
 // re-reads held in shared memory or registers; how many of the re-reads one block could keep kprof cannot tell (a
 // stream over an L2-resident buffer that every block reads in turn keeps none).
 void l2_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
-  roof_lever(causes, CauseId::l2_bandwidth, RemedyId::onchip_reuse, "l2_measured_pct", m.l2_measured_pct.value_or(0),
-             "Re-read fewer bytes from L2 (hold what a block re-reads in shared memory or registers)",
-             causes.empty()
-                 ? std::string()
-                 : causes.front().trigger + (m.l2_bytes ? fmt::format(", l2_bytes={:.3g} B", *m.l2_bytes) : ""),
-             "the kernel streams at L2's roof, so only fewer L2 bytes make it faster, re-reads served from shared "
-             "memory or registers where one block reads the same data again. kprof cannot tell how many re-reads a "
-             "block could keep: the gain is the share of L2 bytes removed.",
-             "L2 bytes", out);
+  if (!first_at_roof(causes, CauseId::l2_bandwidth)) return;
+  Opportunity op;
+  op.name = "Re-read fewer bytes from L2 (hold what a block re-reads in shared memory or registers)";
+  op.trigger_metric = "l2_measured_pct";
+  op.trigger_value = m.l2_measured_pct.value_or(0);
+  op.trigger = causes.front().trigger + (m.l2_bytes ? fmt::format(", l2_bytes={:.3g} B", *m.l2_bytes) : "");
+  op.rationale = "the kernel streams at L2's roof, so only fewer L2 bytes make it faster, re-reads served from shared "
+                 "memory or registers where one block reads the same data again. kprof cannot tell how many re-reads "
+                 "a block could keep: the gain is the share of L2 bytes removed.";
+  op.assumes = "how many L2 bytes can go is unknown; the time falls with the share removed";
+  push_roof_lever(causes, RemedyId::onchip_reuse, std::move(op), out);
 }
 
 // At the special-function pipe's roof (rules_bounds.cpp): only fewer MUFU instructions make the kernel faster, and
@@ -156,15 +153,19 @@ void l2_traffic(const std::vector<Cause>& causes, const CanonicalMetrics& m, std
 // instructions a cycle, or a call hoisted out of a loop (held-out set 26's Fourier series at 98% of the XU pipe: both
 // blind labels name fewer MUFU instructions).
 void sfu_work(const std::vector<Cause>& causes, const CanonicalMetrics& m, std::vector<Candidate>& out) {
-  roof_lever(causes, CauseId::sfu_pipe, RemedyId::mio_pressure, "xu_pipe_pct", m.xu_pipe_pct.value_or(0),
-             "Issue fewer special-function instructions (recurrences, FMA polynomials or tables for sin, cos, exp)",
-             causes.empty() ? std::string() : causes.front().trigger,
-             "the special-function pipe runs at its roof, so only fewer MUFU instructions make the kernel faster. "
-             "Their work can move to the FMA pipe, which issues eight times as many instructions a cycle: sin and cos "
-             "of multiples of an angle by angle addition from one sincos, a short polynomial, a table in shared "
-             "memory, or a call hoisted out of a loop. kprof cannot tell how many can go: the gain is the share of "
-             "them removed.",
-             "MUFU instructions", out);
+  if (!first_at_roof(causes, CauseId::sfu_pipe)) return;
+  Opportunity op;
+  op.name = "Issue fewer special-function instructions (recurrences, FMA polynomials or tables for sin, cos, exp)";
+  op.trigger_metric = "xu_pipe_pct";
+  op.trigger_value = m.xu_pipe_pct.value_or(0);
+  op.trigger = causes.front().trigger;
+  op.rationale = "the special-function pipe runs at its roof, so only fewer MUFU instructions make the kernel faster. "
+                 "Their work can move to the FMA pipe, which issues eight times as many instructions a cycle: sin and "
+                 "cos of multiples of an angle by angle addition from one sincos, a short polynomial, a table in "
+                 "shared memory, or a call hoisted out of a loop. kprof cannot tell how many can go: the gain is the "
+                 "share of them removed.";
+  op.assumes = "how many MUFU instructions can go is unknown; the time falls with the share removed";
+  push_roof_lever(causes, RemedyId::mio_pressure, std::move(op), out);
 }
 
 // A kernel bound by the host link, reading host memory through L2 (rules_bounds.cpp): the data belongs in device

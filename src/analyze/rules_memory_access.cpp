@@ -474,7 +474,8 @@ void detect_access_pattern(RuleContext& r) {
     wasted += *side.sectors * unused;
     // The side named is the one that wastes the most sectors, not the fewest bytes a sector (set 40's CSR product:
     // its stores use 7.7 bytes a sector of 17 M sectors, its loads 11.7 of 196 M).
-    if (unused > 0 && (!worst || *side.sectors * unused > worst_wasted)) worst = &side, worst_wasted = *side.sectors * unused;
+    if (unused > 0 && (!worst || *side.sectors * unused > worst_wasted))
+      worst = &side, worst_wasted = *side.sectors * unused;
     if (unused > 0) fewest_bytes = std::min(fewest_bytes, *side.bytes_per_sector);
   }
   if (!worst) {
