@@ -252,7 +252,13 @@ bool moves_only(const KernelGroup& g, const Thresholds& t) {
   const CanonicalMetrics& m = g.metrics;
   if (matrix_math(m)) return false;
   if (named_copy(g, t)) return true;
-  return m.flops_fp32 && m.flops_fp16 && m.flops_fp64 && *m.flops_fp32 + *m.flops_fp16 + *m.flops_fp64 <= 0;
+  if (m.flops_fp32 && m.flops_fp16 && m.flops_fp64)
+    return *m.flops_fp32 + *m.flops_fp16 + *m.flops_fp64 <= 0;
+  // Without the FLOP counts (CUPTI's counters have no SASS counts of FP32 and FP16 instructions): an FMA pipe whose
+  // work is all integer (its light sub-pipe, which FP32 and FP16 arithmetic share evenly with the heavy one, idle) and
+  // no FP64 work. Set 45's bit-unpacking kernel: IMADs alone on the FMA pipe, its 0.25 GB output read by the filter.
+  return m.fma_integer_share && *m.fma_integer_share >= t.param("opportunities.moves_only_integer_share") &&
+         (m.flops_fp64 ? *m.flops_fp64 <= 0 : m.fp64_pipe_pct && *m.fp64_pipe_pct <= 0);
 }
 
 }  // namespace
