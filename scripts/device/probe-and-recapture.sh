@@ -5,8 +5,7 @@
 # build/dist-rc.tgz (kprof, libkprof_inject.so, libkprof_c.so, diag_holdout14/16); it is unpacked into build/dist.
 # Never changes clocks. Results under $OUT (sass-*, diag_holdout14/16-ncu.tgz, recapture-ncu.txt), logs last.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
-OUT=${OUT:-/tmp/kprof-out}; mkdir -p "$OUT"
+. "$(dirname "$0")/steps.sh"; cd "$ROOT" || exit 1
 [ -f build/dist-rc.tgz ] && tar xzf build/dist-rc.tgz -C build
 t0=$SECONDS
 timeout ${PROBE_LIMIT:-240} bash scripts/device/sass-probe.sh > "$OUT/sass-probe.log" 2>&1; echo "sass-probe rc=$? $((SECONDS - t0)) s"
