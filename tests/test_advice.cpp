@@ -4355,6 +4355,12 @@ TEST(Advice, StagedPageableUploadsAfterTheirCallsAreTheCopiesTime) {
   // copies, longer, bind it first.
   EXPECT_GT(r.idle_ns, 0.2 * r.span_ns);
   EXPECT_GT(r.link_copy_ns, r.idle_ns);
+  // The pageable copies' item counts each copy's call with its DMA: 58 of every 87 us, at the pageable rate.
+  const Opportunity* paged = nullptr;
+  for (const auto& o : run.program_opportunities)
+    if (o.trigger.find("pageable_") != std::string::npos) paged = &o;
+  ASSERT_NE(paged, nullptr);
+  EXPECT_NE(paged->trigger.find("at 4.5 GB/s"), std::string::npos) << paged->trigger;
 }
 
 // A loss of 30 small ops (2-us kernels), each issued by the host in 17 us (a 5-us launch call and 12 us of the

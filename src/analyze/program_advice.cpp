@@ -1295,6 +1295,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     std::int64_t start, end;
     double bytes;
     bool to_device;
+    std::uint32_t correlation = 0;
+    double staged_ns = 0;  // its call's time before the DMA, where the driver staged it whole first (below)
   };
   std::vector<PageableCopy> pageable;
   // Copies inside one device and memsets: bytes moved or cleared at DRAM's rate with no computation on them (a
@@ -1314,7 +1316,8 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     if (c.kind == MemcpyKind::htod || c.kind == MemcpyKind::dtoh) {
       copies_only.push_back({c.start_ns, c.end_ns});
       if (c.pageable)
-        pageable.push_back({c.start_ns, c.end_ns, static_cast<double>(c.bytes), c.kind == MemcpyKind::htod});
+        pageable.push_back({c.start_ns, c.end_ns, static_cast<double>(c.bytes), c.kind == MemcpyKind::htod,
+                            c.correlation});
       else
         (c.kind == MemcpyKind::htod ? uploads : readbacks).push_back({c.start_ns, c.end_ns});
     }
@@ -1347,17 +1350,22 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
   // 256-512 KiB each from pageable tensors: 47-89 us in cudaMemcpyAsync with the GPU idle, the 7-13 us DMA just
   // after), is matched to its call by correlation id, where the GPU ran nothing during the call: a call during which
   // the GPU ran waited for that work first (cudaMemcpyToSymbol's 48 bytes after each step's kernel, set 30: a wait).
-  std::set<std::uint32_t> staged_uploads;
-  for (const auto& c : trace.memcpys)
-    if (c.pageable && c.correlation != 0 && c.kind == MemcpyKind::htod) staged_uploads.insert(c.correlation);
+  // Such a copy's time is its call's and its DMA's (pageable_copies below).
+  std::map<std::uint32_t, PageableCopy*> staged_uploads;
+  for (auto& c : pageable)
+    if (c.to_device && c.correlation != 0) staged_uploads[c.correlation] = &c;
   std::vector<Span> staging;
   for (const auto& a : trace.api_calls) {
     if (trace.str(a.name).find("Memcpy") == std::string_view::npos) continue;
     auto c = std::partition_point(pageable.begin(), pageable.end(),
                                   [&](const PageableCopy& x) { return x.start < a.start_ns; });
-    if ((c != pageable.end() && c->start < a.end_ns) ||
-        (a.correlation != 0 && staged_uploads.count(a.correlation) && covered(gpu, a.start_ns, a.end_ns) == 0))
+    if (c != pageable.end() && c->start < a.end_ns) {
       staging.push_back({a.start_ns, a.end_ns});
+    } else if (auto u = a.correlation != 0 ? staged_uploads.find(a.correlation) : staged_uploads.end();
+               u != staged_uploads.end() && u->second->start >= a.end_ns && covered(gpu, a.start_ns, a.end_ns) == 0) {
+      staging.push_back({a.start_ns, a.end_ns});
+      u->second->staged_ns = static_cast<double>(a.end_ns - a.start_ns);
+    }
   }
   staging = merged_spans(std::move(staging));
   // A host polling the GPU between two queries (poll_waits below) is silent too: that time is the polling's.
@@ -1509,7 +1517,7 @@ std::vector<Opportunity> range_advice(const ProfileRun& run, const Trace& trace,
     auto it = std::partition_point(pageable.begin(), pageable.end(), [&](const PageableCopy& c) { return c.start < lo; });
     for (; it != pageable.end() && it->start < hi; ++it)
       if (const PageableCopy& c = *it; c.end <= hi) {
-        out.ns += static_cast<double>(c.end - c.start);
+        out.ns += static_cast<double>(c.end - c.start) + c.staged_ns;
         out.bytes += c.bytes;
         if (c.to_device) out.up_bytes += c.bytes;
         out.pinned_ns += c.bytes / pinned_rate(c.to_device);
