@@ -4288,6 +4288,17 @@ TEST(Advice, StagedPageableUploadsAfterTheirCallsAreTheCopiesTime) {
     trace.info.api_traced = trace.info.nvtx_traced = true;
     std::int64_t t = 0;
     std::uint32_t corr = 1;
+    // A launch call at t of a kernel that runs ns, starting 4 us later, in range ri.
+    auto launch = [&](std::int64_t ns, int ri) {
+      TraceApiCall call;
+      call.name = 5, call.start_ns = t, call.end_ns = t + 3000, call.correlation = corr;
+      trace.api_calls.push_back(call);
+      TraceKernel k;
+      k.name = k.function = 2, k.start_ns = t + 4000, k.end_ns = t + 4000 + ns, k.correlation = corr++;
+      k.nvtx_range = ri;
+      trace.kernels.push_back(k);
+      return k.end_ns;
+    };
     for (int rep = 0; rep < 2; ++rep) {
       TraceNvtxRange r;
       r.name = 1;
@@ -4295,13 +4306,7 @@ TEST(Advice, StagedPageableUploadsAfterTheirCallsAreTheCopiesTime) {
       const int ri = static_cast<int>(trace.nvtx.size());
       for (int c = 0; c < 20; ++c) {
         if (kind == behind_kernel) {  // a step's kernel, then the copy call that waits for it
-          TraceApiCall launch;
-          launch.name = 5, launch.start_ns = t, launch.end_ns = t + 3000, launch.correlation = corr;
-          trace.api_calls.push_back(launch);
-          TraceKernel k;
-          k.name = k.function = 2, k.start_ns = t + 4000, k.end_ns = t + 44000, k.correlation = corr++;
-          k.nvtx_range = ri;
-          trace.kernels.push_back(k);
+          launch(40000, ri);
           t += 5000;
         }
         TraceApiCall call;
@@ -4319,14 +4324,7 @@ TEST(Advice, StagedPageableUploadsAfterTheirCallsAreTheCopiesTime) {
         trace.api_calls.push_back(sync);
         t += 62000 + 25000;  // the host's Python between columns
       }
-      TraceApiCall launch;
-      launch.name = 5, launch.start_ns = t, launch.end_ns = t + 3000, launch.correlation = corr;
-      trace.api_calls.push_back(launch);
-      TraceKernel k;
-      k.name = k.function = 2, k.start_ns = t + 4000, k.end_ns = t + 14000, k.correlation = corr++;
-      k.nvtx_range = ri;
-      trace.kernels.push_back(k);
-      t = k.end_ns;
+      t = launch(10000, ri);
       r.end_ns = t;
       trace.nvtx.push_back(r);
       t += 100000;
