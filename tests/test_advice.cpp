@@ -563,6 +563,42 @@ TEST(Advice, PartialCoalescingUnderADramBoundKernel) {
   EXPECT_EQ(a.bottleneck.kind, BottleneckKind::memory);
 }
 
+// Without Nsight Compute's bytes-per-sector count (CUPTI's counters), at the DRAM roof: stores of 32 sectors a request
+// whose sectors DRAM writes at half their bytes were merged in L2 (two requests filled each halfway), and coalesced
+// loads read each sector once: DRAM moves every byte once, and the store pattern costs it nothing (set 48's NDVI
+// tile: DRAM at 98% of its roof writing 0.50x the store sectors' bytes; both labels DRAM at its roof). Stride-2 stores
+// that leave each sector's other half unwritten are written whole (DRAM writes as many bytes as the sectors hold).
+TEST(Advice, StoreSectorsMergedInL2BeforeDramCostTheRoofNothing) {
+  auto ndvi_like = [] {
+    CanonicalMetrics m;
+    m.duration_ns = 321696;
+    m.sm_throughput_pct = 40;
+    m.memory_throughput_pct = 90;
+    m.l2_throughput_pct = 55;
+    m.dram_throughput_pct = 90;
+    m.dram_measured_pct = 98;
+    m.dram_read_bytes = 4.83e8;
+    m.dram_write_bytes = 4.80e8;
+    m.dram_bytes = 9.63e8;
+    m.l1_hit_pct = 28;
+    m.l2_hit_pct = 57;
+    m.global_load_sectors = 1.507e7;
+    m.global_load_requests = 9.42e5;
+    m.global_store_sectors = 3.014e7;
+    m.global_store_requests = 9.42e5;
+    m.grid_size = 65536;
+    m.waves_per_sm = 31;
+    return m;
+  };
+  auto a = analyse(ndvi_like());
+  EXPECT_EQ(a.bottleneck.cause, "dram_bandwidth");
+  EXPECT_EQ(by_remedy(a.opportunities, "coalesce"), nullptr);
+  auto whole = ndvi_like();  // the same store sectors, each written whole to DRAM: half of each unused
+  whole.dram_write_bytes = 9.6e8;
+  whole.dram_bytes = 1.44e9;
+  EXPECT_EQ(analyse(whole).bottleneck.cause, "uncoalesced_global");
+}
+
 // Without Nsight Compute's bytes-per-sector count (CUPTI's counters): L1 sends L2 twice the store sectors DRAM
 // writes under an L2-bound kernel (PyTorch's tril, stride-2 float stores): partially coalesced stores. The same
 // counters where DRAM writes little (an output rewritten in place inside L2) or DRAM is at its roof are not.

@@ -1576,8 +1576,11 @@ TEST(DiagnosisHoldout, FortySeventhSetScoreDoesNotRegress) {
 // 8/6/8. Left: the geohash loop's first fix (labelled fewer integer instructions, pipe_throughput; kprof reads its ALU
 // pipe, 93%, at the roof), the GPS uploads' first fix (prefetch or overlap; kprof's pageable item is host_sync, its
 // copies 51% of the range by their DMA time alone), and with CUPTI counters the haversine (no FP32 FLOP count).
+// Thirty-ninth session: with CUPTI's counters, the NDVI tile's stores of 32 sectors a request, whose sectors DRAM
+// writes at half their bytes (merged in L2), cost the DRAM roof nothing: cause and first fix +1 there (10/10/10,
+// 8/8/8).
 TEST(DiagnosisHoldout, FortyEighthSetScoreDoesNotRegress) {
-  expect_holdout_score(corpus::holdout_file(48), 10, {{10, 8}, {9, 7}, {10, 8}});
+  expect_holdout_score(corpus::holdout_file(48), 10, {{10, 8}, {10, 8}, {10, 8}});
 }
 
 // Set 49 (thirty-fourth session): ten fragments of diffusion-model inference in PyTorch 2.11 (cuBLAS, cuDNN, SDPA,

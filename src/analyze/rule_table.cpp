@@ -99,7 +99,8 @@ std::vector<Rule> make_rules() {
         "diagnosis.atomic_spread_dram_bytes", "diagnosis.store_sector_rewrites_min",
         "diagnosis.rewrite_min_dram_write_mb", "diagnosis.store_rewrite_waste_min", "diagnosis.store_fill_min",
         "diagnosis.store_fill_max", "diagnosis.store_fill_writes_share", "diagnosis.dram_at_roof_pct",
-        "classify.busy_pct", "classify.streaming_bytes_ratio", "diagnosis.strided_dram_per_sector_max", "diagnosis.strided_dram_min_pct",
+        "classify.busy_pct", "classify.streaming_bytes_ratio", "diagnosis.strided_dram_per_sector_max",
+        "diagnosis.merged_store_dram_share", "diagnosis.strided_dram_min_pct",
         "diagnosis.atomic_l2_sector_share", "diagnosis.gather_reread_min", "diagnosis.strided_used_per_dram_min"}},
       // Removing a local array removes the instructions that address it: a pipe those instructions keep busy (the
       // integer pipe of a kernel with 8.8 GB of local traffic) does not bound the fix.

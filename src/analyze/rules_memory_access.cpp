@@ -258,6 +258,16 @@ void detect_access_pattern(RuleContext& r) {
     return;
   bool is_load = val(ld) >= val(st);
   const char* what = is_load ? "load" : "store";
+  // Without that count (CUPTI's counters), the stores' side of it: at the DRAM roof, with L2 not busier, DRAM writing
+  // at most half (merged_store_dram_share) the bytes of the store sectors merged them in L2 (a sector two requests
+  // fill halfway each, not one left half unused: a partial sector is written whole), and loads of no more sectors a
+  // request than a coalesced access takes: DRAM moves each byte once, and the store pattern costs it nothing (set
+  // 48's NDVI tile: 32 sectors a store request, 16 bytes used a sector by Nsight Compute's count; with CUPTI's
+  // counters, DRAM at 98% of its roof writing 0.50x the store sectors' bytes: both blind labels DRAM at its roof).
+  if (!is_load && !m.global_store_bytes_per_sector && dram_now >= r.p("dram_bound_pct") && !l2_ahead &&
+      val(m.global_store_sectors) > 0 && val(m.dram_write_bytes) > 0 &&
+      *m.dram_write_bytes <= r.p("merged_store_dram_share") * 32.0 * *m.global_store_sectors && val(ld) <= 16.0)
+    return;
   // DRAM's reads per byte of the loads' sectors (0 without both counts), and whether DRAM at its bound read under 2 -
   // strided_dram_per_sector_max of them: each sector came from DRAM once and served its re-fetches on chip.
   const double dram_per_load_sector = val(m.dram_read_bytes) > 0 && val(m.global_load_sectors) > 0
