@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the thirty-ninth session's two open items (both committed earlier, never run for want of a
 # machine): the SASS-metrics probe (scripts/device/sass-probe.sh: can CUPTI give the counter pass the bytes used per
-# sector?), then sets 14 and 16's ncu-mode recaptures with a trace (scripts/device/recapture-ncu.sh). Carry
+# sector?), then sets 14 and 16's ncu-mode recaptures with two repetitions (scripts/device/recapture-ncu.sh). Carry
 # build/dist-rc.tgz (kprof, libkprof_inject.so, libkprof_c.so, diag_holdout14/16); it is unpacked into build/dist.
 # Never changes clocks. Results under $OUT (sass-*, diag_holdout14/16-ncu.tgz, recapture-ncu.txt), logs last.
 # PROBE_LIMIT and RECAPTURE_LIMIT (s) bound the two steps; CALIB51=1 adds set 51's fix experiment (below).
